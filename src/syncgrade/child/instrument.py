@@ -1,0 +1,377 @@
+"""Hooks that let the grader see what a learner's timed interval contained.
+
+``install(recorder)`` must run after ``import jax`` (jax.numpy re-registers array methods
+at import) and before the submission is imported (a learner's ``from time import
+perf_counter`` keeps whatever is there at that moment). It returns an ``Installation``
+whose ``tampered()`` lists hooks that are no longer in place and whose ``undo()`` restores
+the originals. Facts behind each hook: shared/research/jax-instrumentation.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+import timeit
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+from jax import monitoring
+from jax._src import stages
+from jax._src.lib import xla_client as xc
+
+from syncgrade.child.recorder import Recorder
+
+ArrayImpl: Any = xc.ArrayImpl
+HOST_CONVERSIONS = ("asarray", "array", "asanyarray")
+COMPILE_EVENTS = (
+    "/jax/core/compile/jaxpr_trace_duration",
+    "/jax/core/compile/jaxpr_to_mlir_module_duration",
+    "/jax/core/compile/backend_compile_duration",
+)
+
+
+@dataclass
+class Installation:
+    """The installed hooks: (owner, attribute, original, hook) for each patched name."""
+
+    patches: list[tuple[Any, str, Any, Any]] = field(default_factory=list)
+    defaults: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
+
+    def patch(self, owner: Any, name: str, hook: Any) -> None:
+        original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+        self.patches.append((owner, name, original, hook))
+        setattr(owner, name, hook)
+
+    def tampered(self) -> list[str]:
+        """Names whose current value is no longer the grader's hook."""
+        altered = []
+        for owner, name, _original, hook in self.patches:
+            current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(
+                owner, name, None
+            )
+            if current is not hook:
+                altered.append(f"{getattr(owner, '__name__', owner)}.{name}")
+        return altered
+
+    def undo(self) -> None:
+        for owner, name, original, _hook in reversed(self.patches):
+            setattr(owner, name, original)
+        for fn, defaults in self.defaults:
+            fn.__defaults__ = defaults
+
+
+# --------------------------------------------------------------------------- timers
+
+
+class Reading(float):
+    """A float clock reading that records which two readings were subtracted."""
+
+    __slots__ = ("seq",)
+    recorder: Recorder | None = None
+
+    def __sub__(self, other: Any) -> Any:
+        result = float.__sub__(self, other)
+        if result is not NotImplemented:
+            _record_pair(other, self)
+        return result
+
+    def __rsub__(self, other: Any) -> Any:
+        return float.__rsub__(self, other)
+
+    def __reduce__(self) -> Any:
+        return (float, (float(self),))
+
+
+class ReadingNs(int):
+    """An integer nanosecond clock reading; same contract as :class:`Reading`."""
+
+    recorder: Recorder | None = None
+
+    def __sub__(self, other: Any) -> Any:
+        result = int.__sub__(self, other)
+        if result is not NotImplemented:
+            _record_pair(other, self)
+        return result
+
+    def __rsub__(self, other: Any) -> Any:
+        return int.__rsub__(self, other)
+
+    def __reduce__(self) -> Any:
+        return (int, (int(self),))
+
+
+def _record_pair(start: Any, stop: Any) -> None:
+    recorder = Reading.recorder
+    start_seq = getattr(start, "seq", None)
+    if recorder is not None and start_seq is not None:
+        recorder.emit("pair", start=start_seq, stop=stop.seq)
+
+
+def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls: type) -> Any:
+    def read() -> Any:
+        value = original()
+        caller = sys._getframe(1).f_code.co_filename
+        if not recorder.enabled or (
+            caller not in recorder.learner_files and caller != "<timeit-src>"
+        ):
+            return value  # jax and the stdlib read clocks too; their reads are not intervals
+        reading = cls(value)
+        reading.seq = recorder.emit(
+            "timer", clock=clock, value=float(value), site=recorder.caller_site(2)
+        )
+        _record_readiness(recorder, reading.seq)
+        return reading
+
+    read.__name__ = clock
+    return read
+
+
+def _record_readiness(recorder: Recorder, read_seq: int) -> None:
+    """After a clock read: were the latest call's outputs ready? (proof of an early stop)."""
+    if recorder.latest_call_seq is None:
+        return
+    ready = True
+    for array in recorder.latest_outputs:
+        try:
+            # is_ready() on a deleted array segfaults: check is_deleted() first.
+            if array.is_deleted():
+                continue
+            if not _ORIGINAL_IS_READY(array):
+                ready = False
+        except Exception:  # donated or otherwise invalid: no claim either way
+            continue
+    recorder.emit("ready", read=read_seq, call=recorder.latest_call_seq, ready=ready)
+
+
+_ORIGINAL_IS_READY: Callable[[Any], bool] = ArrayImpl.__dict__["is_ready"]
+
+
+def _install_timers(inst: Installation, recorder: Recorder) -> None:
+    Reading.recorder = recorder
+    ReadingNs.recorder = recorder
+    originals = {}
+    for clock, cls in (
+        ("perf_counter", Reading),
+        ("monotonic", Reading),
+        ("time", Reading),
+        ("perf_counter_ns", ReadingNs),
+        ("monotonic_ns", ReadingNs),
+        ("time_ns", ReadingNs),
+    ):
+        originals[clock] = getattr(time, clock)
+        inst.patch(time, clock, _timer_hook(recorder, clock, originals[clock], cls))
+    inst.patch(timeit, "default_timer", time.perf_counter)
+    # timeit binds default_timer as a default argument at definition time.
+    for fn in (timeit.timeit, timeit.repeat, timeit.Timer.__init__):
+        defaults = fn.__defaults__ or ()
+        inst.defaults.append((fn, defaults))
+        fn.__defaults__ = tuple(
+            time.perf_counter if d is originals["perf_counter"] else d for d in defaults
+        )
+
+
+# --------------------------------------------------------------------------- waits
+
+
+def _array_leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, ArrayImpl):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            if isinstance(item, ArrayImpl):
+                yield item
+
+
+def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> Any:
+    def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if recorder.enabled:
+            recorder.emit(
+                "wait", how=how, arrays=[recorder.token(self)], site=recorder.caller_site(2)
+            )
+        return original(self, *args, **kwargs)
+
+    return hooked
+
+
+def _install_waits(inst: Installation, recorder: Recorder) -> None:
+    for name, how in (
+        ("block_until_ready", "block_until_ready"),
+        ("_single_device_array_to_np_array_did_copy", "host conversion"),
+        ("item", "item"),
+        ("tolist", "tolist"),
+    ):
+        inst.patch(ArrayImpl, name, _wait_hook(recorder, how, ArrayImpl.__dict__[name]))
+
+    original_is_ready = ArrayImpl.__dict__["is_ready"]
+
+    def is_ready(self: Any) -> bool:
+        ready = bool(original_is_ready(self))
+        if ready and recorder.enabled:  # a learner polling loop that saw completion
+            recorder.emit(
+                "wait", how="is_ready", arrays=[recorder.token(self)],
+                site=recorder.caller_site(2),
+            )
+        return ready
+
+    inst.patch(ArrayImpl, "is_ready", is_ready)
+
+    original_batched = xc.batched_block_until_ready
+
+    def batched_block_until_ready(arrays: Any) -> Any:
+        if recorder.enabled:
+            recorder.emit(
+                "wait", how="block_until_ready", arrays=[recorder.token(a) for a in arrays],
+                site=recorder.caller_site(2),
+            )
+        return original_batched(arrays)
+
+    inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
+
+    for name in HOST_CONVERSIONS:
+        inst.patch(np, name, _numpy_conversion_hook(recorder, name, getattr(np, name)))
+
+
+def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
+    # On CPU numpy reads jax arrays through the C buffer protocol, which no Python hook
+    # sees; numpy's module functions are the one place to observe that wait.
+    @functools.wraps(original)
+    def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if recorder.enabled:
+            leaves = list(_array_leaves(obj))
+            if leaves:
+                recorder.emit(
+                    "wait", how=f"numpy.{name}", arrays=[recorder.token(a) for a in leaves],
+                    site=recorder.caller_site(2),
+                )
+        return original(obj, *args, **kwargs)
+
+    return convert
+
+
+# --------------------------------------------------------------------------- placement
+
+
+def _install_placement(inst: Installation, recorder: Recorder) -> None:
+    original = jax.device_put
+
+    @functools.wraps(original)
+    def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(x, *args, **kwargs)
+        if recorder.enabled:
+            tokens = [recorder.token(a) for a in jax.tree_util.tree_leaves(out)
+                      if isinstance(a, ArrayImpl)]
+            recorder.emit("placement", site=recorder.caller_site(2), arrays=tokens)
+        return out
+
+    inst.patch(jax, "device_put", device_put)
+
+
+# --------------------------------------------------------------------------- calls
+
+
+def _is_tracing(leaves: list[Any]) -> bool:
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
+
+
+def _record_call(recorder: Recorder, name: str, call: Callable[[], Any], args: Any) -> Any:
+    """Run one jitted call and record it with its inputs, outputs and NumPy arguments."""
+    leaves = jax.tree_util.tree_leaves(args)
+    if not recorder.enabled or _is_tracing(leaves):
+        return call()  # nested inside a trace: not a dispatch of its own
+    numpy_args = sum(1 for leaf in leaves if isinstance(leaf, np.ndarray))
+    inputs = [recorder.token(leaf) for leaf in leaves if isinstance(leaf, ArrayImpl)]
+    seq = recorder.emit(
+        "call", name=name, site=recorder.caller_site(3), inputs=inputs, numpy_args=numpy_args
+    )
+    out = call()
+    outputs = [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
+    recorder.emit("return", call=seq, outputs=[recorder.token(a) for a in outputs])
+    recorder.latest_outputs = outputs
+    recorder.latest_call_seq = seq
+    return out
+
+
+class JitProxy:
+    """Stands in for a ``jax.jit`` function; records every concrete call.
+
+    ``PjitFunction`` can neither be subclassed nor have ``__call__`` patched (vectorcall
+    bypasses it), so the module attribute ``jax.jit`` returns this proxy instead.
+    """
+
+    def __init__(self, wrapped: Any, fun: Callable[..., Any], recorder: Recorder) -> None:
+        self._wrapped = wrapped
+        self._recorder = recorder
+        self.__wrapped__ = fun
+        self.__name__ = getattr(fun, "__name__", type(fun).__name__)
+        self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
+        self.__doc__ = getattr(fun, "__doc__", None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _record_call(
+            self._recorder, self.__name__, lambda: self._wrapped(*args, **kwargs), (args, kwargs)
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._wrapped, name)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    @property
+    def __signature__(self) -> Any:
+        import inspect
+
+        return inspect.signature(self.__wrapped__)
+
+
+def _install_jit(inst: Installation, recorder: Recorder) -> None:
+    original_jit = jax.jit
+
+    @functools.wraps(original_jit)
+    def jit(fun: Any = None, /, **options: Any) -> Any:
+        if fun is None:
+            return lambda f: jit(f, **options)
+        return JitProxy(original_jit(fun, **options), fun, recorder)
+
+    inst.patch(jax, "jit", jit)
+    original_compiled_call = stages.Compiled.__call__
+
+    def compiled_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _record_call(
+            recorder, "compiled", lambda: original_compiled_call(self, *args, **kwargs),
+            (args, kwargs),
+        )
+
+    inst.patch(stages.Compiled, "__call__", compiled_call)
+
+
+# --------------------------------------------------------------------------- compilation
+
+
+def _install_compile_listener(recorder: Recorder) -> None:
+    # Listeners fire synchronously inside the call that compiles, so their sequence
+    # number places the compilation exactly. jax offers no way to remove them again,
+    # which is fine: the child process is used for one submission only.
+    def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
+        if event in COMPILE_EVENTS and recorder.enabled:
+            recorder.emit(
+                "compile", event=event.rsplit("/", 1)[-1],
+                fun=str(kwargs.get("fun_name", "")), site=recorder.caller_site(2),
+            )
+
+    monitoring.register_event_duration_secs_listener(on_duration)
+
+
+def install(recorder: Recorder) -> Installation:
+    """Install every hook on ``recorder``; see the module docstring for ordering rules."""
+    inst = Installation()
+    _install_timers(inst, recorder)
+    _install_waits(inst, recorder)
+    _install_placement(inst, recorder)
+    _install_jit(inst, recorder)
+    _install_compile_listener(recorder)
+    return inst

@@ -1,0 +1,79 @@
+"""Named JAX workloads the grader hands to learner functions, and the calibrated probe.
+
+These live on the child side because they must run next to the learner's code; they hold
+no expected values. The parent names a workload in the job and computes its own NumPy
+reference.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+PerfCounter = Callable[[], float]
+
+
+def predict(x: Any, w: Any) -> Any:
+    return jnp.tanh(x @ w)
+
+
+def predict_off_by_a_little(x: Any, w: Any) -> Any:
+    """Subtly wrong on purpose: a learner's NumPy check must catch a 1e-3 relative error."""
+    return jnp.tanh(x @ w) * (1.0 + 1e-3)
+
+
+def energy(a: Any, b: Any) -> Any:
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def spin(x: Any, n: Any) -> Any:
+    """A pure-compute loop of ``n`` steps. Over 1024 elements it costs more than 1000
+    flops, so XLA:CPU runs it asynchronously (cheaper programs run inline at dispatch)."""
+    return jax.lax.while_loop(
+        lambda c: c[0] < n, lambda c: (c[0] + 1, jnp.sin(c[1]) * 1.0001), (0, x)
+    )[1]
+
+
+WORKLOADS: dict[str, Callable[..., Any]] = {
+    "predict": predict,
+    "predict_off_by_a_little": predict_off_by_a_little,
+    "energy": energy,
+    "spin": spin,
+}
+
+PROBE_ELEMENTS = 4096
+
+
+def calibrate_spin(
+    jitted_spin: Callable[..., Any], seconds: float, clock: PerfCounter
+) -> tuple[np.ndarray, np.int32, float]:
+    """Find a step count whose run takes about ``seconds``; return (x, n, measured seconds).
+
+    ``jitted_spin`` must be the grader's own jit of :func:`spin`. ``clock`` must be the
+    original ``time.perf_counter`` (the grader's own timings are not learner intervals).
+    """
+    x = np.ones((PROBE_ELEMENTS,), np.float32)
+    device_x = jax.device_put(x)
+
+    def run(steps: int) -> float:
+        n = jax.device_put(np.int32(steps))
+        jax.block_until_ready(n)
+        start = clock()
+        jitted_spin(device_x, n).block_until_ready()
+        return clock() - start
+
+    run(10)  # compile
+    steps = 200
+    elapsed = run(steps)
+    while elapsed < 0.02 and steps < 2**28:
+        steps *= 4
+        elapsed = run(steps)
+    steps = max(1, int(steps * seconds / max(elapsed, 1e-9)))
+    measured = statistics.median(run(steps) for _ in range(3))
+    return x, np.int32(steps), measured
+

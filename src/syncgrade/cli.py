@@ -1,0 +1,118 @@
+"""The ``grade`` command. The only module that prints and picks exit codes.
+
+    grade list                          the exercises and their titles
+    grade EXERCISE [PATH] [--json]      grade PATH (default exercises/EXERCISE/submission.py)
+
+Exit codes: 0 full marks; 1 graded, not full marks (a crashing submission included);
+2 usage error (unknown exercise, missing file); 3 the grader itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from syncgrade import __version__
+
+EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called: one line, exit code 2."""
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be greater than 0")
+    return value
+
+
+def _grade_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="grade",
+        description="Grade a syncgrade exercise: what did your timer really measure?",
+        epilog="Other commands: `grade list` shows the exercises.",
+    )
+    parser.add_argument("exercise", help="exercise id, e.g. exercise-1 (see `grade list`)")
+    parser.add_argument("path", nargs="?", type=Path,
+                        help="the file to grade (default: exercises/EXERCISE/submission.py)")
+    parser.add_argument("--json", action="store_true",
+                        help="print exactly one GradeReport as JSON on stdout, nothing else")
+    parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+                        help="wall-clock limit for your code (default: 60)")
+    parser.add_argument("--version", action="version", version=f"syncgrade {__version__}")
+    return parser
+
+
+def cmd_list(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="grade list", description="List the exercises.")
+    parser.parse_args(argv)
+    from syncgrade.rubric import EXERCISES
+
+    width = max(len(e) for e in EXERCISES)
+    for exercise in EXERCISES.values():
+        print(f"{exercise.id:<{width}}  {exercise.title}")
+    return EXIT_FULL_MARKS
+
+
+def cmd_grade(argv: Sequence[str]) -> int:
+    args = _grade_parser().parse_args(argv)
+    from syncgrade.engine import SubmissionError, grade
+    from syncgrade.rubric import UnknownExercise, get_exercise
+
+    try:
+        get_exercise(args.exercise)
+    except UnknownExercise as exc:
+        raise UsageError(f"{exc}; run `grade list`") from None
+    path = args.path or Path("exercises") / args.exercise / "submission.py"
+    if not path.is_file():
+        hint = "" if args.path else f" (run `grade start {args.exercise}` to get the stub)"
+        raise UsageError(f"no such file: {path}{hint}")
+    try:
+        report = grade(args.exercise, path, timeout=args.timeout)
+    except SubmissionError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        from syncgrade.render import print_report
+
+        print_report(report, _source_lines(path))
+    if report.grading.internal_error:
+        return EXIT_INTERNAL
+    return EXIT_FULL_MARKS if report.status == "passed" else EXIT_NOT_FULL
+
+
+def _source_lines(path: Path) -> list[str] | None:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"list": cmd_list}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = COMMANDS.get(argv[0]) if argv else None
+    try:
+        if command is not None:
+            return command(argv[1:])
+        return cmd_grade(argv)
+    except UsageError as exc:
+        print(f"grade: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("grade: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Terminal view of a :class:`GradeReport`: verdict, one line per check, and for each
+failed timing check the learner's interval drawn from their own lines.
+
+A leaf: it reads the report (and, when given, the submission's source lines to quote the
+learner's code) and returns text. Colour only when asked for; the CLI decides.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from typing import TextIO
+
+from syncgrade.models import CheckResult, GradeReport, Timeline
+
+MARKS = {"passed": "✓", "failed": "✗", "skipped": "-"}
+COLOURS = {"passed": "32", "failed": "31", "skipped": "33", "error": "31", "dim": "2"}
+
+
+def use_colour(stream: TextIO) -> bool:
+    """Colour for a terminal, unless NO_COLOR is set (https://no-color.org)."""
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+class _Paint:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, style: str) -> str:
+        if not self.enabled:
+            return text
+        return f"\x1b[{COLOURS[style]}m{text}\x1b[0m"
+
+
+def render(report: GradeReport, source_lines: list[str] | None = None,
+           colour: bool = False) -> str:
+    paint = _Paint(colour)
+    out = [f"{report.exercise} · {report.title}", f"{report.submission}", ""]
+    width = max((len(c.id) for c in report.checks), default=10)
+    for check in report.checks:
+        out.extend(_check_lines(check, width, paint, source_lines))
+    out.append("")
+    verdict = {"passed": "PASSED", "failed": "NOT YET", "error": "ERROR"}[report.status]
+    out.append(
+        f"{paint(verdict, report.status)}  score {report.score:g}/{report.max_score:g}"
+        f"  ·  {report.summary}  ({report.grading.seconds:.1f} s)"
+    )
+    if report.grading.internal_error:
+        out.append(paint(report.grading.internal_error, "error"))
+    if report.status != "passed" and report.stderr.text.strip():
+        tail = report.stderr.text.strip().splitlines()[-6:]
+        out.append(paint("Last lines your code wrote to stderr:", "dim"))
+        out.extend("  " + line for line in tail)
+    return "\n".join(out) + "\n"
+
+
+def _check_lines(check: CheckResult, width: int, paint: _Paint,
+                 source_lines: list[str] | None) -> list[str]:
+    mark = paint(MARKS[check.status], check.status)
+    points = f"{check.points:g}/{check.max_points:g}"
+    lines = [f"  {mark} {check.id:<{width}}  {points:>5}  {check.message}"]
+    if check.status == "failed":
+        indent = " " * (width + 12)
+        if check.hint:
+            lines.extend(textwrap.wrap("→ " + check.hint, 96, initial_indent=indent,
+                                       subsequent_indent=indent + "  "))
+        if check.evidence.timeline is not None:
+            lines.extend(_timeline_lines(check.evidence.timeline, indent, paint, source_lines))
+    return lines
+
+
+def _timeline_lines(timeline: Timeline, indent: str, paint: _Paint,
+                    source_lines: list[str] | None) -> list[str]:
+    seconds = f", measured {timeline.seconds * 1e3:.3f} ms" if timeline.seconds else ""
+    lines = [indent + paint(f"What your timer measured ({timeline.file}{seconds}):", "dim")]
+    for entry in timeline.entries:
+        where = f"line {entry.line:<4}" if entry.line else " " * 9
+        code = ""
+        if entry.line and source_lines and 0 < entry.line <= len(source_lines):
+            code = source_lines[entry.line - 1].strip()[:48]
+        label = f"{entry.what}"
+        row = f"{indent}  {where} {label:<18} {code:<48}"
+        if entry.note:
+            row += "  ← " + entry.note
+        lines.append(row.rstrip())
+    return lines
+
+
+def print_report(report: GradeReport, source_lines: list[str] | None = None,
+                 stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout
+    stream.write(render(report, source_lines, colour=use_colour(stream)))

@@ -1,0 +1,159 @@
+"""The shape of an exercise rubric and of a check, and the context checks read.
+
+A rubric is data: the names a submission must define, the hidden inputs, the grader calls
+(argument specs the child builds), the NumPy references, and an ordered list of
+parameterised checks. A check is a pure function ``(context, **params) -> Outcome``. The
+rubric lives in the parent process only; the child receives the calls and inputs, never
+the references or the checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from syncgrade.analysis import Analysis, analyse
+from syncgrade.models import CheckStatus, Evidence
+from syncgrade.trace import CallFrame, Hello, Load
+from syncgrade.values import decode
+
+ValuePath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A check's verdict before points are attached."""
+
+    status: CheckStatus
+    message: str
+    hint: str = ""
+    evidence: Evidence = field(default_factory=Evidence)
+
+    @classmethod
+    def ok(cls, message: str, evidence: Evidence | None = None) -> Outcome:
+        return cls("passed", message, "", evidence or Evidence())
+
+    @classmethod
+    def fail(cls, message: str, hint: str, evidence: Evidence | None = None) -> Outcome:
+        return cls("failed", message, hint, evidence or Evidence())
+
+    @classmethod
+    def skip(cls, message: str) -> Outcome:
+        return cls("skipped", message)
+
+
+class Skip(Exception):
+    """Raised inside a check when what it needs is missing (e.g. the call crashed)."""
+
+
+@dataclass(frozen=True)
+class Required:
+    """A name the submission must define: a function taking ``positional`` arguments
+    (plus ``keywords``), or a module-level constant (``kind="constant"``)."""
+
+    name: str
+    params: str = ""
+    positional: int = 0
+    keywords: tuple[str, ...] = ()
+    kind: str = "function"
+
+    def job(self) -> dict[str, Any]:
+        return {"name": self.name, "positional": self.positional,
+                "keywords": list(self.keywords), "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class GraderCall:
+    """One call of a learner function, with argument specs (see child.harness)."""
+
+    id: str
+    function: str = ""
+    args: tuple[dict[str, Any], ...] = ()
+    kwargs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    attribute: str = ""
+
+    def job(self) -> dict[str, Any]:
+        if self.attribute:
+            return {"id": self.id, "attribute": self.attribute}
+        return {"id": self.id, "function": self.function, "args": list(self.args),
+                "kwargs": dict(self.kwargs)}
+
+
+CheckFn = Callable[..., Outcome]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    id: str
+    title: str
+    fn: CheckFn
+    points: float = 1.0
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    title: str
+    version: str
+    required: tuple[Required, ...]
+    calls: tuple[GraderCall, ...]
+    checks: tuple[CheckSpec, ...]
+    make_inputs: Callable[[], dict[str, np.ndarray]]
+    make_references: Callable[[dict[str, np.ndarray]], dict[str, Any]]
+    timeout_hint_s: float = 60.0
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.points for c in self.checks)
+
+
+@dataclass
+class Context:
+    """Everything a check may read: frames from the child, inputs, references."""
+
+    exercise: Exercise
+    display_name: str
+    hello: Hello | None
+    load: Load | None
+    frames: dict[str, CallFrame]
+    inputs: dict[str, np.ndarray]
+    references: dict[str, Any]
+    termination_hint: str = ""
+    _values: dict[str, Any] = field(default_factory=dict)
+    _analyses: dict[str, Analysis] = field(default_factory=dict)
+
+    @cached_property
+    def loaded(self) -> bool:
+        return self.load is not None and self.load.ok
+
+    def frame(self, call_id: str) -> CallFrame:
+        """The call's frame, or :class:`Skip` when it did not complete."""
+        frame = self.frames.get(call_id)
+        if not self.loaded:
+            raise Skip("the submission did not load")
+        if frame is None:
+            raise Skip("the grader's call did not finish")
+        if not frame.ok:
+            raise Skip("the call raised an error (see `runs`)")
+        return frame
+
+    def value(self, call_id: str, path: ValuePath = ()) -> Any:
+        if call_id not in self._values:
+            self._values[call_id] = decode(self.frame(call_id).value)
+        value = self._values[call_id]
+        for step in path:
+            try:
+                value = value[step]
+            except (KeyError, IndexError, TypeError) as exc:
+                raise Skip(f"the return value has no part {step!r}") from exc
+        return value
+
+    def analysis(self, call_id: str) -> Analysis:
+        if call_id not in self._analyses:
+            self._analyses[call_id] = analyse(self.frame(call_id).events)
+        return self._analyses[call_id]

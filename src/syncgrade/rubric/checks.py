@@ -1,0 +1,435 @@
+"""Reusable checks. Each is a pure function ``(ctx, **params) -> Outcome``.
+
+Parameters name which grader call a check reads (``call``), where in the returned value the
+result or samples are (``result``/``samples``, a path of indexes and keys), and which
+reference to compare with. Semantics: docs/checks.md. Messages never show hidden inputs or
+expected values: shapes and counts the learner was told are fine, numbers are not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from syncgrade.analysis import Interval, match_samples, sample_intervals
+from syncgrade.models import Evidence
+from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.timeline import draw
+from syncgrade.trace import Call, Placement, Wait
+from syncgrade.values import JaxArray, Opaque, is_finite_positive, is_number
+
+UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
+
+
+def _where(line: int | None) -> str:
+    return f" on line {line}" if line else ""
+
+
+def _samples(ctx: Context, call: str, samples: ValuePath) -> list[float]:
+    value = ctx.value(call, samples)
+    if not isinstance(value, (list, tuple)) or not all(is_number(v) for v in value):
+        raise Skip("the samples are not a list of numbers (see `sample-count`)")
+    return [float(v) for v in value]
+
+
+def _intervals(ctx: Context, call: str, samples: ValuePath | None) -> list[Interval]:
+    analysis = ctx.analysis(call)
+    if samples is None:
+        return list(analysis.intervals)
+    try:
+        values = _samples(ctx, call, samples)
+    except Skip:
+        return list(analysis.intervals)
+    return sample_intervals(analysis.intervals, values)
+
+
+def _with_timeline(ctx: Context, call: str, interval: Interval, **facts: Any) -> Evidence:
+    return Evidence(facts=facts, timeline=draw(interval, ctx.analysis(call), ctx.display_name))
+
+
+def _intervals_with_calls(ctx: Context, call: str, samples: ValuePath | None) -> list[Interval]:
+    """The intervals that time a call; fails or skips the check when there are none."""
+    intervals = _intervals(ctx, call, samples)
+    if not intervals:
+        raise _Verdict(_no_intervals(_function_of(ctx, call)))
+    timed = [i for i in intervals if i.calls]
+    if not timed:
+        raise Skip("no timed interval contains a call (see `times-the-call`)")
+    return timed
+
+
+class _Verdict(Exception):
+    """Carries an early verdict out of a helper."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.message)
+        self.outcome = outcome
+
+
+def _no_intervals(function: str) -> Outcome:
+    return Outcome.fail(
+        f"No timed interval was found in `{function}`: no two clock readings were subtracted.",
+        "Read a clock (for example `time.perf_counter()`) just before the call and again "
+        "after waiting for its output, and keep their difference as the sample.",
+    )
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
+    """The file loads, the names exist with the right parameters, every call returns."""
+    if ctx.load is None:
+        return Outcome.fail("Your file did not finish loading.", _limit_hint(ctx))
+    if ctx.load.error is not None:
+        err = ctx.load.error
+        if err.type in ("SyntaxError", "IndentationError", "TabError"):
+            return Outcome.fail(
+                f"Python could not read your file: {err.type}{_where(err.line)}: {err.message}",
+                "Fix the syntax on that line, then run `python submission.py` to check.",
+                Evidence(facts={"line": err.line, "error": err.type}),
+            )
+        return Outcome.fail(
+            f"Importing your file raised {err.type}{_where(err.line)}: {err.message}",
+            "Keep top-level code to imports and definitions; put experiments under "
+            "`if __name__ == \"__main__\":`.",
+            Evidence(facts={"line": err.line, "error": err.type}),
+        )
+    for problem in ctx.load.problems:
+        required = next((r for r in ctx.exercise.required if r.name == problem.name), None)
+        expected = f"`{problem.name}({required.params})`" if required and required.params else (
+            f"`{problem.name}`")
+        if problem.problem == "missing":
+            return Outcome.fail(
+                f"Your file does not define {expected}.",
+                "Check the spelling of the name; the exercise README gives the exact signature.",
+                Evidence(facts={"missing": problem.name}),
+            )
+        return Outcome.fail(
+            f"`{problem.name}` cannot be called as {expected}: {problem.detail}.",
+            "Keep the parameters exactly as the exercise README gives them.",
+            Evidence(facts={"name": problem.name}),
+        )
+    for call_id in calls:
+        frame = ctx.frames.get(call_id)
+        if frame is None:
+            return Outcome.fail("The grader's call of your function did not finish.",
+                                _limit_hint(ctx))
+        if frame.grader_error:
+            raise RuntimeError(f"grader could not build the arguments: {frame.grader_error}")
+        if frame.error is not None:
+            err = frame.error
+            fn = _function_of(ctx, call_id)
+            return Outcome.fail(
+                f"`{fn}` raised {err.type}{_where(err.line)}: {err.message}",
+                "Run `python submission.py` to reproduce it; the grader calls your function "
+                "with other inputs of the same kind, so avoid fixed shapes or sizes.",
+                Evidence(facts={"line": err.line, "error": err.type, "call": call_id}),
+            )
+    return Outcome.ok("Your file loads and every call returned.")
+
+
+def _function_of(ctx: Context, call_id: str) -> str:
+    for call in ctx.exercise.calls:
+        if call.id == call_id:
+            return call.function or call.attribute
+    return call_id
+
+
+def _limit_hint(ctx: Context) -> str:
+    return ctx.termination_hint or "Run `python submission.py` to see what happens."
+
+
+# --------------------------------------------------------------------------- results
+
+
+def numpy_match(
+    ctx: Context, call: str, result: ValuePath, reference: str, atol: float = 2e-5,
+    rtol: float = 2e-5,
+) -> Outcome:
+    """The result agrees with the grader's own NumPy reference on hidden inputs."""
+    got = ctx.value(call, result)
+    expected = np.asarray(ctx.references[reference])
+    if isinstance(got, Opaque):
+        return Outcome.fail(f"The result could not be read back: {got.reason}.",
+                            "Return a JAX or NumPy array.")
+    try:
+        array = np.asarray(got, dtype=np.float64)
+    except (TypeError, ValueError):
+        return Outcome.fail(f"The result is a {type(got).__name__}, not an array.",
+                            "Return the array your function computed.")
+    if array.shape != expected.shape:
+        return Outcome.fail(
+            f"The result has shape {array.shape}, but the reference has shape "
+            f"{expected.shape}.", "Return the output of the computation itself.",
+            Evidence(facts={"got_shape": str(array.shape), "expected_shape": str(expected.shape)}),
+        )
+    if not np.all(np.isfinite(array)):
+        return Outcome.fail("The result contains NaN or infinite values.",
+                            "Check the computation on the inputs you were given.")
+    close = np.isclose(array, expected, atol=atol, rtol=rtol)
+    if not close.all():
+        wrong = int((~close).sum())
+        return Outcome.fail(
+            f"{wrong} of {close.size} values differ from an independent NumPy reference "
+            f"(atol={atol:g}, rtol={rtol:g}).",
+            "Compare against NumPy on your own inputs first, and return the output of the "
+            "call you timed.", Evidence(facts={"mismatched": wrong, "total": int(close.size)}),
+        )
+    return Outcome.ok("The result matches an independent NumPy reference on hidden inputs.")
+
+
+def shape(ctx: Context, call: str, result: ValuePath, reference: str) -> Outcome:
+    got = ctx.value(call, result)
+    expected = tuple(np.shape(ctx.references[reference]))
+    got_shape = tuple(getattr(got, "shape", np.shape(got) if is_number(got) else ()))
+    if got_shape != expected:
+        extra = " (a scalar: the reduction ran over every axis)" if got_shape == () else ""
+        return Outcome.fail(
+            f"The result has shape {got_shape}{extra}; expected {expected}.",
+            "Reduce only the axis the exercise names.",
+            Evidence(facts={"got": str(got_shape), "expected": str(expected)}),
+        )
+    return Outcome.ok(f"The result has the expected shape {expected}.")
+
+
+# --------------------------------------------------------------------------- samples
+
+
+def sample_count(ctx: Context, call: str, samples: ValuePath, count: int) -> Outcome:
+    """Exactly ``count`` samples, each a finite positive float, in seconds."""
+    value = ctx.value(call, samples)
+    if not isinstance(value, (list, tuple)):
+        return Outcome.fail(f"The samples are a {type(value).__name__}, not a list.",
+                            "Return the samples as a list of floats.")
+    if len(value) != count:
+        return Outcome.fail(
+            f"You returned {len(value)} samples; the grader asked for repeats={count}.",
+            "Take exactly `repeats` samples, one per timed call.",
+            Evidence(facts={"got": len(value), "expected": count}),
+        )
+    bad = [i for i, v in enumerate(value) if not is_finite_positive(v)]
+    if bad:
+        return Outcome.fail(
+            f"Sample {bad[0]} is {_describe(value[bad[0]])}, not a finite positive number.",
+            "Each sample is a stop reading minus a start reading, as a float of seconds.",
+        )
+    if any(isinstance(v, JaxArray) for v in value):
+        return Outcome.fail("Some samples are JAX arrays.", "Return plain floats.")
+    factor = match_samples(ctx.analysis(call).intervals, [float(v) for v in value])
+    if factor is None:
+        factor = _probe_factor(ctx, call, [float(v) for v in value])
+    if factor and factor > 1:
+        unit = UNIT_NAMES[factor]
+        return Outcome.fail(
+            f"Your samples look like {unit}: they are about {factor:g} times the intervals "
+            "the grader measured.",
+            "Report seconds: drop the unit conversion (or divide `perf_counter_ns` "
+            "differences by 1e9).", Evidence(facts={"unit_factor": factor}),
+        )
+    return Outcome.ok(f"{count} finite, positive samples in seconds.")
+
+
+def _probe_factor(ctx: Context, call: str, values: list[float]) -> float | None:
+    """For a probe call: the unit factor if the median sample is ~1e3/1e6/1e9 x the
+    probe's known duration (a factor of 30 either way is still that unit)."""
+    known = ctx.frame(call).probe_seconds
+    if not known or not values:
+        return None
+    ratio = sorted(values)[len(values) // 2] / known
+    for factor in (1e9, 1e6, 1e3):
+        if ratio > factor / 30:
+            return factor
+    return None
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return f"a {type(value).__name__}" if not is_number(value) else f"{value!r}"
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Every timed interval contains exactly one call of the function under test."""
+    intervals = _intervals(ctx, call, samples)
+    fn = _function_of(ctx, call)
+    if not intervals:
+        return _no_intervals(fn)
+    for index, interval in enumerate(intervals):
+        n = len(interval.calls)
+        if n == 1:
+            continue
+        if n == 0:
+            message = (f"Timed interval {index + 1} (line {_line(interval.start)} to line "
+                       f"{_line(interval.stop)}) contains no call of the function: the timer "
+                       "started after the call or around nothing.")
+            hint = "Start the clock just before `fn(*args)` and stop it after waiting."
+        else:
+            message = (f"Timed interval {index + 1} contains {n} calls: one sample should time "
+                       "one call.")
+            hint = "Start and stop the timer inside the loop, once per call."
+        return Outcome.fail(message, hint, _with_timeline(ctx, call, interval, calls=n))
+    return Outcome.ok(f"Each of the {len(intervals)} intervals times exactly one call.")
+
+
+def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Each interval waits for its own call's output before the timer stops."""
+    try:
+        intervals = _intervals_with_calls(ctx, call, samples)
+    except _Verdict as verdict:
+        return verdict.outcome
+    for index, interval in enumerate(intervals):
+        waited = interval.waits_on_timed_output()
+        if waited and interval.ready_at_stop is not False:
+            continue
+        if interval.ready_at_stop is False:
+            reason = "the output was still being computed when the timer stopped"
+        else:
+            reason = "nothing waited on the timed output before the timer stopped"
+        other = [w for w in interval.waits if w not in waited]
+        if not waited and other:
+            reason += f" (the wait on line {_line(other[0])} is on a different array)"
+        return Outcome.fail(
+            f"In interval {index + 1}, {reason}; the sample measures dispatch, not the work.",
+            "Wait on the output of the call you are timing, e.g. `out.block_until_ready()`, "
+            f"before the line that stops the timer (line {_line(interval.stop)}).",
+            _with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop),
+        )
+    return Outcome.ok("Every interval waits for its own output before the timer stops.")
+
+
+def _line(event: Any) -> int | None:
+    site = getattr(event, "site", None)
+    return site[1] if site else None
+
+
+def placement_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """No explicit placement and no NumPy argument (implicit transfer) inside an interval."""
+    for index, interval in enumerate(_intervals(ctx, call, samples)):
+        if interval.placements:
+            where = _line(interval.placements[0])
+            return Outcome.fail(
+                f"Interval {index + 1} contains `jax.device_put`{_where(where)}: the sample "
+                "includes moving inputs to the device.",
+                "Place the inputs once, before the timed loop, and wait for them.",
+                _with_timeline(ctx, call, interval),
+            )
+        if interval.implicit_transfers:
+            where = _line(interval.implicit_transfers[0])
+            return Outcome.fail(
+                f"Interval {index + 1} passes NumPy arrays to a jitted function{_where(where)}: "
+                "each call copies them to the device inside the timer.",
+                "Convert inputs with `jax.device_put` before the timer starts.",
+                _with_timeline(ctx, call, interval),
+            )
+    return Outcome.ok("No input placement inside the timed intervals.")
+
+
+def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """No interval contains a compilation."""
+    intervals = _intervals(ctx, call, samples)
+    if not intervals:
+        return _no_intervals(_function_of(ctx, call))
+    for index, interval in enumerate(intervals):
+        if interval.compiles:
+            return Outcome.fail(
+                f"Interval {index + 1} includes compiling the function: the sample times "
+                "tracing and compilation, not a warm call.",
+                "Call the function once and wait for it before the timed loop.",
+                _with_timeline(ctx, call, interval),
+            )
+    return Outcome.ok("Compilation happened before the first timed interval.")
+
+
+def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """The timed calls' inputs were ready before the first interval began."""
+    analysis = ctx.analysis(call)
+    try:
+        intervals = _intervals_with_calls(ctx, call, samples)
+    except _Verdict as verdict:
+        return verdict.outcome
+    first = min(i.start.seq for i in intervals)
+    needed = set(intervals[0].calls[0].call.inputs)
+    if intervals[0].calls[0].call.numpy_args:
+        return Outcome.fail(
+            "The timed call received NumPy arrays, so its inputs were never placed on the "
+            "device before the timer started.",
+            "Place the inputs with `jax.device_put(arr, device)` and wait for them first.",
+        )
+    before = analysis.before(first)
+    returns = analysis.returns()
+    covered: set[int] = set()
+    for event in before:
+        if isinstance(event, Wait):
+            covered.update(event.arrays)
+    for event in before:
+        if isinstance(event, Call):
+            ret = returns.get(event.seq)
+            if ret is not None and covered.intersection(ret.outputs):
+                covered.update(event.inputs)
+    # A wait on a later dispatch also completes every earlier one (in-order execution).
+    waited_seqs = [e.seq for e in before if isinstance(e, Wait)]
+    if waited_seqs:
+        last_wait = max(waited_seqs)
+        for event in before:
+            if isinstance(event, Placement) and event.seq < last_wait:
+                covered.update(event.arrays)
+    missing = needed - covered
+    if missing:
+        return Outcome.fail(
+            "The inputs of the first timed call were not waited on before the timer started, "
+            "so the first sample may include finishing their placement.",
+            "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
+            "warm-up call's output) before the timed loop.",
+            _with_timeline(ctx, call, intervals[0]),
+        )
+    return Outcome.ok("The inputs were placed and ready before the first interval.")
+
+
+def covers_device_work(
+    ctx: Context, call: str, samples: ValuePath, fraction: float = 0.5
+) -> Outcome:
+    """With a spin workload of known duration D, every sample is at least fraction*D."""
+    frame = ctx.frame(call)
+    known = frame.probe_seconds
+    if not known:
+        raise RuntimeError("the probe call ran without a calibrated probe")
+    values = _samples(ctx, call, samples)
+    if not values:
+        return Outcome.fail("No samples were returned for the probe workload.",
+                            "Return one sample per call.")
+    shortest = min(values)
+    if shortest < fraction * known:
+        ratio = shortest / known
+        return Outcome.fail(
+            f"With a workload the grader knows takes about {known * 1e3:.0f} ms, your shortest "
+            f"sample was {shortest * 1e3:.2f} ms ({ratio:.0%} of the work).",
+            "The timer stops before the device finishes: wait for the output inside the "
+            "interval.", Evidence(facts={"known_ms": round(known * 1e3, 1),
+                                         "shortest_ms": round(shortest * 1e3, 3)}),
+        )
+    return Outcome.ok(
+        f"With a workload of about {known * 1e3:.0f} ms, every sample covered the device work.",
+        Evidence(facts={"known_ms": round(known * 1e3, 1),
+                        "shortest_ms": round(shortest * 1e3, 1)}),
+    )
+
+
+CHECKS: dict[str, Callable[..., Outcome]] = {
+    "runs": runs,
+    "numpy-match": numpy_match,
+    "shape": shape,
+    "sample-count": sample_count,
+    "times-the-call": times_the_call,
+    "sync-before-stop": sync_before_stop,
+    "placement-excluded": placement_excluded,
+    "warmup-excluded": warmup_excluded,
+    "inputs-ready": inputs_ready,
+    "covers-device-work": covers_device_work,
+}

@@ -1,0 +1,73 @@
+"""exercise-1 — Time a completed result.
+
+``synchronized_samples(fn, args, repeats)`` is called twice: on a compiled, warmed
+``tanh(x @ w)`` with placed, ready hidden inputs, and on the calibrated spin probe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import specs as s
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+
+REPEATS = 6
+PROBE_SECONDS = 0.05
+PROBE_REPEATS = 3
+SAMPLES = (1,)
+RESULT = (0,)
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    # Larger than the lesson's 64x32 so the work runs asynchronously on XLA:CPU and a
+    # missing wait is visible; a different seed so a hard-coded answer fails.
+    rng = np.random.default_rng(8_202_601)
+    return {
+        "x": rng.normal(size=(768, 384)).astype(np.float32),
+        "w": rng.normal(size=(384, 256)).astype(np.float32),
+    }
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {"predict": np.tanh(inputs["x"].astype(np.float64) @ inputs["w"])}
+
+
+MAIN = "main"
+PROBE = "probe"
+
+EXERCISE = Exercise(
+    id="exercise-1",
+    title="Time a completed result",
+    version="1",
+    required=(Required("synchronized_samples", "fn, args, repeats", positional=3),),
+    calls=(
+        GraderCall(MAIN, "synchronized_samples", (
+            s.workload("predict", warm=[s.device("x"), s.device("w")]),
+            s.tuple_of(s.device("x"), s.device("w")),
+            s.value(REPEATS),
+        )),
+        GraderCall(PROBE, "synchronized_samples", (
+            s.probe(PROBE_SECONDS), s.probe_args(PROBE_SECONDS), s.value(PROBE_REPEATS),
+        )),
+    ),
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
+                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
+        CheckSpec("times-the-call", "Times one call", c.times_the_call, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 2,
+                  {"call": PROBE, "samples": SAMPLES}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)

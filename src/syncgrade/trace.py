@@ -1,0 +1,146 @@
+"""What the child observed, validated on the parent side.
+
+The child sends plain dicts; the parent validates them into these immutable models before
+any check looks at them, so a malformed or forged frame is rejected as data rather than
+trusted. Every event carries ``seq`` from the child's single counter.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Site = tuple[str, int] | None
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    seq: int
+
+
+class TimerRead(_Event):
+    kind: Literal["timer"]
+    clock: str
+    value: float
+    site: Site = None
+
+
+class Pair(_Event):
+    """The learner computed ``stop - start`` of these two reads."""
+
+    kind: Literal["pair"]
+    start: int
+    stop: int
+
+
+class Readiness(_Event):
+    """Right after timer read ``read``: were call ``call``'s outputs ready?"""
+
+    kind: Literal["ready"]
+    read: int
+    call: int
+    ready: bool
+
+
+class Call(_Event):
+    kind: Literal["call"]
+    name: str
+    site: Site = None
+    inputs: list[int] = []
+    numpy_args: int = 0
+
+
+class Return(_Event):
+    kind: Literal["return"]
+    call: int
+    outputs: list[int] = []
+
+
+class Wait(_Event):
+    kind: Literal["wait"]
+    how: str
+    arrays: list[int] = []
+    site: Site = None
+
+
+class Placement(_Event):
+    kind: Literal["placement"]
+    arrays: list[int] = []
+    site: Site = None
+
+
+class Compile(_Event):
+    kind: Literal["compile"]
+    event: str
+    fun: str = ""
+    site: Site = None
+
+
+Event = Annotated[
+    TimerRead | Pair | Readiness | Call | Return | Wait | Placement | Compile,
+    Field(discriminator="kind"),
+]
+
+READBACK_WAYS = frozenset(
+    {"numpy.asarray", "numpy.array", "numpy.asanyarray", "host conversion", "item", "tolist"}
+)
+
+
+class LearnerError(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    type: str
+    message: str
+    line: int | None = None
+    traceback: str = ""
+
+
+class CallFrame(BaseModel):
+    """One grader call of a learner function (or read of a learner constant)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    type: Literal["call"]
+    id: str
+    ok: bool
+    value: dict[str, Any] | None = None
+    error: LearnerError | None = None
+    grader_error: str | None = None
+    events: list[Event] = []
+    probe_seconds: float | None = None
+    wall_s: float | None = None
+
+
+class Hello(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    type: Literal["hello"]
+    jax_version: str
+    jaxlib_version: str
+    numpy_version: str
+    python_version: str
+    backend: str
+    device: str
+    platform: str
+
+
+class NameProblem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    name: str
+    problem: Literal["missing", "signature"]
+    detail: str = ""
+
+
+class Load(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    type: Literal["load"]
+    ok: bool
+    error: LearnerError | None = None
+    problems: list[NameProblem] = []
+
+
+class End(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    type: Literal["end"]
+    tampered: list[str] = []
+
+
+Frame = Annotated[Hello | Load | CallFrame | End, Field(discriminator="type")]
