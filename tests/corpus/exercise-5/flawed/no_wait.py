@@ -1,0 +1,27 @@
+# flaw: warmed, but no wait in the interval; the timer stops when dispatch returns
+# expect-fail: sync-before-stop
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    fast = jax.jit(energy)
+    fast(x, w).block_until_ready()
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fast(x, w)
+        samples.append(time.perf_counter() - start)
+    return out, samples

@@ -1,0 +1,27 @@
+# flaw: no warm-up; the first timed call compiles energy (compiled once, but inside the timer)
+# expect-fail: warmup-excluded
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    fast = jax.jit(energy)
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fast(x, w)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return out, samples

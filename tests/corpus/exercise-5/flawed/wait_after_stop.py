@@ -1,0 +1,29 @@
+# flaw: the wait happens after the stop read, so it is outside the interval
+# expect-fail: sync-before-stop
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    fast = jax.jit(energy)
+    fast(x, w).block_until_ready()
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fast(x, w)
+        stop = time.perf_counter()
+        out.block_until_ready()
+        samples.append(stop - start)
+    return out, samples
