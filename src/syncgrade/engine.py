@@ -27,9 +27,9 @@ from syncgrade.models import (
     CheckResult,
     GradeReport,
     GradingInfo,
-    ReportStatus,
     Protection,
     Provenance,
+    ReportStatus,
     StreamExcerpt,
 )
 from syncgrade.rubric import get_exercise

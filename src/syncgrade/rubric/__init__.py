@@ -1,14 +1,31 @@
-"""The hidden rubrics. Parent-side only: never imported by the child process."""
+"""The hidden rubrics. Parent-side only: never imported by the child process.
+
+Each ``exercise_N`` module in this package defines ``EXERCISE``; they are collected here in
+number order, so adding an exercise means adding one module.
+"""
 
 from __future__ import annotations
 
-from syncgrade.rubric import exercise_1
+import importlib
+import pkgutil
+import re
+
 from syncgrade.rubric.base import Exercise
 
-EXERCISES: dict[str, Exercise] = {
-    exercise.id: exercise
-    for exercise in (exercise_1.EXERCISE,)
-}
+_MODULE = re.compile(r"exercise_(\d+)$")
+
+
+def _discover() -> dict[str, Exercise]:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        match = _MODULE.match(info.name)
+        if match:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            found.append((int(match.group(1)), module.EXERCISE))
+    return {exercise.id: exercise for _, exercise in sorted(found, key=lambda p: p[0])}
+
+
+EXERCISES: dict[str, Exercise] = _discover()
 
 
 class UnknownExercise(LookupError):

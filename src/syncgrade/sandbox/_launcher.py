@@ -1,0 +1,635 @@
+"""Trusted launcher between the grader and the untrusted child (run as a script).
+
+The grader starts ``python -I -S _launcher.py CONFIG`` in a new session. This file is
+deliberately self-contained and stdlib-only: it runs with ``-I -S`` (no site, no user
+paths, nothing a learner could have planted on ``sys.path``) and must not import
+syncgrade. Process layout:
+
+namespace mode (Linux, CAP_SYS_ADMIN)::
+
+    grader ── launcher (host pid ns; forwards SIGUSR1/SIGTERM)
+                 └─ init (pid 1 of a new pid ns; builds the jail, reaps, sweeps)
+                      └─ target (rlimits, unprivileged uid, no_new_privs) ── exec argv
+
+basic mode: the launcher applies rlimits and drops privileges if it can, then execs argv
+itself, so the grader's child *is* the target.
+
+Everything the launcher learns is reported as JSON lines on a private status fd that the
+target never holds (close-on-exec): ``protections`` (written by the target just before
+exec), ``exec_error``, ``exit`` (namespace mode: the target's wait status, the number of
+leftover processes killed, its CPU time) and ``fatal``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import json
+import os
+import platform
+import resource
+import signal
+import socket
+import stat
+import struct
+import sys
+import traceback
+from typing import Any
+
+LINUX = sys.platform.startswith("linux")
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+
+SIOCGIFFLAGS = 0x8913
+SIOCSIFFLAGS = 0x8914
+IFF_UP = 0x1
+
+# pivot_root has no glibc wrapper; numbers per architecture (unknown -> chroot fallback).
+PIVOT_ROOT_NR = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+
+# Host directories every jail shows read-only: the dynamic loader, libc, /etc for
+# ld.so.cache, passwd lookups, certificates and locale data.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/etc")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class Protections:
+    """Ordered record of (name, applied, detail); later records of a name replace it."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, tuple[bool, str]] = {}
+
+    def add(self, name: str, applied: bool, detail: str) -> None:
+        self.items[name] = (applied, detail)
+
+    def applied(self, name: str) -> bool:
+        return self.items.get(name, (False, ""))[0]
+
+    def as_json(self) -> list[list[Any]]:
+        return [[n, a, d] for n, (a, d) in self.items.items()]
+
+
+class Status:
+    """Writes JSON lines to the status fd; each line is one write (atomic under 4 KiB)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, event: str, **data: Any) -> None:
+        line = (json.dumps({"event": event, **data}) + "\n").encode()
+        try:
+            os.write(self.fd, line)
+        except OSError:
+            pass  # the grader went away; nothing useful left to report to
+
+
+# --- thin ctypes wrappers ------------------------------------------------------------
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int,
+          data: str | None = None) -> None:
+    enc = [None if s is None else s.encode() for s in (source, target, fstype, data)]
+    ret = _libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3])
+    _check(ret, f"mount {source} -> {target}")
+
+
+def umount2(target: str, flags: int) -> None:
+    _check(_libc.umount2(target.encode(), ctypes.c_int(flags)), f"umount {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    z = ctypes.c_ulong(0)
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), z, z, z), "prctl")
+
+
+def pivot_root(new_root: str) -> None:
+    """Make ``new_root`` the root and detach the old one (the runc ``.``/``.`` trick)."""
+    nr = PIVOT_ROOT_NR.get(platform.machine())
+    os.chdir(new_root)
+    if nr is None:
+        os.chroot(".")
+    else:
+        _libc.syscall.restype = ctypes.c_long
+        ret = _libc.syscall(ctypes.c_long(nr), b".", b".")
+        _check(int(ret), "pivot_root")
+        umount2(".", MNT_DETACH)
+    os.chdir("/")
+
+
+# --- jail construction (runs in init, as root, in a fresh mount namespace) -----------
+
+
+def _decode_mount_path(raw: str) -> str:
+    """mountinfo escapes space, tab, newline and backslash as octal."""
+    out, i = [], 0
+    while i < len(raw):
+        if raw[i] == "\\" and raw[i + 1 : i + 4].isdigit():
+            out.append(chr(int(raw[i + 1 : i + 4], 8)))
+            i += 4
+        else:
+            out.append(raw[i])
+            i += 1
+    return "".join(out)
+
+
+def _submounts(path: str) -> list[tuple[str, set[str]]]:
+    """Mount points at or below ``path`` with their per-mount options, outermost first."""
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            point = _decode_mount_path(fields[4])
+            if point == path or point.startswith(path.rstrip("/") + "/"):
+                found.append((point, set(fields[5].split(","))))
+    return found
+
+
+def _make_point(target: str, like: str) -> None:
+    """Create an empty directory or file at ``target`` to mount ``like`` onto."""
+    if os.path.isdir(like):
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        if not os.path.exists(target):
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+
+
+def bind_readonly(source: str, target: str) -> None:
+    """Bind ``source`` (recursively) at ``target`` and make every mount there read-only."""
+    _make_point(target, source)
+    mount(source, target, None, MS_BIND | MS_REC)
+    for point, opts in _submounts(target):
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
+        if "noexec" in opts:
+            flags |= MS_NOEXEC
+        mount(None, point, None, flags)
+
+
+def _covered(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _expose_system(root: str) -> list[str]:
+    """Show the system directories; top-level symlinks (/bin -> usr/bin) are recreated."""
+    shown = []
+    for path in SYSTEM_PATHS:
+        if os.path.islink(path):
+            os.symlink(os.readlink(path), root + path)
+        elif os.path.isdir(path):
+            bind_readonly(path, root + path)
+            shown.append(path)
+    return shown
+
+
+def _expose_extra(root: str, paths: list[str], shown: list[str]) -> list[str]:
+    """Bind each requested path read-only unless an already-shown path contains it."""
+    for path in sorted({os.path.realpath(p) for p in paths}, key=len):
+        if path == "/" or not os.path.exists(path) or _covered(path, shown):
+            continue
+        bind_readonly(path, root + path)
+        shown.append(path)
+    return shown
+
+
+def _mount_workdir(root: str, workdir: str, tmp_bytes: int, shown: list[str]) -> None:
+    """A private, size-limited /tmp (unless /tmp itself is shown), then the workdir rw."""
+    tmp_opts = f"size={tmp_bytes},mode=1777"
+    if not _covered("/tmp", shown):
+        os.makedirs(root + "/tmp", exist_ok=True)
+        mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
+    target = root + workdir
+    if not os.path.isdir(target):
+        os.makedirs(target, mode=0o755)
+    mount(workdir, target, None, MS_BIND)
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
+
+
+def _mask_hidden(root: str, hidden: list[str]) -> list[str]:
+    """Cover every hidden path that is visible in the jail; return those covered.
+
+    A directory gets an empty read-only tmpfs of mode 000, a file an empty mode-000
+    file, so reads fail with EACCES rather than returning plausible empty content.
+    """
+    masked = []
+    empty = root + "/.syncgrade-empty"
+    if not os.path.exists(empty):
+        os.close(os.open(empty, os.O_CREAT | os.O_WRONLY, 0o000))
+    for path in sorted({os.path.realpath(p) for p in hidden}, key=len):
+        target = root + path
+        if not os.path.lexists(target):
+            continue  # not shown in the jail at all, already unreachable
+        if os.path.isdir(target):
+            mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=4k,mode=000")
+        else:
+            mount(empty, target, None, MS_BIND)
+            mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        masked.append(path)
+    return masked
+
+
+def _mount_kernel_fs(root: str, tmp_bytes: int) -> None:
+    """Fresh /proc (this pid ns only), fresh read-only /sys, and a minimal /dev."""
+    os.makedirs(root + "/proc", exist_ok=True)
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.makedirs(root + "/sys", exist_ok=True)
+    try:
+        mount("sysfs", root + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        bind_readonly("/sys", root + "/sys")
+    dev = root + "/dev"
+    os.makedirs(dev, exist_ok=True)
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
+    for name in DEVICES:
+        if os.path.exists("/dev/" + name):
+            _make_point(f"{dev}/{name}", "/dev/null")
+            mount("/dev/" + name, f"{dev}/{name}", None, MS_BIND)
+    for name, link in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                       ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(link, f"{dev}/{name}")
+    os.makedirs(dev + "/shm")
+    mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+
+
+def build_jail(jail: dict[str, Any], prot: Protections) -> None:
+    """Build the allowlisted root filesystem and pivot into it (raises on failure)."""
+    root = jail["root"]
+    # Private propagation first: nothing mounted below may leak back to the host.
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    shown = _expose_system(root)
+    shown = _expose_extra(root, jail["expose"], shown)
+    _mount_workdir(root, jail["workdir"], jail["tmp_bytes"], shown)
+    masked = _mask_hidden(root, jail["hidden"])
+    _mount_kernel_fs(root, jail["tmp_bytes"])
+    pivot_root(root)
+    mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    extra = [p for p in shown if p not in SYSTEM_PATHS]
+    prot.add("filesystem-allowlist", True,
+             "pivot_root into a tmpfs showing only system dirs and "
+             + ", ".join(extra) + " (all read-only), the workdir, private /tmp, /proc, /dev")
+    hidden = jail["hidden"]
+    prot.add("hidden-paths", True,
+             (f"masked {masked}; " if masked else "")
+             + f"{len(hidden) - len(masked)} of {len(hidden)} not shown in the jail at all")
+
+
+def loopback_up() -> None:
+    """Bring ``lo`` up in the fresh network namespace (it starts down)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH22x", b"lo", 0)
+        flags = struct.unpack("16sH22x", fcntl.ioctl(s, SIOCGIFFLAGS, req))[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | IFF_UP))
+
+
+def enter_namespaces(cfg: dict[str, Any], prot: Protections) -> bool:
+    """In init: unshare mount/net/ipc/uts, build the jail. Returns whether it is built."""
+    for flag, name, detail in (
+        (CLONE_NEWNET, "no-network", "new network namespace: loopback only"),
+        (CLONE_NEWIPC, "ipc-namespace", "new IPC namespace: no shared SysV IPC / mqueues"),
+        (CLONE_NEWUTS, "uts-namespace", "new UTS namespace: hostname 'syncgrade'"),
+    ):
+        try:
+            unshare(flag)
+            prot.add(name, True, detail)
+        except OSError as e:
+            prot.add(name, False, f"unshare failed: {e.strerror}")
+    if prot.applied("uts-namespace"):
+        _libc.sethostname(b"syncgrade", ctypes.c_size_t(9))
+    if prot.applied("no-network"):
+        try:
+            loopback_up()
+        except OSError as e:
+            prot.add("no-network", True, f"new network namespace, loopback down ({e})")
+    try:
+        unshare(CLONE_NEWNS)
+        build_jail(cfg["jail"], prot)
+        return True
+    except OSError as e:
+        prot.add("filesystem-allowlist", False, f"jail setup failed: {e}")
+        prot.add("hidden-paths", False, f"no jail: {e}")
+        return False
+
+
+# --- the target: limits, privileges, exec --------------------------------------------
+
+
+def apply_rlimits(limits: dict[str, Any], prot: Protections, own_uid: bool) -> None:
+    """Set each limit (soft == hard except CPU, whose hard limit is one second later)."""
+    table = [
+        ("cpu-limit", resource.RLIMIT_CPU, limits["cpu"], "s of CPU time (SIGXCPU)"),
+        ("address-space-limit", resource.RLIMIT_AS, limits["as"], "bytes of address space"),
+        ("file-size-limit", resource.RLIMIT_FSIZE, limits["fsize"], "bytes per file"),
+        ("no-core-dumps", resource.RLIMIT_CORE, 0, "RLIMIT_CORE"),
+    ]
+    if limits.get("nproc") is not None:
+        if own_uid:
+            table.append(("process-limit", resource.RLIMIT_NPROC, limits["nproc"],
+                          "processes+threads for the per-run uid"))
+        else:
+            prot.add("process-limit", False, "RLIMIT_NPROC counts every process of the "
+                     "uid system-wide; only applied under a per-run uid")
+    for name, which, value, unit in table:
+        try:
+            soft = int(value) if which != resource.RLIMIT_CPU else max(1, int(value + 0.999))
+            hard = soft + 1 if which == resource.RLIMIT_CPU else soft
+            resource.setrlimit(which, (soft, hard))
+            prot.add(name, True, f"{soft} {unit}")
+        except (OSError, ValueError) as e:
+            prot.add(name, False, f"setrlimit failed: {e}")
+
+
+def _unreachable(paths: list[str], uid: int) -> str | None:
+    """First path an unrelated uid cannot traverse (dirs o+x) and read, or None."""
+    for path in paths:
+        real = os.path.realpath(path)
+        parts = real.split("/")
+        for i in range(2, len(parts) + 1):
+            sub = "/".join(parts[:i]) or "/"
+            try:
+                st = os.stat(sub)
+            except OSError:
+                break
+            if st.st_uid == uid:
+                continue
+            need = stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else stat.S_IROTH
+            if not st.st_mode & need:
+                return f"{sub} (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> bool:
+    """Switch to the per-run uid (root only). Returns whether the child is unprivileged."""
+    uid = cfg.get("uid")
+    if os.geteuid() != 0:
+        prot.add("drop-privileges", False,
+                 f"grader is not root: child runs as the grader's uid {os.geteuid()}, "
+                 "which can signal the grader and write whatever the grader can")
+        return False
+    if uid is None:
+        prot.add("drop-privileges", False, "no uid configured; child runs as root")
+        return False
+    if not jailed:
+        blocked = _unreachable(cfg["needed"], uid)
+        if blocked:
+            prot.add("drop-privileges", False, f"uid {uid} could not reach {blocked} without "
+                     "a mount namespace to re-expose it; child runs as ROOT")
+            return False
+    for path in (cfg["cwd"], os.path.join(cfg["cwd"], "tmp")):
+        if os.path.isdir(path):
+            os.chown(path, uid, uid)
+    for fd in (0, 1, 2, *cfg["keep_fds"]):
+        try:  # so the child may reopen its own pipes via /dev/stdout etc.
+            os.fchown(fd, uid, uid)
+        except OSError:
+            pass
+    try:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    except OSError as e:
+        prot.add("drop-privileges", False, f"setuid({uid}) failed: {e}; child runs as ROOT")
+        return False
+    prot.add("drop-privileges", True,
+             f"per-run uid/gid {uid}, no supplementary groups, no capabilities")
+    return True
+
+
+def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: bool) -> None:
+    """Become the child: limits, privileges, fds, then exec. Never returns."""
+    for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_DFL)  # ignored dispositions survive exec
+    dropped = drop_privileges(cfg, prot, jailed)
+    apply_rlimits(cfg["rlimits"], prot, dropped)
+    if LINUX:
+        try:
+            prctl(PR_SET_NO_NEW_PRIVS, 1)
+            prot.add("no-new-privileges", True, "PR_SET_NO_NEW_PRIVS: setuid binaries and "
+                     "file capabilities grant nothing")
+        except OSError as e:
+            prot.add("no-new-privileges", False, str(e))
+        if not jailed:
+            # A uid change clears the parent-death signal; set it again so a crashed
+            # grader does not leave the child running.
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        prot.add("no-new-privileges", False, "PR_SET_NO_NEW_PRIVS is Linux-only")
+    os.chdir(cfg["cwd"])
+    keep = sorted({0, 1, 2, status.fd, *cfg["keep_fds"]})
+    _close_all_but(keep)
+    for fd in cfg["keep_fds"]:
+        os.set_inheritable(fd, True)
+    os.set_inheritable(status.fd, False)
+    status.send("protections", items=prot.as_json(),
+                isolation="namespaces" if jailed or prot.applied("pid-namespace") else "basic")
+    try:
+        os.execvpe(cfg["argv"][0], cfg["argv"], cfg["env"])
+    except OSError as e:
+        status.send("exec_error", error=f"{cfg['argv'][0]!r}: {e.strerror}")
+        os._exit(127)
+
+
+def _close_all_but(keep: list[int]) -> None:
+    low = 0
+    for fd in keep:
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
+
+
+# --- init: pid 1 of the new pid namespace --------------------------------------------
+
+
+class Init:
+    """Reaps everything, forwards SIGUSR1 to the target, SIGTERM kills the namespace."""
+
+    def __init__(self) -> None:
+        self.target = 0
+        self.stop_requested = False
+
+    def on_usr1(self, signum: int, frame: object) -> None:
+        if self.target:
+            _kill(self.target, signal.SIGUSR1)
+
+    def on_term(self, signum: int, frame: object) -> None:
+        self.stop_requested = True
+        if self.target:
+            _kill(self.target, signal.SIGKILL)
+
+    def wait_target(self) -> tuple[int, float]:
+        """Reap children until the target is reaped; its wait status and CPU seconds."""
+        while True:
+            try:
+                pid, st, ru = os.wait4(-1, 0)
+            except ChildProcessError:
+                return 0, 0.0
+            if pid == self.target:
+                return st, ru.ru_utime + ru.ru_stime
+
+    @staticmethod
+    def kill_leftovers() -> int:
+        """SIGKILL every other process of the namespace; count those the kill ended."""
+        try:
+            os.kill(-1, signal.SIGKILL)  # from pid 1: everyone in the namespace but us
+        except ProcessLookupError:
+            return 0
+        killed = 0
+        while True:
+            try:
+                _, st = os.waitpid(-1, 0)
+            except ChildProcessError:
+                return killed
+            if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGKILL:
+                killed += 1
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def run_init(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
+    """Body of pid 1: jail, fork the target, wait, sweep, report. Never returns."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # launcher gone -> whole namespace gone
+    init = Init()
+    signal.signal(signal.SIGUSR1, init.on_usr1)
+    signal.signal(signal.SIGTERM, init.on_term)
+    jailed = enter_namespaces(cfg, prot)
+    if cfg["isolation"] == "namespaces" and not jailed:
+        status.send("fatal", error="namespace isolation required but the jail failed: "
+                    + prot.items["filesystem-allowlist"][1])
+        os._exit(125)
+    pid = os.fork()
+    if pid == 0:
+        exec_target(cfg, prot, status, jailed)
+    init.target = pid
+    if init.stop_requested:
+        _kill(pid, signal.SIGKILL)
+    st, cpu = init.wait_target()
+    leftover = init.kill_leftovers()
+    status.send("exit", status=st, leftover=leftover, cpu_s=cpu,
+                stopped=init.stop_requested)
+    os._exit(0)
+
+
+# --- launcher --------------------------------------------------------------------------
+
+
+class Forwarder:
+    """In the launcher: pass the grader's SIGUSR1/SIGTERM on to init."""
+
+    def __init__(self) -> None:
+        self.child = 0
+        self.pending: list[int] = []
+
+    def handle(self, signum: int, frame: object) -> None:
+        if self.child:
+            _kill(self.child, signum)
+        else:
+            self.pending.append(signum)
+
+
+def try_pid_namespace(cfg: dict[str, Any], prot: Protections) -> bool:
+    """Unshare the pid namespace for our children when isolation allows it."""
+    if cfg["isolation"] == "basic":
+        for name in ("pid-namespace", "no-network", "filesystem-allowlist", "hidden-paths"):
+            prot.add(name, False, "isolation='basic' requested")
+        return False
+    if not LINUX:
+        for name in ("pid-namespace", "no-network", "filesystem-allowlist", "hidden-paths"):
+            prot.add(name, False, f"Linux namespaces unavailable on {sys.platform}")
+        return False
+    try:
+        unshare(CLONE_NEWPID)
+    except OSError as e:
+        why = f"unshare(CLONE_NEWPID) failed: {e.strerror} (needs CAP_SYS_ADMIN)"
+        for name in ("pid-namespace", "no-network", "filesystem-allowlist", "hidden-paths"):
+            prot.add(name, False, why)
+        return False
+    prot.add("pid-namespace", True, "child is pid 2 of a new pid namespace; the grader is "
+             "invisible to it; every process left is killed when init exits")
+    return True
+
+
+def supervise(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
+    """Fork init into the new pid namespace and mirror its exit. Never returns."""
+    fwd = Forwarder()
+    signal.signal(signal.SIGUSR1, fwd.handle)
+    signal.signal(signal.SIGTERM, fwd.handle)
+    pid = os.fork()
+    if pid == 0:
+        run_init(cfg, prot, status)
+    fwd.child = pid
+    for sig in fwd.pending:
+        _kill(pid, sig)
+    while True:
+        try:
+            _, st = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            st = 0
+            break
+    os._exit(os.waitstatus_to_exitcode(st) & 0xFF if os.WIFEXITED(st) else 125)
+
+
+def main(argv: list[str]) -> None:
+    """Entry point: ``_launcher.py CONFIG_PATH`` (the file is deleted once read)."""
+    with open(argv[1]) as f:
+        cfg = json.load(f)
+    os.unlink(argv[1])
+    status = Status(cfg["status_fd"])
+    try:
+        if LINUX:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != cfg["grader_pid"]:
+                os._exit(125)  # the grader died before we could arm the death signal
+        prot = Protections()
+        for name, applied, detail in cfg["protections"]:
+            prot.add(name, applied, detail)
+        if try_pid_namespace(cfg, prot):
+            supervise(cfg, prot, status)
+        if cfg["isolation"] == "namespaces":
+            status.send("fatal", error="namespace isolation required: "
+                        + prot.items["pid-namespace"][1])
+            os._exit(125)
+        exec_target(cfg, prot, status, jailed=False)
+    except BaseException as e:  # report, never let a launcher bug look like learner output
+        if isinstance(e, SystemExit):
+            raise
+        status.send("fatal", error="".join(traceback.format_exception(e))[-3000:])
+        os._exit(125)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
