@@ -1,0 +1,19 @@
+# flaw: the declared boundary adds "input placement", which the (correct) interval does not hold
+# expect-fail: boundary-matches
+import time
+
+import jax
+
+
+def repaired_benchmark(fn, args, repeats=5):
+    jax.block_until_ready(args)
+    jax.block_until_ready(fn(*args))
+    samples = []
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn(*args)
+        result.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    boundary = {"input placement", "dispatch", "device execution", "output wait"}
+    return {"boundary": boundary, "samples": samples}, result
