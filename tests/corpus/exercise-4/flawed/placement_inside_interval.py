@@ -1,0 +1,23 @@
+# flaw: checked and warmed correctly, but the input is placed again inside every interval
+# expect-fail: placement-excluded inputs-ready
+import time
+
+import jax
+import numpy as np
+
+
+def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
+    larger_host = rng.normal(size=(rows, w_host.shape[0])).astype(np.float32)
+    warm = compiled_predict(jax.device_put(larger_host, device), w).block_until_ready()
+    np.testing.assert_allclose(np.asarray(warm), np.tanh(larger_host @ w_host),
+                               atol=2e-5, rtol=2e-5)
+
+    samples = []
+    out = warm
+    for _ in range(repeats):
+        start = time.perf_counter()
+        larger = jax.device_put(larger_host, device)
+        out = compiled_predict(larger, w)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return larger_host, out, samples
