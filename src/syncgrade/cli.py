@@ -1,6 +1,7 @@
 """The ``grade`` command. The only module that prints and picks exit codes.
 
     grade list                          the exercises and their titles
+    grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
     grade EXERCISE [PATH] [--json]      grade PATH (default exercises/EXERCISE/submission.py)
 
 Exit codes: 0 full marks; 1 graded, not full marks (a crashing submission included);
@@ -37,7 +38,8 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grade",
         description="Grade a syncgrade exercise: what did your timer really measure?",
-        epilog="Other commands: `grade list` shows the exercises.",
+        epilog="Other commands: `grade list` shows the exercises; `grade start EXERCISE` "
+               "copies an exercise's statement and stub into ./exercises/.",
     )
     parser.add_argument("exercise", help="exercise id, e.g. exercise-1 (see `grade list`)")
     parser.add_argument("path", nargs="?", type=Path,
@@ -61,15 +63,41 @@ def cmd_list(argv: Sequence[str]) -> int:
     return EXIT_FULL_MARKS
 
 
-def cmd_grade(argv: Sequence[str]) -> int:
-    args = _grade_parser().parse_args(argv)
-    from syncgrade.engine import SubmissionError, grade
+def _known_exercise(exercise_id: str) -> None:
     from syncgrade.rubric import UnknownExercise, get_exercise
 
     try:
-        get_exercise(args.exercise)
+        get_exercise(exercise_id)
     except UnknownExercise as exc:
         raise UsageError(f"{exc}; run `grade list`") from None
+
+
+def cmd_start(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="grade start",
+        description="Copy an exercise's README.md and submission.py into ./exercises/EXERCISE/.")
+    parser.add_argument("exercise", help="exercise id, e.g. exercise-1")
+    parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    args = parser.parse_args(argv)
+    _known_exercise(args.exercise)
+    from syncgrade.starter import StarterError, start
+
+    try:
+        written = start(args.exercise, Path.cwd(), force=args.force)
+    except StarterError as exc:
+        raise UsageError(str(exc)) from None
+    for path in written:
+        print(f"wrote {path.relative_to(Path.cwd())}")
+    print(f"Read {written[0].relative_to(Path.cwd())}, edit the stub, then run "
+          f"`grade {args.exercise}`.")
+    return EXIT_FULL_MARKS
+
+
+def cmd_grade(argv: Sequence[str]) -> int:
+    args = _grade_parser().parse_args(argv)
+    _known_exercise(args.exercise)
+    from syncgrade.engine import SubmissionError, grade
+
     path = args.path or Path("exercises") / args.exercise / "submission.py"
     if not path.is_file():
         hint = "" if args.path else f" (run `grade start {args.exercise}` to get the stub)"
@@ -96,7 +124,7 @@ def _source_lines(path: Path) -> list[str] | None:
         return None
 
 
-COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"list": cmd_list}
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"list": cmd_list, "start": cmd_start}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,90 @@
+"""The interval analysis on hand-written traces (pure: no child process)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from syncgrade.analysis import analyse, match_samples, sample_intervals
+from syncgrade.trace import Event
+
+_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
+F = "submission.py"
+
+
+def trace(*raw: dict[str, Any]) -> list[Any]:
+    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
+
+
+def read(value: float, line: int = 1, clock: str = "perf_counter") -> dict[str, Any]:
+    return {"kind": "timer", "clock": clock, "value": value, "site": [F, line]}
+
+
+def call(inputs: list[int], numpy_args: int = 0) -> dict[str, Any]:
+    return {"kind": "call", "name": "fn", "site": [F, 2], "inputs": inputs,
+            "numpy_args": numpy_args}
+
+
+def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
+    return {"kind": "return", "call": call_seq, "outputs": outputs}
+
+
+def wait(arrays: list[int], how: str = "block_until_ready") -> dict[str, Any]:
+    return {"kind": "wait", "how": how, "arrays": arrays, "site": [F, 3]}
+
+
+def test_a_completed_interval_waits_on_its_own_output() -> None:
+    events = trace(read(1.0), call([1]), ret(2, [7]), wait([7]), read(1.5),
+                   {"kind": "ready", "read": 5, "call": 2, "ready": True},
+                   {"kind": "pair", "start": 1, "stop": 5})
+    (interval,) = analyse(events).intervals
+    assert interval.seconds == 0.5
+    assert len(interval.calls) == 1 and interval.waits_on_timed_output()
+    assert interval.phases() == {"dispatch", "device execution", "output wait"}
+    assert not interval.inferred
+
+
+def test_a_wait_on_the_input_is_not_a_wait_on_the_output() -> None:
+    events = trace(read(1.0), call([1]), ret(2, [7]), wait([1]), read(1.1),
+                   {"kind": "ready", "read": 5, "call": 2, "ready": False},
+                   {"kind": "pair", "start": 1, "stop": 5})
+    (interval,) = analyse(events).intervals
+    assert interval.waits_on_timed_output() == []
+    assert interval.ready_at_stop is False
+    assert interval.phases() == {"dispatch"}
+
+
+def test_placement_numpy_args_and_readback_are_phases() -> None:
+    events = trace(read(0.0), {"kind": "placement", "arrays": [3], "site": [F, 2]},
+                   call([3], numpy_args=1), ret(3, [9]), wait([9], how="numpy.asarray"),
+                   read(1.0), {"kind": "pair", "start": 1, "stop": 6})
+    (interval,) = analyse(events).intervals
+    assert interval.phases() == {"input placement", "dispatch", "device execution",
+                                 "output wait", "host transfer"}
+
+
+def test_unpaired_reads_are_paired_in_order_and_marked_inferred() -> None:
+    events = trace(read(0.0), call([1]), ret(2, [5]), read(2.0), read(3.0), read(4.0))
+    intervals = analyse(events).intervals
+    assert [i.seconds for i in intervals] == [2.0, 1.0]
+    assert all(i.inferred for i in intervals)
+
+
+def test_nanosecond_clocks_are_converted_to_seconds() -> None:
+    events = trace(read(1_000, clock="perf_counter_ns"), read(3_000, clock="perf_counter_ns"),
+                   {"kind": "pair", "start": 1, "stop": 2})
+    assert analyse(events).intervals[0].seconds == 2e-6
+
+
+def test_samples_are_matched_to_intervals_with_their_unit() -> None:
+    events = trace(read(0.0), read(0.25), read(1.0), read(1.5), read(0.0), read(10.0),
+                   {"kind": "pair", "start": 1, "stop": 2},
+                   {"kind": "pair", "start": 3, "stop": 4},
+                   {"kind": "pair", "start": 5, "stop": 6})
+    intervals = analyse(events).intervals
+    assert match_samples(intervals, [0.25, 0.5]) == 1.0
+    assert match_samples(intervals, [250.0, 500.0]) == 1e3
+    assert match_samples(intervals, [0.3]) is None
+    assert [i.seconds for i in sample_intervals(intervals, [0.25, 0.5])] == [0.25, 0.5]
+    assert len(sample_intervals(intervals, [0.3])) == 3  # unmatched: every interval

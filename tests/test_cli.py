@@ -1,0 +1,73 @@
+"""The `grade` command as a user runs it: output, --json, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
+NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
+
+
+def grade(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "syncgrade.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_full_marks_exit_0_and_verdict() -> None:
+    result = grade("exercise-1", str(SOLUTION))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASSED" in result.stdout
+    assert "\x1b[" not in result.stdout  # not a terminal: no colour
+
+
+def test_flawed_exit_1_with_the_learners_lines() -> None:
+    result = grade("exercise-1", str(NO_WAIT))
+    assert result.returncode == 1
+    assert "✗ sync-before-stop" in result.stdout
+    assert "What your timer measured" in result.stdout
+    assert "timer stop" in result.stdout and "line " in result.stdout
+
+
+def test_json_prints_exactly_one_report() -> None:
+    from syncgrade.models import GradeReport
+
+    result = grade("exercise-1", str(NO_WAIT), "--json")
+    assert result.returncode == 1
+    report = GradeReport.model_validate_json(result.stdout)
+    assert report.exercise == "exercise-1"
+    assert json.loads(result.stdout)["schema_version"] == report.schema_version
+
+
+def test_default_path_is_the_exercise_stub_under_cwd(tmp_path: Path) -> None:
+    stub = tmp_path / "exercises" / "exercise-1" / "submission.py"
+    stub.parent.mkdir(parents=True)
+    stub.write_text(SOLUTION.read_text())
+    result = grade("exercise-1", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["submission"].endswith("exercise-1/submission.py")
+
+
+def test_usage_errors_exit_2_with_one_line() -> None:
+    for args in (["exercise-99"], ["exercise-1", "does/not/exist.py"],
+                 ["exercise-1", str(SOLUTION), "--timeout", "-3"]):
+        result = grade(*args)
+        assert result.returncode == 2, args
+        assert "Traceback" not in result.stderr
+        assert result.stdout == ""
+
+
+def test_list_shows_exercises_with_titles() -> None:
+    result = grade("list")
+    assert result.returncode == 0
+    assert "exercise-1  Time a completed result" in result.stdout
+
+
+def test_timeout_option_is_applied() -> None:
+    result = grade("exercise-1", str(SOLUTION), "--json", "--timeout", "45")
+    assert json.loads(result.stdout)["grading"]["timeout_s"] == 45

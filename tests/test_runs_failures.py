@@ -1,0 +1,87 @@
+"""A broken submission is graded, never a grader traceback: `runs` names the line."""
+
+from __future__ import annotations
+
+import pytest
+
+import syncgrade
+
+GOOD_BODY = """
+import time, jax
+def synchronized_samples(fn, args, repeats):
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return out, samples
+"""
+
+
+def _runs(report):  # type: ignore[no-untyped-def]
+    return report.check("runs")
+
+
+def test_syntax_error_names_the_line() -> None:
+    source = "import time\n\ndef synchronized_samples(fn, args, repeats)\n    return None\n"
+    report = syncgrade.grade("exercise-1", source)
+    assert report.status == "failed"
+    assert _runs(report).status == "failed"
+    assert "line 3" in _runs(report).message
+    assert "SyntaxError" in _runs(report).message
+    assert all(c.status == "skipped" for c in report.checks if c.id != "runs")
+
+
+def test_missing_function_is_named() -> None:
+    report = syncgrade.grade("exercise-1", "def synchronised_samples(fn, args, repeats):\n    pass\n")
+    assert report.status == "failed"
+    assert "synchronized_samples(fn, args, repeats)" in _runs(report).message
+
+
+def test_wrong_signature_is_explained() -> None:
+    report = syncgrade.grade("exercise-1", "def synchronized_samples(fn, args):\n    pass\n")
+    assert _runs(report).status == "failed"
+    assert "cannot be called" in _runs(report).message
+
+
+def test_exception_in_the_function_names_the_line() -> None:
+    source = "def synchronized_samples(fn, args, repeats):\n    x = 1\n    return 1 / 0\n"
+    report = syncgrade.grade("exercise-1", source)
+    assert report.status == "failed"
+    message = _runs(report).message
+    assert "ZeroDivisionError" in message and "line 3" in message
+
+
+def test_exception_at_import_names_the_line() -> None:
+    report = syncgrade.grade("exercise-1", "import time\nraise RuntimeError('boom')\n")
+    assert "line 2" in _runs(report).message and "RuntimeError" in _runs(report).message
+
+
+@pytest.mark.parametrize(
+    ("data", "phrase"),
+    [(b"", "empty"), (b"\x00\x01\x02binary", "binary"), (b"x = '\xff\xfe'\n", "UTF-8")],
+)
+def test_unreadable_files_get_a_clear_error(tmp_path, data: bytes, phrase: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "submission.py"
+    path.write_bytes(data)
+    report = syncgrade.grade("exercise-1", path)
+    assert report.status == "error"
+    assert phrase in _runs(report).message
+    assert report.grading.internal_error is None
+
+
+def test_source_string_and_path_grade_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "mine.py"
+    path.write_text(GOOD_BODY)
+    from_path = syncgrade.grade("exercise-1", path)
+    from_source = syncgrade.grade("exercise-1", GOOD_BODY)
+    assert from_path.status == from_source.status == "passed"
+    assert from_path.submission.endswith("mine.py")
+
+
+def test_unknown_exercise_raises_a_usage_error() -> None:
+    from syncgrade.rubric import UnknownExercise
+
+    with pytest.raises(UnknownExercise):
+        syncgrade.grade("exercise-99", GOOD_BODY)
