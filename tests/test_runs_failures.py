@@ -34,7 +34,8 @@ def test_syntax_error_names_the_line() -> None:
 
 
 def test_missing_function_is_named() -> None:
-    report = syncgrade.grade("exercise-1", "def synchronised_samples(fn, args, repeats):\n    pass\n")
+    source = "def synchronised_samples(fn, args, repeats):\n    pass\n"
+    report = syncgrade.grade("exercise-1", source)
     assert report.status == "failed"
     assert "synchronized_samples(fn, args, repeats)" in _runs(report).message
 
