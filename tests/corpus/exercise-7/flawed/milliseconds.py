@@ -1,0 +1,46 @@
+# flaw: samples (and so the summaries) in milliseconds
+# expect-fail: sample-count
+import statistics
+import time
+
+import jax
+
+
+def timing_report(make_fn, args, first_repeats, warm_repeats):
+    jax.block_until_ready(args)
+    first = []
+    for _ in range(first_repeats):
+        fn = make_fn()
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        first.append((time.perf_counter() - start) * 1000)
+
+    fn = make_fn()
+    fn(*args).block_until_ready()
+    warm = []
+    for _ in range(warm_repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        warm.append((time.perf_counter() - start) * 1000)
+
+    first_median = statistics.median(first)
+    warm_median = statistics.median(warm)
+    return {
+        "first_call_s": first,
+        "warm_s": warm,
+        "first_call_median_s": first_median,
+        "warm_median_s": warm_median,
+        "compile_estimate_s": first_median - warm_median,
+        "environment": {
+            "jax_version": jax.__version__,
+            "backend": jax.default_backend(),
+            "device": jax.devices()[0].device_kind,
+        },
+        "workload": {
+            "shapes": [list(a.shape) for a in args],
+            "dtypes": [str(a.dtype) for a in args],
+        },
+        "boundary": ["dispatch", "device execution", "output wait"],
+    }
