@@ -1,0 +1,17 @@
+# flaw: no warm-up; the first request also traces and compiles fn
+# expect-fail: warmup-excluded
+import time
+
+import jax
+import numpy as np
+
+
+def end_to_end_samples(fn, host_args, device, repeats):
+    samples = []
+    host = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        args = [jax.device_put(a, device) for a in host_args]
+        host = np.asarray(fn(*args))
+        samples.append(time.perf_counter() - start)
+    return host, samples
