@@ -22,6 +22,7 @@ leftover processes killed, its CPU time) and ``fatal``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import json
@@ -68,6 +69,8 @@ PIVOT_ROOT_NR = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s
 # ld.so.cache, passwd lookups, certificates and locale data.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
+NAMESPACE_PROTECTIONS = ("pid-namespace", "filesystem-allowlist", "hidden-paths", "no-network",
+                         "ipc-namespace", "uts-namespace")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -96,10 +99,8 @@ class Status:
 
     def send(self, event: str, **data: Any) -> None:
         line = (json.dumps({"event": event, **data}) + "\n").encode()
-        try:
+        with contextlib.suppress(OSError):  # grader gone: nobody left to report to
             os.write(self.fd, line)
-        except OSError:
-            pass  # the grader went away; nothing useful left to report to
 
 
 # --- thin ctypes wrappers ------------------------------------------------------------
@@ -220,12 +221,20 @@ def _expose_extra(root: str, paths: list[str], shown: list[str]) -> list[str]:
     return shown
 
 
-def _mount_workdir(root: str, workdir: str, tmp_bytes: int, shown: list[str]) -> None:
-    """A private, size-limited /tmp (unless /tmp itself is shown), then the workdir rw."""
-    tmp_opts = f"size={tmp_bytes},mode=1777"
-    if not _covered("/tmp", shown):
-        os.makedirs(root + "/tmp", exist_ok=True)
-        mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
+def _mount_private_tmp(root: str, tmp_bytes: int, exposed: list[str]) -> None:
+    """A private, size-limited /tmp, unless /tmp (or /) itself is to be shown.
+
+    Mounted before the extra exposures: one of them may live under /tmp, and a tmpfs
+    mounted afterwards would cover it.
+    """
+    if any(p in ("/", "/tmp") for p in exposed):
+        return
+    os.makedirs(root + "/tmp", exist_ok=True)
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+
+
+def _mount_workdir(root: str, workdir: str) -> None:
+    """Bind the workdir read-write at its host path (creating the path if needed)."""
     target = root + workdir
     if not os.path.isdir(target):
         os.makedirs(target, mode=0o755)
@@ -287,8 +296,9 @@ def build_jail(jail: dict[str, Any], prot: Protections) -> None:
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
     shown = _expose_system(root)
+    _mount_private_tmp(root, jail["tmp_bytes"], [os.path.realpath(p) for p in jail["expose"]])
     shown = _expose_extra(root, jail["expose"], shown)
-    _mount_workdir(root, jail["workdir"], jail["tmp_bytes"], shown)
+    _mount_workdir(root, jail["workdir"])
     masked = _mask_hidden(root, jail["hidden"])
     _mount_kernel_fs(root, jail["tmp_bytes"])
     pivot_root(root)
@@ -297,10 +307,10 @@ def build_jail(jail: dict[str, Any], prot: Protections) -> None:
     prot.add("filesystem-allowlist", True,
              "pivot_root into a tmpfs showing only system dirs and "
              + ", ".join(extra) + " (all read-only), the workdir, private /tmp, /proc, /dev")
-    hidden = jail["hidden"]
+    unseen = [p for p in jail["hidden"] if os.path.realpath(p) not in masked]
     prot.add("hidden-paths", True,
-             (f"masked {masked}; " if masked else "")
-             + f"{len(hidden) - len(masked)} of {len(hidden)} not shown in the jail at all")
+             f"masked (mode-000 tmpfs/file): {masked or 'none'}; "
+             f"outside the allowlist, so not in the jail at all: {unseen or 'none'}")
 
 
 def loopback_up() -> None:
@@ -349,7 +359,7 @@ def apply_rlimits(limits: dict[str, Any], prot: Protections, own_uid: bool) -> N
         ("cpu-limit", resource.RLIMIT_CPU, limits["cpu"], "s of CPU time (SIGXCPU)"),
         ("address-space-limit", resource.RLIMIT_AS, limits["as"], "bytes of address space"),
         ("file-size-limit", resource.RLIMIT_FSIZE, limits["fsize"], "bytes per file"),
-        ("no-core-dumps", resource.RLIMIT_CORE, 0, "RLIMIT_CORE"),
+        ("no-core-dumps", resource.RLIMIT_CORE, 0, "bytes of core dump"),
     ]
     if limits.get("nproc") is not None:
         if own_uid:
@@ -408,10 +418,8 @@ def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> boo
         if os.path.isdir(path):
             os.chown(path, uid, uid)
     for fd in (0, 1, 2, *cfg["keep_fds"]):
-        try:  # so the child may reopen its own pipes via /dev/stdout etc.
+        with contextlib.suppress(OSError):  # lets the child reopen /dev/stdout etc.
             os.fchown(fd, uid, uid)
-        except OSError:
-            pass
     try:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
@@ -459,9 +467,11 @@ def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: 
 
 
 def _close_all_but(keep: list[int]) -> None:
+    """Close every fd not in ``keep`` (sorted), so the child inherits nothing else."""
     low = 0
     for fd in keep:
-        os.closerange(low, fd)
+        if low < fd:  # closerange(n, n) would close *everything* (close_range(n, ~0))
+            os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 1 << 16)
 
@@ -513,10 +523,8 @@ class Init:
 
 
 def _kill(pid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def run_init(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
@@ -563,18 +571,18 @@ class Forwarder:
 def try_pid_namespace(cfg: dict[str, Any], prot: Protections) -> bool:
     """Unshare the pid namespace for our children when isolation allows it."""
     if cfg["isolation"] == "basic":
-        for name in ("pid-namespace", "no-network", "filesystem-allowlist", "hidden-paths"):
+        for name in NAMESPACE_PROTECTIONS:
             prot.add(name, False, "isolation='basic' requested")
         return False
     if not LINUX:
-        for name in ("pid-namespace", "no-network", "filesystem-allowlist", "hidden-paths"):
+        for name in NAMESPACE_PROTECTIONS:
             prot.add(name, False, f"Linux namespaces unavailable on {sys.platform}")
         return False
     try:
         unshare(CLONE_NEWPID)
     except OSError as e:
         why = f"unshare(CLONE_NEWPID) failed: {e.strerror} (needs CAP_SYS_ADMIN)"
-        for name in ("pid-namespace", "no-network", "filesystem-allowlist", "hidden-paths"):
+        for name in NAMESPACE_PROTECTIONS:
             prot.add(name, False, why)
         return False
     prot.add("pid-namespace", True, "child is pid 2 of a new pid namespace; the grader is "
@@ -612,11 +620,9 @@ def main(argv: list[str]) -> None:
     try:
         if LINUX:
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            if os.getppid() != cfg["grader_pid"]:
+            if cfg["grader_pid"] is not None and os.getppid() != cfg["grader_pid"]:
                 os._exit(125)  # the grader died before we could arm the death signal
         prot = Protections()
-        for name, applied, detail in cfg["protections"]:
-            prot.add(name, applied, detail)
         if try_pid_namespace(cfg, prot):
             supervise(cfg, prot, status)
         if cfg["isolation"] == "namespaces":
@@ -627,7 +633,10 @@ def main(argv: list[str]) -> None:
     except BaseException as e:  # report, never let a launcher bug look like learner output
         if isinstance(e, SystemExit):
             raise
-        status.send("fatal", error="".join(traceback.format_exception(e))[-3000:])
+        text = "".join(traceback.format_exception(e))
+        status.send("fatal", error=text[-3000:])
+        with contextlib.suppress(OSError):
+            os.write(2, f"syncgrade sandbox launcher failed:\n{text}".encode())
         os._exit(125)
 
 

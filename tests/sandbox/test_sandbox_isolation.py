@@ -1,0 +1,247 @@
+"""What the child can and cannot reach, asserted consistently with ``protections``.
+
+Each test runs in the best available mode ("auto": namespaces here when root) and in the
+fallback ("basic"). Where a protection is applied the attack must fail; where it is not
+applied the test checks that the outcome says so honestly (and cleans up after an attack
+that succeeded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+import pytest
+from conftest import Runner, namespaces_possible
+
+import syncgrade
+from syncgrade.sandbox import Limits, SandboxError, run_sandboxed
+
+EXPECTED_PROTECTIONS = {
+    "process-group", "wall-limit", "cpu-limit", "address-space-limit", "file-size-limit",
+    "scrubbed-env", "temp-workdir", "drop-privileges", "no-new-privileges", "pid-namespace",
+    "filesystem-allowlist", "hidden-paths", "no-network", "leftover-sweep",
+}
+
+
+def _no_process_with_arg(marker: str) -> bool:
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        return False
+            except OSError:
+                continue
+    return True
+
+
+def test_every_protection_is_recorded_with_a_reason(run: Runner, isolation: str) -> None:
+    out = run("pass")
+    names = [p.name for p in out.protections]
+    assert set(names) >= EXPECTED_PROTECTIONS and len(names) == len(set(names))
+    assert all(p.detail for p in out.protections)
+    for always in ("process-group", "wall-limit", "scrubbed-env", "temp-workdir"):
+        assert out.applied(always)
+    if isolation == "basic":
+        assert out.isolation == "basic" and not out.applied("pid-namespace")
+
+
+@pytest.mark.skipif(not namespaces_possible(), reason="namespace jail needs Linux as root")
+def test_namespace_mode_applies_everything_as_root() -> None:
+    out = run_sandboxed([sys.executable, "-c", "pass"], isolation="namespaces")
+    assert out.isolation == "namespaces"
+    missing = [p for p in out.protections if not p.applied]
+    assert missing == [], missing
+
+
+def test_setsid_grandchild_is_killed_and_run_returns_promptly(run: Runner) -> None:
+    marker = f"{secrets.randbelow(10**6)}.25"
+    start = time.monotonic()
+    out = run(
+        f"""
+        import subprocess
+        # Escapes the process group and session, and keeps our stdout open.
+        subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+        print("parent done")
+        """,
+        limits=Limits(wall_s=10),
+    )
+    assert time.monotonic() - start < 5.0
+    assert (out.termination, out.returncode) == ("exited", 0)
+    assert out.stdout.text == "parent done\n"
+    assert out.escaped_killed == 1
+    assert _no_process_with_arg(marker)
+
+
+def test_background_children_die_at_timeout_too(run_auto: Runner) -> None:
+    marker = f"{secrets.randbelow(10**6)}.5"
+    out = run_auto(
+        f"""
+        import subprocess, time
+        for _ in range(3):
+            subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+        time.sleep(60)
+        """,
+        limits=Limits(wall_s=1.0, stack_grace_s=0.2),
+    )
+    assert out.termination == "timeout"
+    assert out.escaped_killed == 3
+    assert _no_process_with_arg(marker)
+
+
+@pytest.fixture
+def sigterm_log() -> Iterator[list[int]]:
+    """Catch SIGTERM in the grader (this test process) so an attack cannot kill pytest."""
+    received: list[int] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    yield received
+    signal.signal(signal.SIGTERM, previous)
+
+
+def test_child_cannot_signal_the_grader(run: Runner, sigterm_log: list[int]) -> None:
+    out = run(
+        f"""
+        import json, os, signal
+        result = {{}}
+        for name, pid in (("parent", os.getppid()), ("grader", {os.getpid()})):
+            try:
+                os.kill(pid, signal.SIGTERM)
+                result[name] = "sent"
+            except OSError as e:
+                result[name] = type(e).__name__
+        print(json.dumps(result))
+        """
+    )
+    time.sleep(0.1)  # let a signal that did get through be delivered
+    result = json.loads(out.stdout.text)
+    protected = out.applied("pid-namespace") or out.applied("drop-privileges")
+    if protected:
+        assert sigterm_log == []
+        assert result["grader"] in ("ProcessLookupError", "PermissionError")
+        assert result["parent"] in ("ProcessLookupError", "PermissionError")
+    else:  # honest fallback: root without namespaces can signal anything
+        assert not out.applied("drop-privileges")
+        assert result["grader"] == "sent" and signal.SIGTERM in sigterm_log
+
+
+def test_child_cannot_write_the_installed_package(run: Runner) -> None:
+    # A file next to this module's package; equivalent to src/syncgrade/ itself.
+    target = Path(syncgrade.__file__).parent / "sandbox" / f"_probe_{secrets.token_hex(4)}.txt"
+    try:
+        out = run(
+            f"""
+            try:
+                with open({str(target)!r}, "w") as f:
+                    f.write("pwned")
+                print("written")
+            except OSError as e:
+                print(type(e).__name__, e.errno)
+            """
+        )
+        protected = out.applied("filesystem-allowlist") or out.applied("drop-privileges")
+        if protected:
+            assert out.stdout.text.split()[0] in ("OSError", "PermissionError"), out.stdout.text
+            assert not target.exists()
+        else:
+            assert out.stdout.text == "written\n" and target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def test_hidden_paths_cannot_be_read(run: Runner, tmp_path: Path) -> None:
+    shown = tmp_path / "course"  # exposed read-only, but with a hidden part inside
+    (shown / "rubric").mkdir(parents=True)
+    (shown / "rubric" / "answers.py").write_text("SECRET = 42\n")
+    (shown / "public.txt").write_text("public\n")
+    solutions = tmp_path / "solutions"  # hidden, and not exposed at all
+    solutions.mkdir()
+    (solutions / "ex1.py").write_text("SOLUTION\n")
+    tmp_path.chmod(0o755)
+    out = run(
+        f"""
+        import json
+        result = {{}}
+        for path in ({str(shown / "public.txt")!r}, {str(shown / "rubric" / "answers.py")!r},
+                     {str(solutions / "ex1.py")!r}):
+            try:
+                result[path] = open(path).read()
+            except OSError as e:
+                result[path] = type(e).__name__
+        print(json.dumps(result))
+        """,
+        readable_paths=[shown],
+        hidden_paths=[shown / "rubric", solutions],
+    )
+    result = json.loads(out.stdout.text)
+    secret = result[str(shown / "rubric" / "answers.py")]
+    solution = result[str(solutions / "ex1.py")]
+    if out.applied("hidden-paths"):
+        assert result[str(shown / "public.txt")] == "public\n"
+        assert secret in ("PermissionError", "FileNotFoundError")
+        assert solution in ("PermissionError", "FileNotFoundError")
+    else:
+        assert secret == "SECRET = 42\n" and solution == "SOLUTION\n"
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP listener in the grader's network namespace; yields its port."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def test_no_network_to_the_graders_loopback(run: Runner, listener: int) -> None:
+    out = run(
+        f"""
+        import socket
+        try:
+            socket.create_connection(("127.0.0.1", {listener}), timeout=2).close()
+            print("connected")
+        except OSError as e:
+            print(type(e).__name__)
+        """
+    )
+    if out.applied("no-network"):
+        assert out.stdout.text in ("ConnectionRefusedError\n", "OSError\n"), out.stdout.text
+    else:
+        assert out.stdout.text == "connected\n"
+
+
+def test_environment_is_scrubbed(run: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "hunter2")
+    out = run("import json, os; print(json.dumps(dict(os.environ)))",
+              env={"GRADER_SETTING": "1"})
+    env = json.loads(out.stdout.text)
+    assert "SECRET_TOKEN" not in env and "hunter2" not in out.stdout.text
+    assert env["GRADER_SETTING"] == "1"
+    assert env["LANG"] == "C.UTF-8"
+    assert env["TMPDIR"].startswith(env["HOME"])
+    assert {"SYNCGRADE_CHANNEL_FD", "SYNCGRADE_STACK_FD"} <= set(env)
+
+
+def test_workdir_is_removed_afterwards(run: Runner) -> None:
+    out = run("import os; open('junk', 'w').write('x'); os.mkdir('d'); os.chmod('d', 0)\n"
+              "print(os.getcwd())")
+    assert not Path(out.stdout.text.strip()).exists()
+
+
+def test_sandbox_faults_raise(isolation: str) -> None:
+    with pytest.raises(SandboxError, match="no-such-program"):
+        run_sandboxed(["no-such-program-xyz"], isolation=isolation)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        run_sandboxed([sys.executable], files={"../escape": b""})

@@ -1,0 +1,74 @@
+"""How a child ends is reported as data: exits, signals, timeouts, memory, CPU."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import ARM_STACK_DUMP, Runner
+
+from syncgrade.sandbox import Limits
+
+
+def test_sys_exit_status_is_reported(run: Runner) -> None:
+    out = run("import sys; print('bye'); sys.exit(3)")
+    assert (out.termination, out.returncode, out.signal_name) == ("exited", 3, None)
+    assert out.stdout.text == "bye\n"
+
+
+def test_os_exit_skips_cleanup_but_status_is_reported(run: Runner) -> None:
+    out = run("import os, sys; sys.stdout.write('unflushed'); os._exit(7)")
+    assert (out.termination, out.returncode) == ("exited", 7)
+    assert out.stdout.total_bytes == 0  # os._exit does not flush Python's buffer
+
+
+def test_self_sigkill_is_a_signal_not_memory(run: Runner) -> None:
+    out = run("import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    assert (out.termination, out.signal_name, out.returncode) == ("signal", "SIGKILL", -9)
+
+
+def test_segfault_is_reported_as_sigsegv(run: Runner) -> None:
+    out = run("import ctypes; ctypes.string_at(0)")
+    assert (out.termination, out.signal_name, out.returncode) == ("signal", "SIGSEGV", -11)
+
+
+def test_infinite_loop_in_function_stops_with_stack_dump(run: Runner) -> None:
+    out = run(ARM_STACK_DUMP + "def spin():\n    n = 0\n    while True:\n        n += 1\n"
+              "spin()\n", limits=Limits(wall_s=1.0, stack_grace_s=1.0))
+    assert out.termination == "timeout"
+    assert out.signal_name == "SIGKILL"
+    assert 1.0 <= out.wall_s < 1.8  # the dump ends the grace period early
+    assert out.stack_dump is not None
+    # faulthandler: 'File ".../main.py", line 7 in spin', then the caller at line 8.
+    assert re.search(r'main\.py", line 7 in spin\n.*main\.py", line 8 in <module>',
+                     out.stack_dump), out.stack_dump
+
+
+def test_infinite_loop_at_import_names_the_module_line(run_auto: Runner) -> None:
+    loop = b"import time\nx = 0\nwhile True:\n    x += 1\n"
+    out = run_auto(ARM_STACK_DUMP + "import learner\n", extra_files={"learner.py": loop},
+                   limits=Limits(wall_s=1.0))
+    assert out.termination == "timeout"
+    assert out.stack_dump is not None
+    assert re.search(r'learner\.py", line [34] in <module>', out.stack_dump), out.stack_dump
+
+
+def test_timeout_without_a_stack_dump_handler(run_auto: Runner) -> None:
+    # SIGUSR1 kills an unprepared child outright; still a timeout, with no dump.
+    out = run_auto("while True: pass", limits=Limits(wall_s=0.5))
+    assert out.termination == "timeout"
+    assert out.stack_dump is None
+    assert out.wall_s < 3.0
+
+
+def test_address_space_exhaustion_is_memory(run: Runner) -> None:
+    out = run("buf = bytearray(2 * 2**30)", limits=Limits(wall_s=10, memory_bytes=512 * 2**20))
+    assert out.termination == "memory"
+    assert out.returncode == 1
+    assert "MemoryError" in out.stderr_flags
+
+
+def test_cpu_limit_is_cpu_not_timeout(run_auto: Runner) -> None:
+    out = run_auto("while True: pass", limits=Limits(wall_s=20, cpu_s=1))
+    assert (out.termination, out.signal_name) == ("cpu", "SIGXCPU")
+    assert out.wall_s < 5
+    assert out.cpu_s is not None and out.cpu_s >= 0.9
