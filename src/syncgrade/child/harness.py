@@ -116,6 +116,17 @@ class Harness:
             self.probe_seconds = measured
         return self.probe
 
+    def remeasure_probe(self) -> float:
+        """The fastest probe run seen so far, after two more runs (noise only slows runs
+        down, so the minimum is the best estimate of what the device really needs)."""
+        assert self.probe is not None
+        x, n = self.probe.host_args
+        runs = [workloads.time_spin(self.probe.fn, x, int(n), ORIGINAL_PERF_COUNTER)
+                for _ in range(2)]
+        self.probe.seconds = min(self.probe.seconds, *runs)
+        self.probe_seconds = self.probe.seconds
+        return self.probe.seconds
+
     def _still_computing(self, array: Any) -> Any:
         """Return a copy of ``array`` that becomes ready only after ~50 ms of device work."""
         if self._spin is None:
@@ -157,7 +168,8 @@ def run_call(
     except Exception as exc:  # a grader fault, not the learner's
         frame.update(ok=False, grader_error=f"{type(exc).__name__}: {exc}")
         return frame
-    frame["probe_seconds"] = harness.probe_seconds
+    uses_probe = any(str(spec.get("kind", "")).startswith("probe") for spec in call.get(
+        "args", []))
     recorder.reset()
     if "attribute" in call:
         target = namespace.get(call["attribute"], _MISSING)
@@ -175,6 +187,8 @@ def run_call(
     finally:
         recorder.enabled = False
     frame["wall_s"] = ORIGINAL_PERF_COUNTER() - start
+    if uses_probe and harness.probe is not None:
+        frame["probe_seconds"] = harness.remeasure_probe()
     frame["events"] = recorder.events
     frame["ok"] = error is None
     frame["error"] = error

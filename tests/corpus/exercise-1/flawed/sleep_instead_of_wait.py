@@ -1,4 +1,4 @@
-# flaw: a fixed time.sleep instead of waiting on the output
+# flaw: a short time.sleep instead of waiting on the output (shorter than the work)
 # expect-fail: sync-before-stop covers-device-work
 import time
 
@@ -9,6 +9,6 @@ def synchronized_samples(fn, args, repeats):
     for _ in range(repeats):
         start = time.perf_counter()
         out = fn(*args)
-        time.sleep(0.01)  # "surely it is done by now"
+        time.sleep(0.001)  # "surely it is done by now"
         samples.append(time.perf_counter() - start)
     return out, samples
