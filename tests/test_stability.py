@@ -1,0 +1,28 @@
+"""The same submission graded 20 times gets the same verdict (issue: noise must not leak
+into verdicts). A core set of exercise-1 files covers every timing-sensitive check: the
+correct styles, and each way a timer can stop before the work is done."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import CORPUS, ROOT, failed_ids, read_expectation
+
+import syncgrade
+
+ROUNDS = 20
+FILES = [
+    ROOT / "solutions" / "exercise-1" / "submission.py",
+    CORPUS / "exercise-1" / "correct" / "numpy_asarray_wait.py",
+    CORPUS / "exercise-1" / "flawed" / "no_wait.py",
+    CORPUS / "exercise-1" / "flawed" / "wait_on_stale_output.py",
+    CORPUS / "exercise-1" / "flawed" / "sleep_instead_of_wait.py",
+    CORPUS / "exercise-1" / "flawed" / "wait_on_input.py",
+]
+
+
+@pytest.mark.parametrize("round_", range(ROUNDS))
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
+def test_verdict_is_stable(path, round_: int) -> None:  # type: ignore[no-untyped-def]
+    expected = frozenset() if path.parent.parent.name == "solutions" else read_expectation(path)
+    report = syncgrade.grade("exercise-1", path)
+    assert failed_ids(report) == expected, [(c.id, c.message) for c in report.checks]
