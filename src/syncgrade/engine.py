@@ -313,3 +313,29 @@ def _internal_error_report(exercise: Exercise, submission: Submission,
     return _report(exercise, submission, checks, outcome, limits, seconds, None, error=True,
                    summary="The grader itself failed (internal error); this is not your "
                            "fault. Please report it.", internal_error=message)
+
+
+def trace(exercise: Exercise, source: str, *, display_name: str = "submission.py",
+          timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, CallFrame]:
+    """Run ``source`` through the child as a submission of ``exercise`` and return its
+    validated call frames, by call id: no checks, no report.
+
+    For grader-side sources only (deriving an answer key by tracing the grader's own code,
+    e.g. exercise-2's snippets). Raises ``RuntimeError`` when the source did not load or the
+    child did not finish, since a grader-side source must always run.
+    """
+    submission = Submission(source, display_name)
+    inputs = exercise.make_inputs()
+    outcome = sandbox.run_sandboxed(
+        [sys.executable, "-m", "syncgrade.child"],
+        stdin=json.dumps(_job(exercise, submission)).encode(),
+        files={"submission.py": source.encode(), "inputs.npz": _npz(inputs)},
+        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
+        limits=sandbox.Limits(wall_s=timeout),
+        hidden_paths=_hidden_paths(),
+    )
+    _hello, load, frames, end, _rejected = parse_frames(outcome.frames)
+    if load is None or not load.ok or end is None:
+        detail = load.error or load.problems if load else outcome.stderr.text[-2000:]
+        raise RuntimeError(f"{display_name} did not run in the child: {detail}")
+    return frames
