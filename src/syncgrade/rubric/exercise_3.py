@@ -1,0 +1,81 @@
+"""exercise-3 — Exclude initial placement (device-resident benchmark).
+
+``device_resident_benchmark(fn, host_args, device, repeats)`` is called twice: with a
+jitted ``tanh(x @ w)`` that has never run for the hidden shapes and NumPy hidden inputs
+(the learner places, waits, warms up, then times), and with the calibrated spin probe and
+its NumPy arguments (``covers-device-work``: a timer that stops at dispatch measures ~0).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import specs as s
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+
+REPEATS = 5
+PROBE_SECONDS = 0.05
+PROBE_REPEATS = 3
+RESULT = (0,)
+SAMPLES = (1,)
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    """Hidden inputs: not the lesson's seed or shapes (64x32 @ 32x16), and enough work per
+    call (~1 ms) to run asynchronously on XLA:CPU. The reduction stays short (64) so a
+    float32 result sits well inside the float64 reference's tolerance."""
+    rng = np.random.default_rng(3_302_611)
+    return {
+        "x": rng.normal(size=(1152, 64)).astype(np.float32),
+        "w": rng.normal(size=(64, 448)).astype(np.float32),
+    }
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {"predict": np.tanh(inputs["x"].astype(np.float64) @ inputs["w"])}
+
+
+MAIN = "main"
+PROBE = "probe"
+_ON_MAIN = {"call": MAIN, "samples": SAMPLES}
+
+EXERCISE = Exercise(
+    id="exercise-3",
+    title="Exclude initial placement",
+    version="1",
+    required=(Required("device_resident_benchmark", "fn, host_args, device, repeats",
+                       positional=4),),
+    calls=(
+        GraderCall(MAIN, "device_resident_benchmark", (
+            s.workload("predict"),  # jitted, never compiled for these shapes
+            s.tuple_of(s.host("x"), s.host("w")),
+            s.jax_device(),
+            s.value(REPEATS),
+        )),
+        GraderCall(PROBE, "device_resident_benchmark", (
+            s.probe(PROBE_SECONDS), s.probe_host_args(PROBE_SECONDS), s.jax_device(),
+            s.value(PROBE_REPEATS),
+        )),
+    ),
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
+                  {**_ON_MAIN, "count": REPEATS}),
+        CheckSpec("inputs-ready", "Inputs placed and ready", c.inputs_ready, 2, _ON_MAIN),
+        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 2,
+                  _ON_MAIN),
+        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 2, _ON_MAIN),
+        CheckSpec("times-the-call", "Times one call", c.times_the_call, 1, _ON_MAIN),
+        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 1,
+                  _ON_MAIN),
+        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 1,
+                  {"call": PROBE, "samples": SAMPLES}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)
