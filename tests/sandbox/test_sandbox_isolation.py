@@ -11,11 +11,15 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 
@@ -245,3 +249,167 @@ def test_sandbox_faults_raise(isolation: str) -> None:
         run_sandboxed(["no-such-program-xyz"], isolation=isolation)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         run_sandboxed([sys.executable], files={"../escape": b""})
+
+
+def test_process_limit_stops_a_thread_bomb(run_auto: Runner) -> None:
+    out = run_auto(
+        """
+        import threading, time
+        started = 0
+        try:
+            for _ in range(300):  # bounded even where the limit is not applied
+                threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+                started += 1
+        except RuntimeError:
+            pass
+        print(started, flush=True)
+        import os; os._exit(0)  # do not wait for the sleeping threads
+        """,
+        limits=Limits(wall_s=10, processes=40),
+    )
+    started = int(out.stdout.text)
+    if out.applied("process-limit"):
+        assert started < 40
+    else:
+        assert started == 300
+
+
+def test_concurrent_runs_stay_separate() -> None:
+    sources = {
+        "plain": "print('plain')",
+        "orphan": "import subprocess; subprocess.Popen(['sleep', '30'], start_new_session=True)"
+                  "; print('orphan')",
+        "slow": "import time; print('slow', flush=True); time.sleep(30)",
+        "crash": "import ctypes; print('crash', flush=True); ctypes.string_at(0)",
+    }
+
+    def one(name: str) -> tuple[str, str, str]:
+        out = run_sandboxed([sys.executable, "-c", sources[name]],
+                            limits=Limits(wall_s=1.5, stack_grace_s=0.1))
+        return name, out.stdout.text, out.termination
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = sorted(pool.map(one, sources))
+    assert time.monotonic() - start < 6
+    assert results == [("crash", "crash\n", "signal"), ("orphan", "orphan\n", "exited"),
+                       ("plain", "plain\n", "exited"), ("slow", "slow\n", "timeout")]
+
+
+GRADER = """
+import sys
+from syncgrade.sandbox import Limits, run_sandboxed
+child = "import subprocess, time; subprocess.Popen(['sleep', sys.argv[1] + '1'], " \\
+        "start_new_session=True); time.sleep(60)"
+run_sandboxed([sys.executable, "-c", "import sys; " + child, sys.argv[1]],
+              isolation=sys.argv[2], limits=Limits(wall_s=60))
+"""
+
+
+def _wait_for(predicate: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def _kill_by_arg(marker: str) -> None:
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        os.kill(int(name), signal.SIGKILL)
+            except OSError:
+                continue
+
+
+def test_children_die_with_a_crashed_grader(isolation: str, tmp_path: Path) -> None:
+    marker = f"{secrets.randbelow(10**6)}.7"
+    # A killed grader cannot delete its run directory: keep it inside tmp_path.
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    grader = subprocess.Popen([sys.executable, "-c", GRADER, marker, isolation], env=env)
+    try:
+        assert _wait_for(lambda: not _no_process_with_arg(marker + "1"), 10)
+        grader.kill()
+        grader.wait()
+        # The main child always dies with the grader (parent-death signal) ...
+        assert _wait_for(lambda: _no_process_with_arg("import sys; import subprocess"), 5)
+        if isolation == "auto" and namespaces_possible():
+            # ... and in namespace mode so does everything it left behind.
+            assert _wait_for(lambda: _no_process_with_arg(marker + "1"), 5)
+    finally:
+        grader.kill()
+        _kill_by_arg(marker)  # basic mode: a setsid escapee outlives a dead grader
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+UNPRIVILEGED_GRADER = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from syncgrade.sandbox import run_sandboxed
+child = '''
+import json, os
+r = {"uid": os.getuid()}
+try:
+    os.kill(int(os.environ["GRADER"]), 15); r["kill"] = "sent"
+except OSError as e:
+    r["kill"] = type(e).__name__
+try:
+    open(os.environ["GRADER_FILE"], "w").write("x"); r["write"] = "ok"
+except OSError as e:
+    r["write"] = type(e).__name__
+print(json.dumps(r))
+'''
+out = run_sandboxed([sys.executable, "-c", child], readable_paths=[sys.argv[2]],
+                    env={"GRADER": str(os.getpid()),
+                         "GRADER_FILE": os.path.join(sys.argv[2], "f")})
+print(json.dumps({"child": json.loads(out.stdout.text), "isolation": out.isolation,
+                  "applied": {p.name: p.applied for p in out.protections}}))
+"""
+
+
+@pytest.mark.skipif(not (namespaces_possible() and shutil.which("setpriv")
+                         and os.path.exists(SYSTEM_PYTHON)),
+                    reason="needs root, setpriv and a system python to act as 'nobody'")
+def test_unprivileged_grader_gets_a_user_namespace_jail() -> None:
+    # The grader's own files: a directory owned by the (unprivileged) grader user, in a
+    # place that user can reach (pytest's tmp_path is under a root-only directory).
+    owned = Path(tempfile.mkdtemp(prefix="syncgrade-test-"))
+    os.chmod(owned, 0o755)
+    os.chown(owned, 65534, 65534)
+    src = str(Path(syncgrade.__file__).parents[1])
+    try:
+        done = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON,
+             "-c", UNPRIVILEGED_GRADER, src, str(owned)],
+            capture_output=True, text=True, timeout=30, check=False)
+        written = (owned / "f").exists()
+    finally:
+        shutil.rmtree(owned)
+    if done.returncode != 0:
+        pytest.fail(f"unprivileged grader failed: {done.stderr[-2000:]}")
+    report = json.loads(done.stdout)
+    if not report["applied"]["user-namespace"]:
+        pytest.skip("unprivileged user namespaces are disabled on this kernel")
+    assert report["isolation"] == "namespaces"
+    assert not report["applied"]["drop-privileges"]  # same uid, honestly reported
+    assert report["child"]["kill"] == "ProcessLookupError"  # grader invisible
+    assert report["child"]["write"] in ("OSError", "PermissionError")  # read-only jail
+    assert not written
+
+
+def test_cleanup_never_touches_the_temp_base(run: Runner, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    base = tmp_path / "base"
+    base.mkdir(mode=0o755)
+    base.chmod(0o1777)
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    # Where it can, the child deletes its own run directory (the workdir's parent) and
+    # leaves an unwritable directory behind: cleanup must cope without chmod-ing ``base``.
+    run("import os, shutil\nos.mkdir('locked'); os.chmod('locked', 0)\n"
+        "shutil.rmtree(os.path.dirname(os.getcwd()), ignore_errors=True)")
+    assert base.stat().st_mode & 0o7777 == 0o1777
+    assert list(base.iterdir()) == []

@@ -40,6 +40,7 @@ from typing import Any
 LINUX = sys.platform.startswith("linux")
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
@@ -54,6 +55,7 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
+KEPT_MOUNT_FLAGS = {"noexec": MS_NOEXEC, "noatime": 1024, "nodiratime": 2048}
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
@@ -189,9 +191,12 @@ def bind_readonly(source: str, target: str) -> None:
     _make_point(target, source)
     mount(source, target, None, MS_BIND | MS_REC)
     for point, opts in _submounts(target):
+        # Keep the existing per-mount flags: in a user namespace they are locked, and
+        # a remount that would clear one fails with EPERM.
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV
-        if "noexec" in opts:
-            flags |= MS_NOEXEC
+        for opt, bit in KEPT_MOUNT_FLAGS.items():
+            if opt in opts:
+                flags |= bit
         mount(None, point, None, flags)
 
 
@@ -266,10 +271,20 @@ def _mask_hidden(root: str, hidden: list[str]) -> list[str]:
     return masked
 
 
-def _mount_kernel_fs(root: str, tmp_bytes: int) -> None:
-    """Fresh /proc (this pid ns only), fresh read-only /sys, and a minimal /dev."""
+def _mount_kernel_fs(root: str, tmp_bytes: int) -> list[str]:
+    """Fresh /proc (this pid ns only), fresh read-only /sys, and a minimal /dev.
+
+    Returns notes on what had to be left out.
+    """
+    notes: list[str] = []
     os.makedirs(root + "/proc", exist_ok=True)
-    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    try:
+        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError as e:
+        # In a user namespace the kernel refuses a fresh proc when the host's /proc has
+        # masked parts (containers). Never fall back to the host's /proc: it would show
+        # the grader's processes, and to a same-uid child their memory.
+        notes.append(f"no /proc ({e.strerror})")
     os.makedirs(root + "/sys", exist_ok=True)
     try:
         mount("sysfs", root + "/sys", "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -287,6 +302,7 @@ def _mount_kernel_fs(root: str, tmp_bytes: int) -> None:
         os.symlink(link, f"{dev}/{name}")
     os.makedirs(dev + "/shm")
     mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    return notes
 
 
 def build_jail(jail: dict[str, Any], prot: Protections) -> None:
@@ -300,13 +316,14 @@ def build_jail(jail: dict[str, Any], prot: Protections) -> None:
     shown = _expose_extra(root, jail["expose"], shown)
     _mount_workdir(root, jail["workdir"])
     masked = _mask_hidden(root, jail["hidden"])
-    _mount_kernel_fs(root, jail["tmp_bytes"])
+    notes = _mount_kernel_fs(root, jail["tmp_bytes"])
     pivot_root(root)
     mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
     extra = [p for p in shown if p not in SYSTEM_PATHS]
     prot.add("filesystem-allowlist", True,
              "pivot_root into a tmpfs showing only system dirs and "
-             + ", ".join(extra) + " (all read-only), the workdir, private /tmp, /proc, /dev")
+             + ", ".join(extra) + " (all read-only), the workdir, private /tmp, /proc, /dev"
+             + "".join(f"; {n}" for n in notes))
     unseen = [p for p in jail["hidden"] if os.path.realpath(p) not in masked]
     prot.add("hidden-paths", True,
              f"masked (mode-000 tmpfs/file): {masked or 'none'}; "
@@ -397,47 +414,71 @@ def _unreachable(paths: list[str], uid: int) -> str | None:
     return None
 
 
-def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> bool:
-    """Switch to the per-run uid (root only). Returns whether the child is unprivileged."""
-    uid = cfg.get("uid")
-    if os.geteuid() != 0:
+NOBODY = 65534
+
+
+def _switch_uid(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _unprivileged_grader(prot: Protections) -> None:
+    uid = os.geteuid()
+    if prot.applied("user-namespace"):
         prot.add("drop-privileges", False,
-                 f"grader is not root: child runs as the grader's uid {os.geteuid()}, "
-                 "which can signal the grader and write whatever the grader can")
-        return False
+                 f"not root: the child keeps the grader's uid {uid} (an unprivileged user can "
+                 "map only itself) but has no capabilities, cannot see the grader (pid "
+                 "namespace) and sees the grader's files only read-only (jail)")
+    else:
+        prot.add("drop-privileges", False,
+                 f"not root and no user namespace: the child runs as the grader's uid {uid} "
+                 "and can signal the grader and write whatever the grader can")
+
+
+def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> int | None:
+    """As root, switch to the per-run uid (or ``nobody`` where that uid is not mapped,
+    e.g. in a user-namespaced container). Returns the per-run uid if that is what the
+    child now runs under, else None."""
+    if os.geteuid() != 0:
+        _unprivileged_grader(prot)
+        return None
+    uid = cfg.get("uid")
     if uid is None:
         prot.add("drop-privileges", False, "no uid configured; child runs as root")
-        return False
+        return None
     if not jailed:
         blocked = _unreachable(cfg["needed"], uid)
         if blocked:
             prot.add("drop-privileges", False, f"uid {uid} could not reach {blocked} without "
                      "a mount namespace to re-expose it; child runs as ROOT")
-            return False
-    for path in (cfg["cwd"], os.path.join(cfg["cwd"], "tmp")):
-        if os.path.isdir(path):
-            os.chown(path, uid, uid)
-    for fd in (0, 1, 2, *cfg["keep_fds"]):
-        with contextlib.suppress(OSError):  # lets the child reopen /dev/stdout etc.
-            os.fchown(fd, uid, uid)
-    try:
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-    except OSError as e:
-        prot.add("drop-privileges", False, f"setuid({uid}) failed: {e}; child runs as ROOT")
-        return False
-    prot.add("drop-privileges", True,
-             f"per-run uid/gid {uid}, no supplementary groups, no capabilities")
-    return True
+            return None
+    errors = []
+    for candidate in (uid, NOBODY):
+        for path in (cfg["cwd"], os.path.join(cfg["cwd"], "tmp")):
+            os.chown(path, candidate, candidate)
+        for fd in (0, 1, 2, *cfg["keep_fds"]):
+            with contextlib.suppress(OSError):  # lets the child reopen /dev/stdout etc.
+                os.fchown(fd, candidate, candidate)
+        try:
+            _switch_uid(candidate)
+        except OSError as e:
+            errors.append(f"setuid({candidate}): {e.strerror}")
+            continue
+        kind = "per-run uid/gid" if candidate == uid else "shared uid/gid (nobody)"
+        prot.add("drop-privileges", True, f"{kind} {candidate}, no supplementary groups, "
+                 "no capabilities" + (f" ({errors[0]})" if errors else ""))
+        return candidate if candidate == uid else None
+    prot.add("drop-privileges", False, "; ".join(errors) + "; child runs as ROOT")
+    return None
 
 
 def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: bool) -> None:
     """Become the child: limits, privileges, fds, then exec. Never returns."""
     for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)  # ignored dispositions survive exec
-    dropped = drop_privileges(cfg, prot, jailed)
-    apply_rlimits(cfg["rlimits"], prot, dropped)
+    own_uid = drop_privileges(cfg, prot, jailed)
+    apply_rlimits(cfg["rlimits"], prot, own_uid is not None)
     if LINUX:
         try:
             prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -457,8 +498,8 @@ def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: 
     for fd in cfg["keep_fds"]:
         os.set_inheritable(fd, True)
     os.set_inheritable(status.fd, False)
-    status.send("protections", items=prot.as_json(),
-                isolation="namespaces" if jailed or prot.applied("pid-namespace") else "basic")
+    status.send("protections", items=prot.as_json(), uid=own_uid,
+                isolation="namespaces" if prot.applied("pid-namespace") else "basic")
     try:
         os.execvpe(cfg["argv"][0], cfg["argv"], cfg["env"])
     except OSError as e:
@@ -568,6 +609,16 @@ class Forwarder:
             self.pending.append(signum)
 
 
+def enter_user_namespace() -> None:
+    """Become 'root of nothing': a user namespace that maps just our own uid and gid."""
+    uid, gid = os.getuid(), os.getgid()
+    unshare(CLONE_NEWUSER)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+
+
 def try_pid_namespace(cfg: dict[str, Any], prot: Protections) -> bool:
     """Unshare the pid namespace for our children when isolation allows it."""
     if cfg["isolation"] == "basic":
@@ -578,6 +629,16 @@ def try_pid_namespace(cfg: dict[str, Any], prot: Protections) -> bool:
         for name in NAMESPACE_PROTECTIONS:
             prot.add(name, False, f"Linux namespaces unavailable on {sys.platform}")
         return False
+    if os.geteuid() != 0:
+        try:
+            enter_user_namespace()
+            prot.add("user-namespace", True, "unprivileged user namespace mapping only the "
+                     "grader's uid: capabilities inside it, none outside")
+        except OSError as e:
+            why = f"unprivileged user namespace unavailable: {e}"
+            for name in (*NAMESPACE_PROTECTIONS, "user-namespace"):
+                prot.add(name, False, why)
+            return False
     try:
         unshare(CLONE_NEWPID)
     except OSError as e:

@@ -5,6 +5,7 @@ kills every process in it); this sweep is the belt-and-braces and the whole stor
 basic mode. A leftover is any live process, other than the excluded ones, that
 
 - is in the child's process group or session (a plain background child), or
+- runs under the run's own per-run uid (root grader without namespaces), or
 - carries the run's random token in its environment (``SYNCGRADE_RUN_TOKEN``), which
   every descendant inherits unless it deliberately execs with a fresh environment;
   that is what catches a ``setsid`` escapee that left the group and the session.
@@ -49,8 +50,20 @@ def _has_token(pid: int, needle: bytes) -> bool:
         return False
 
 
-def find_leftovers(token: str, group: int | None, exclude: Iterable[int]) -> set[int]:
-    """Live, non-zombie processes that belong to the run (see the module docstring)."""
+def _owner(pid: int) -> int | None:
+    try:
+        return os.stat(f"{PROC}/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def find_leftovers(token: str, group: int | None, exclude: Iterable[int],
+                   uid: int | None = None) -> set[int]:
+    """Live, non-zombie processes that belong to the run (see the module docstring).
+
+    ``uid``: the run's own per-run uid, if the child got one; every process of that uid
+    is the run's, whatever it did to its group, session or environment.
+    """
     skip = {os.getpid(), *exclude}
     needle = f"{TOKEN_VAR}={token}\0".encode()
     found = set()
@@ -62,7 +75,7 @@ def find_leftovers(token: str, group: int | None, exclude: Iterable[int]) -> set
         if info is None or info[0] in ("Z", "X"):
             continue
         in_group = group is not None and group in (info[1], info[2])
-        if in_group or _has_token(pid, needle):
+        if in_group or (uid is not None and _owner(pid) == uid) or _has_token(pid, needle):
             found.add(pid)
     return found
 
@@ -86,7 +99,8 @@ def kill_pid(pid: int, sig: int = signal.SIGKILL) -> bool:
             os.close(fd)
 
 
-def sweep(token: str, group: int | None, exclude: Iterable[int], rounds: int = 5) -> int:
+def sweep(token: str, group: int | None, exclude: Iterable[int], uid: int | None = None,
+          rounds: int = 5) -> int:
     """Kill every leftover of the run; return how many distinct processes were killed.
 
     Repeats the scan because a leftover may fork while the previous round is killing;
@@ -97,7 +111,7 @@ def sweep(token: str, group: int | None, exclude: Iterable[int], rounds: int = 5
     excluded = set(exclude)
     killed: set[int] = set()
     for _ in range(rounds):
-        batch = find_leftovers(token, group, excluded) - killed
+        batch = find_leftovers(token, group, excluded, uid) - killed
         if not batch:
             break
         killed |= {pid for pid in batch if kill_pid(pid)}

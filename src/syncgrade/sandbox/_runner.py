@@ -38,7 +38,7 @@ _UID_SPAN = 500_000_000
 PROTECTION_ORDER = (
     "process-group", "wall-limit", "cpu-limit", "address-space-limit", "file-size-limit",
     "process-limit", "no-core-dumps", "output-cap", "result-cap", "scrubbed-env",
-    "temp-workdir", "drop-privileges", "no-new-privileges", "pid-namespace",
+    "temp-workdir", "drop-privileges", "user-namespace", "no-new-privileges", "pid-namespace",
     "filesystem-allowlist", "hidden-paths", "no-network", "ipc-namespace", "uts-namespace",
     "leftover-sweep", "parent-death-kill",
 )
@@ -246,7 +246,10 @@ class _Run:
     def sweep(self, pid: int) -> int:
         """Kill leftovers while the main process is an unreaped zombie (no pid reuse)."""
         group = pid if self.isolation_used() != "namespaces" else None
-        killed = _procs.sweep(self.token, group, exclude={pid})
+        reported = self.status.last("protections") or {}
+        uid = reported.get("uid")
+        killed = _procs.sweep(self.token, group, exclude={pid},
+                              uid=int(uid) if isinstance(uid, int) else None)
         _procs.kill_group(pid)
         return killed
 

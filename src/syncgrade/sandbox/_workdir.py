@@ -73,18 +73,23 @@ class RunDir:
         """Delete the run directory even if the child made parts of it unwritable.
 
         shutil.rmtree never follows symlinks, so a link planted by the child to
-        elsewhere is removed, not its target.
+        elsewhere is removed, not its target. The error handler only ever touches
+        paths strictly inside the run directory: never its parent (``/tmp``), even if
+        the child deleted or replaced the run directory itself.
         """
+        root = str(self.path)
+
+        def inside(path: str) -> bool:
+            return path == root or path.startswith(root + os.sep)
 
         def fix_and_retry(func: Any, path: str, _exc: object) -> None:
+            if not inside(path) or not os.path.lexists(path):
+                return
             for p in (os.path.dirname(path), path):
-                try:
-                    st = os.lstat(p)
-                    if stat.S_ISDIR(st.st_mode):
+                with contextlib.suppress(OSError):
+                    if inside(p) and stat.S_ISDIR(os.lstat(p).st_mode):
                         os.chmod(p, 0o700)
-                except OSError:
-                    pass
             with contextlib.suppress(OSError):
                 func(path)
 
-        shutil.rmtree(self.path, onerror=fix_and_retry)
+        shutil.rmtree(root, onerror=fix_and_retry)
