@@ -1,0 +1,67 @@
+"""Combinators that build one check out of reusable ones, without copying them.
+
+- :func:`all_of` runs several parameterised checks under one check id (for example
+  ``numpy-match`` on two grader calls) and reports the first failure, labelled.
+- :func:`on_intervals` runs a check on a chosen subset of a call's intervals (for example
+  only the warm intervals of a report that also times first calls).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from syncgrade.analysis import Analysis, Interval
+from syncgrade.rubric.base import CheckFn, Context, Outcome, Skip
+
+Part = tuple[str, CheckFn, Mapping[str, Any]]
+IntervalSelector = Callable[[Context, str], list[Interval]]
+
+
+def all_of(ctx: Context, parts: Sequence[Part], ok: str = "") -> Outcome:
+    """Pass when every part passes. The first failing part decides, its message prefixed
+    with the part's label (e.g. ``"`energy(a, b)`: "``); otherwise a skipped part makes
+    the whole check skipped (when no part passed) or is ignored (when another passed).
+    A pass says ``ok`` when given, else the first part's message."""
+    passed: list[Outcome] = []
+    skipped: list[str] = []
+    for label, fn, params in parts:
+        try:
+            outcome = fn(ctx, **params)
+        except Skip as skip:
+            skipped.append(str(skip))
+            continue
+        if outcome.status == "failed":
+            message = f"{label}: {lower_first(outcome.message)}" if label else outcome.message
+            return Outcome.fail(message, outcome.hint, outcome.evidence)
+        if outcome.status == "skipped":
+            skipped.append(outcome.message)
+            continue
+        passed.append(outcome)
+    if not passed:
+        raise Skip(skipped[0] if skipped else "nothing to check")
+    return Outcome.ok(ok or passed[0].message, passed[0].evidence)
+
+
+def lower_first(message: str) -> str:
+    """``"The result ..."`` -> ``"the result ..."``, to follow a label or a colon."""
+    word = message.split(" ", 1)[0]
+    if word[:1].isupper() and word[1:].islower():
+        return message[:1].lower() + message[1:]
+    return message
+
+
+def restricted(ctx: Context, call: str, intervals: Sequence[Interval]) -> Context:
+    """A view of ``ctx`` in which ``call``'s analysis holds only ``intervals`` (all events
+    are kept, so "what happened before the first interval" still sees everything)."""
+    full = ctx.analysis(call)
+    view = Analysis(events=full.events, intervals=tuple(intervals))
+    return dataclasses.replace(ctx, _analyses={**ctx._analyses, call: view})
+
+
+def on_intervals(ctx: Context, check: CheckFn, call: str, select: IntervalSelector,
+                 **params: Any) -> Outcome:
+    """Run ``check(ctx, call=call, **params)`` on the intervals ``select`` picks."""
+    chosen = select(ctx, call)
+    return check(restricted(ctx, call, chosen), call=call, **params)

@@ -1,0 +1,109 @@
+"""exercise-5 — A different equivalent workload (energy).
+
+Three grader calls, in this order:
+
+1. ``energy_reference(a_host, b_host)`` on host arrays of shapes no other call uses. It
+   runs first, in a fresh child, so any ``jax.numpy`` operation in it traces and compiles
+   for shapes JAX has never seen: ``reference-is-numpy`` sees that in the trace.
+2. ``energy(a, b)`` directly, on placed arrays: ``shape`` and ``numpy-match``.
+3. ``benchmark_energy(x, w, repeats)`` on placed arrays of yet other shapes (so nothing
+   was compiled for them by call 2): ``jitted``, ``warmup-excluded``, ``sync-before-stop``,
+   ``sample-count``, and ``numpy-match``/``shape`` of the output it returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import specs as s
+from syncgrade.rubric import workload_checks as wc
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.compose import all_of
+
+REPEATS = 6
+SAMPLES = (1,)
+RESULT = (0,)
+REFERENCE = "reference"
+ENERGY = "energy"
+BENCH = "bench"
+
+
+def _pair(rng: np.random.Generator, rows: int, k: int, features: int) -> tuple[np.ndarray,
+                                                                            np.ndarray]:
+    return (rng.normal(size=(rows, k)).astype(np.float32),
+            rng.normal(size=(k, features)).astype(np.float32))
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    # Other seeds and shapes than the lesson's 64x32 @ 32x16, one shape set per call, all
+    # large enough to run asynchronously on XLA:CPU (a missing wait is visible).
+    rng = np.random.default_rng(5_260_417)
+    ref_a, ref_b = _pair(rng, 520, 200, 136)
+    a, b = _pair(rng, 704, 352, 224)
+    x, w = _pair(rng, 768, 384, 256)
+    return {"ref_a": ref_a, "ref_b": ref_b, "a": a, "b": b, "x": x, "w": w}
+
+
+def energy_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The grader's own reference: row-wise sum of squares of ``a @ b``, in float64."""
+    product = a.astype(np.float64) @ b.astype(np.float64)
+    return np.sum(product * product, axis=1)
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {
+        "reference": energy_of(inputs["ref_a"], inputs["ref_b"]),
+        "energy": energy_of(inputs["a"], inputs["b"]),
+        "bench": energy_of(inputs["x"], inputs["w"]),
+    }
+
+
+def _on_both(check: Any) -> tuple[tuple[str, Any, dict[str, Any]], ...]:
+    """``check`` on ``energy``'s direct result and on ``benchmark_energy``'s output."""
+    return (
+        ("`energy(a, b)`", check, {"call": ENERGY, "result": (), "reference": "energy"}),
+        ("the output `benchmark_energy` returned", check,
+         {"call": BENCH, "result": RESULT, "reference": "bench"}),
+    )
+
+
+EXERCISE = Exercise(
+    id="exercise-5",
+    title="A different equivalent workload (energy)",
+    version="1",
+    required=(
+        Required("energy", "a, b", positional=2),
+        Required("energy_reference", "a_host, b_host", positional=2),
+        Required("benchmark_energy", "x, w, repeats", positional=3),
+    ),
+    calls=(
+        GraderCall(REFERENCE, "energy_reference", (s.host("ref_a"), s.host("ref_b"))),
+        GraderCall(ENERGY, "energy", (s.device("a"), s.device("b"))),
+        GraderCall(BENCH, "benchmark_energy", (s.device("x"), s.device("w"), s.value(REPEATS))),
+    ),
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (REFERENCE, ENERGY, BENCH)}),
+        CheckSpec("shape", "Row-wise shape", all_of, 1,
+                  {"parts": _on_both(c.shape),
+                   "ok": "`energy` and `benchmark_energy` both return one value per row."}),
+        CheckSpec("numpy-match", "Matches NumPy", all_of, 1,
+                  {"parts": _on_both(c.numpy_match),
+                   "ok": "`energy` and the output of `benchmark_energy` match an independent "
+                         "NumPy reference on hidden inputs."}),
+        CheckSpec("reference-is-numpy", "Reference is NumPy", wc.reference_is_numpy, 1,
+                  {"call": REFERENCE, "result": (), "reference": "reference"}),
+        CheckSpec("jitted", "Compiled once, reused", wc.jitted, 1,
+                  {"call": BENCH, "samples": SAMPLES}),
+        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1,
+                  {"call": BENCH, "samples": SAMPLES}),
+        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
+                  {"call": BENCH, "samples": SAMPLES}),
+        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
+                  {"call": BENCH, "samples": SAMPLES, "count": REPEATS}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)

@@ -1,0 +1,116 @@
+"""Checks about the workload itself rather than the timer around it (exercise-5).
+
+- ``jitted``: the timed calls go through a ``jax.jit`` function that is compiled once and
+  reused, not an eager op-by-op computation and not a jit re-created in the loop.
+- ``reference-is-numpy``: the learner's reference agrees with the grader's and ran on the
+  host with NumPy only: no JAX dispatch, compilation, placement or readback of a JAX
+  array happened while it ran, and it returned a NumPy result.
+
+Semantics: docs/checks.md. Both are pure functions of the recorded trace.
+"""
+
+from __future__ import annotations
+
+from syncgrade.analysis import Interval
+from syncgrade.rubric import checks as c
+from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.compose import lower_first
+from syncgrade.trace import Call, Compile, Event, Placement, Wait
+from syncgrade.values import JaxArray
+
+
+def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Every interval times a call of a jitted function, and nothing is traced or
+    compiled after the first interval ends (one compilation per input specialization;
+    compiling in the first interval is ``warmup-excluded``'s business, not this one's)."""
+    intervals = c._intervals(ctx, call, samples)
+    if not intervals:
+        raise Skip("no timed interval was found (see `sync-before-stop`)")
+    fn = c._function_of(ctx, call)
+    if not ctx.analysis(call).calls():
+        return Outcome.fail(
+            f"`{fn}` never called a `jax.jit` function: the workload ran eagerly, one "
+            "operation at a time, so the samples time op-by-op dispatch, not a compiled "
+            "program.",
+            "Compile the workload once with `jax.jit(energy)` before the timed loop and time "
+            "calls of that compiled function.",
+        )
+    for index, interval in enumerate(intervals):
+        if not interval.calls:
+            return _no_jit_call(ctx, call, index, interval)
+    recompiles = _compiles_between(ctx, call, intervals[0].stop.seq, intervals[-1].stop.seq)
+    if recompiles:
+        where = c._line(recompiles[0])
+        return Outcome.fail(
+            f"The workload was traced and compiled again during the timed loop"
+            f"{c._where(where)}: the jitted function is re-created (or re-specialized) for "
+            "each sample instead of being reused.",
+            "Create the `jax.jit` function once, before the loop, warm it up, and call that "
+            "same function in every sample (a new `jax.jit(lambda ...)` compiles anew).",
+            c._with_timeline(ctx, call, _interval_holding(intervals, recompiles[0])
+                             or intervals[-1], recompiles=len(recompiles)),
+        )
+    return Outcome.ok("Every sample times the same compiled `jax.jit` function.")
+
+
+def _no_jit_call(ctx: Context, call: str, index: int, interval: Interval) -> Outcome:
+    return Outcome.fail(
+        f"Timed interval {index + 1} (line {c._line(interval.start)} to line "
+        f"{c._line(interval.stop)}) contains no call of a `jax.jit` function: the timed "
+        "work ran eagerly (or outside the timer).",
+        "Time a call of the function you compiled with `jax.jit`, started just before the "
+        "call and stopped after waiting for its output.",
+        c._with_timeline(ctx, call, interval),
+    )
+
+
+def _compiles_between(ctx: Context, call: str, after: int, before: int) -> list[Compile]:
+    return [e for e in ctx.analysis(call).events
+            if isinstance(e, Compile) and after < e.seq < before]
+
+
+def _interval_holding(intervals: list[Interval], event: Event) -> Interval | None:
+    return next((i for i in intervals if i.start.seq < event.seq < i.stop.seq), None)
+
+
+def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: str,
+                       atol: float = 2e-5, rtol: float = 2e-5) -> Outcome:
+    """The learner's reference matches the grader's, is a NumPy result, and no JAX work
+    happened while it ran (the hidden shapes are new to the child, so any ``jax.numpy``
+    operation on them traces and compiles, which the trace shows)."""
+    fn = c._function_of(ctx, call)
+    jax_work = _jax_work(ctx.analysis(call).events)
+    if jax_work is not None:
+        what, event = jax_work
+        return Outcome.fail(
+            f"`{fn}` used JAX{c._where(c._line(event))} ({what}), so it is not an "
+            "independent NumPy check: a bug in JAX code could hide in both results.",
+            "Compute the reference with `numpy` functions on the host arrays only (`np.sum`, "
+            "`@`, `np.einsum`, ...); don't call `jax`, `jnp` or jitted functions in it.",
+        )
+    if isinstance(ctx.value(call, result), JaxArray):
+        return Outcome.fail(
+            f"`{fn}` returned a JAX array: the reference must be computed and returned "
+            "by NumPy on the host.",
+            "Use `numpy` on the host arrays and return the NumPy array it gives.",
+        )
+    agrees = c.numpy_match(ctx, call, result, reference, atol=atol, rtol=rtol)
+    if agrees.status != "passed":
+        return Outcome.fail(f"`{fn}` does not agree with the grader's own reference: "
+                            f"{lower_first(agrees.message)}", agrees.hint, agrees.evidence)
+    return Outcome.ok(f"`{fn}` computes with NumPy only and agrees with an independent "
+                      "reference.")
+
+
+def _jax_work(events: tuple[Event, ...]) -> tuple[str, Event] | None:
+    """The first sign of JAX work in a trace, described for the learner."""
+    for event in events:
+        if isinstance(event, Call):
+            return f"a call of the jitted function `{event.name}`", event
+        if isinstance(event, Compile):
+            return "a `jax.numpy` operation that JAX traced and compiled", event
+        if isinstance(event, Placement):
+            return "`jax.device_put`", event
+        if isinstance(event, Wait):
+            return "a JAX array read back to the host", event
+    return None
