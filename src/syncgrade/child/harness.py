@@ -117,12 +117,12 @@ class Harness:
         return self.probe
 
     def remeasure_probe(self) -> float:
-        """The fastest probe run seen so far, after two more runs (noise only slows runs
+        """The fastest probe run seen so far, after one more run (noise only slows runs
         down, so the minimum is the best estimate of what the device really needs)."""
         assert self.probe is not None
         x, n = self.probe.host_args
         runs = [workloads.time_spin(self.probe.fn, x, int(n), ORIGINAL_PERF_COUNTER)
-                for _ in range(2)]
+                for _ in range(1)]
         self.probe.seconds = min(self.probe.seconds, *runs)
         self.probe_seconds = self.probe.seconds
         return self.probe.seconds

@@ -66,7 +66,7 @@ def calibrate_spin(
 
     ``jitted_spin`` must be the grader's own jit of :func:`spin`. ``clock`` must be the
     original ``time.perf_counter`` (the grader's own timings are not learner intervals).
-    The fastest of three runs is reported: on a loaded machine a run can be several times
+    The fastest of two runs is reported: on a loaded machine a run can be several times
     slower than the same run later, and a correct learner sample is never shorter than the
     fastest run the device can do.
     """
@@ -83,6 +83,6 @@ def calibrate_spin(
         elapsed = run(steps)
     elapsed = min(elapsed, run(steps))  # one slow run must not halve the probe
     steps = max(1, int(steps * seconds / max(elapsed, 1e-9)))
-    fastest = min(run(steps) for _ in range(3))
+    fastest = min(run(steps) for _ in range(2))
     return x, np.int32(steps), fastest
 

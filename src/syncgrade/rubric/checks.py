@@ -284,10 +284,16 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
         intervals = _intervals_with_calls(ctx, call, samples)
     except _Verdict as verdict:
         return verdict.outcome
-    for index, interval in enumerate(intervals):
+    failing = [
+        (index, interval) for index, interval in enumerate(intervals)
+        if not interval.waits_on_timed_output() or interval.ready_at_stop is False
+    ]
+    if failing:
+        # Show an interval that stopped while the work was still running, if there is one:
+        # that is the clearest picture of what the timer missed.
+        index, interval = next(
+            ((i, iv) for i, iv in failing if iv.ready_at_stop is False), failing[0])
         waited = interval.waits_on_timed_output()
-        if waited and interval.ready_at_stop is not False:
-            continue
         if interval.ready_at_stop is False:
             reason = "the output was still being computed when the timer stopped"
         else:
@@ -299,7 +305,8 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
             f"In interval {index + 1}, {reason}; the sample measures dispatch, not the work.",
             "Wait on the output of the call you are timing, e.g. `out.block_until_ready()`, "
             f"before the line that stops the timer (line {_line(interval.stop)}).",
-            _with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop),
+            _with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
+                           failing_intervals=len(failing)),
         )
     return Outcome.ok("Every interval waits for its own output before the timer stops.")
 

@@ -15,7 +15,7 @@ from syncgrade.rubric import specs as s
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 
 REPEATS = 6
-PROBE_SECONDS = 0.05
+PROBE_SECONDS = 0.1
 PROBE_REPEATS = 3
 SAMPLES = (1,)
 RESULT = (0,)
@@ -26,8 +26,8 @@ def make_inputs() -> dict[str, np.ndarray]:
     # missing wait is visible; a different seed so a hard-coded answer fails.
     rng = np.random.default_rng(8_202_601)
     return {
-        "x": rng.normal(size=(768, 384)).astype(np.float32),
-        "w": rng.normal(size=(384, 256)).astype(np.float32),
+        "x": rng.normal(size=(1024, 768)).astype(np.float32),
+        "w": rng.normal(size=(768, 512)).astype(np.float32),
     }
 
 
@@ -56,7 +56,9 @@ EXERCISE = Exercise(
     checks=(
         CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
-                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+                  # float32 over a 768-long reduction: ~5e-5 of rounding is honest error.
+                  {"call": MAIN, "result": RESULT, "reference": "predict",
+                   "atol": 1e-4, "rtol": 1e-4}),
         CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
                   {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
         CheckSpec("times-the-call", "Times one call", c.times_the_call, 1,
