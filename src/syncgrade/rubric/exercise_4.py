@@ -1,0 +1,122 @@
+"""exercise-4 — Check an independent NumPy result first (changed workload).
+
+``changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats)`` is called
+three times, each with a ``compiled_predict`` warmed for a smaller row count only, so the
+learner's new shape compiles inside their code:
+
+- ``main``: the right ``tanh(x @ w)``; every check but ``verification-catches-errors``
+  reads this call. The reference uses the input the hidden-seed ``rng`` produces.
+- ``wrong-function``: ``compiled_predict`` is off by 1e-3 relative
+  (``predict_off_by_a_little``): caught at atol=rtol=2e-5, not at atol=1e-1.
+- ``wrong-device-weights``: the right function, but the device ``w`` is 1e-3 relative away
+  from ``w_host``: only a reference computed from the host copies catches it (a reference
+  computed through JAX on the placed arrays agrees with the wrong result).
+
+Both wrong calls must raise AssertionError; they are left out of ``runs`` for that reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import specs as s
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.verification import verification_catches_errors
+
+REPEATS = 5
+WRONG_REPEATS = 2
+ROWS = 1408  # not the lesson's 96, and enough work (~1 ms) to run asynchronously
+WARM_ROWS = 40  # compiled_predict arrives compiled for this row count only
+FEATURES, OUTPUTS = 48, 384  # a short reduction keeps float32 well inside 2e-5
+SEED = 4_402_617
+RESULT = (1,)
+SAMPLES = (2,)
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    """Hidden weights (other seed and shapes than the lesson's), their slightly wrong
+    device copy, and the smaller input ``compiled_predict`` is warmed on."""
+    rng = np.random.default_rng(4_402_609)
+    w = rng.normal(size=(FEATURES, OUTPUTS)).astype(np.float32)
+    return {
+        "w": w,
+        "w_off": (w * np.float32(1.0 + 1e-3)).astype(np.float32),
+        "x_small": rng.normal(size=(WARM_ROWS, FEATURES)).astype(np.float32),
+    }
+
+
+def larger_input(rows: int = ROWS, seed: int = SEED) -> np.ndarray:
+    """The input the learner's ``rng`` (``default_rng(seed)``) produces, per the contract."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(rows, FEATURES)).astype(np.float32)
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {"predict": np.tanh(larger_input().astype(np.float64) @ inputs["w"])}
+
+
+MAIN = "main"
+WRONG_FUNCTION = "wrong-function"
+WRONG_WEIGHTS = "wrong-device-weights"
+_ON_MAIN = {"call": MAIN, "samples": SAMPLES}
+
+
+def _call(call_id: str, workload: str, w_device: str, repeats: int) -> GraderCall:
+    return GraderCall(call_id, "changed_workload", (
+        s.workload(workload, warm=[s.device("x_small"), s.device("w")]),
+        s.host("w"),
+        s.device(w_device),
+        s.value(ROWS),
+        s.rng(SEED),
+        s.jax_device(),
+        s.value(repeats),
+    ))
+
+
+WRONG_SETUPS = {
+    WRONG_FUNCTION: (
+        "the grader passed a `compiled_predict` whose results are off by about 0.1%",
+        "the check did not catch it. Is the reference computed by the function under test, "
+        "is the tolerance looser than atol=2e-5, rtol=2e-5, or is the AssertionError caught?",
+    ),
+    WRONG_WEIGHTS: (
+        "the grader passed a device `w` that differs slightly from `w_host`",
+        "the check did not catch it. An independent reference is computed with NumPy from the "
+        "host copies (`larger_host`, `w_host`), not from the arrays on the device.",
+    ),
+}
+
+EXERCISE = Exercise(
+    id="exercise-4",
+    title="Check an independent NumPy result first",
+    version="1",
+    required=(Required("changed_workload", "compiled_predict, w_host, w, rows, rng, device, "
+                       "repeats", positional=7),),
+    calls=(
+        _call(MAIN, "predict", "w", REPEATS),
+        _call(WRONG_FUNCTION, "predict_off_by_a_little", "w", WRONG_REPEATS),
+        _call(WRONG_WEIGHTS, "predict", "w_off", WRONG_REPEATS),
+    ),
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec("shape", "Result shape", c.shape, 1,
+                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+        CheckSpec("verification-catches-errors", "Your check catches errors",
+                  verification_catches_errors, 3, {"right": MAIN, "wrong": WRONG_SETUPS}),
+        CheckSpec("inputs-ready", "Inputs placed and ready", c.inputs_ready, 1, _ON_MAIN),
+        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
+                  _ON_MAIN),
+        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1, _ON_MAIN),
+        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 1,
+                  _ON_MAIN),
+        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
+                  {**_ON_MAIN, "count": REPEATS}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)
