@@ -1,8 +1,8 @@
 # flaw: the reference is computed through JAX (jnp.tanh on the placed arrays), not NumPy on
-#       the host. NOT detected by exercise-4's checks: the JAX reference is still independent
-#       of compiled_predict, so it catches the grader's wrong function; no exercise-4 check
-#       looks at which library the reference uses (that is exercise-5's reference-is-numpy).
-# expect: pass
+#       the host copies. It still catches the grader's wrong compiled_predict, but not the
+#       grader's second wrong setup (a device `w` slightly off from `w_host`): a reference
+#       built from the device arrays agrees with the wrong result.
+# expect-fail: verification-catches-errors
 import time
 
 import jax
