@@ -74,17 +74,23 @@ def _timeline_lines(timeline: Timeline, indent: str, paint: _Paint,
                     source_lines: list[str] | None) -> list[str]:
     seconds = f", measured {timeline.seconds * 1e3:.3f} ms" if timeline.seconds else ""
     lines = [indent + paint(f"What your timer measured ({timeline.file}{seconds}):", "dim")]
-    for entry in timeline.entries:
+    codes = [_code(entry.line, source_lines) for entry in timeline.entries]
+    code_width = max((len(c) for c in codes), default=0)
+    for entry, code in zip(timeline.entries, codes, strict=True):
         where = f"line {entry.line:<4}" if entry.line else " " * 9
-        code = ""
-        if entry.line and source_lines and 0 < entry.line <= len(source_lines):
-            code = source_lines[entry.line - 1].strip()[:48]
-        label = f"{entry.what}"
-        row = f"{indent}  {where} {label:<18} {code:<48}"
+        row = f"{indent}  {where} {entry.what:<12} {code:<{code_width}}"
         if entry.note:
             row += "  ← " + entry.note
         lines.append(row.rstrip())
     return lines
+
+
+def _code(line: int | None, source_lines: list[str] | None) -> str:
+    """The learner's own source line, shortened, when we have it."""
+    if not line or not source_lines or not 0 < line <= len(source_lines):
+        return ""
+    text = source_lines[line - 1].strip()
+    return text if len(text) <= 44 else text[:43] + "…"
 
 
 def print_report(report: GradeReport, source_lines: list[str] | None = None,
