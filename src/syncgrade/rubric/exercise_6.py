@@ -1,0 +1,77 @@
+"""exercise-6 — Repair a flawed timer (diagnosis).
+
+``repaired_benchmark(fn, args, repeats)`` gets a jitted ``tanh(x @ w)`` that is not yet
+compiled for the hidden inputs, and hidden inputs that are placed but still being
+computed (so ``inputs-ready`` can tell whether the learner waited for them). The report's
+declared ``boundary`` is compared with the phases measured in the learner's own intervals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import specs as s
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.report_models import RepairReport
+
+REPEATS = 7  # not the default 5: a hard-coded count fails `sample-count`
+REPORT = (0,)
+SAMPLES = (0, "samples")
+BOUNDARY = (0, "boundary")
+RESULT = (1,)
+MAIN = "main"
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    # Other seed and shapes than the lesson's; large enough to run asynchronously.
+    rng = np.random.default_rng(6_310_529)
+    return {
+        "x": rng.normal(size=(736, 416)).astype(np.float32),
+        "w": rng.normal(size=(416, 240)).astype(np.float32),
+    }
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {"predict": np.tanh(inputs["x"].astype(np.float64) @ inputs["w"])}
+
+
+EXERCISE = Exercise(
+    id="exercise-6",
+    title="Repair a flawed timer (diagnosis)",
+    version="1",
+    required=(
+        Required("repaired_benchmark", "fn, args, repeats=5", positional=3),
+    ),
+    calls=(
+        GraderCall(MAIN, "repaired_benchmark", (
+            s.workload("predict"),
+            s.tuple_of(s.device("x", ready=False), s.device("w", ready=False)),
+            s.value(REPEATS),
+        )),
+    ),
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
+                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
+        CheckSpec("inputs-ready", "Inputs ready first", c.inputs_ready, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("boundary-matches", "Declared boundary", rc.boundary_matches, 2,
+                  {"call": MAIN, "boundary": BOUNDARY, "samples": SAMPLES}),
+        CheckSpec("report-schema", "Report layout", rc.report_schema, 1,
+                  {"call": MAIN, "report": REPORT, "model": RepairReport}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)

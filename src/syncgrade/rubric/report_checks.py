@@ -1,0 +1,382 @@
+"""Checks of the reports learners return (exercise-6 and exercise-7).
+
+- ``report-schema``: the report validates against the exercise's pydantic model (and,
+  where asked, survives ``json.dumps``); the failure lists every bad field.
+- ``boundary-matches``: the declared boundary equals the phases measured inside the
+  learner's own warm intervals.
+- ``summary-stats``: reported medians and differences equal those recomputed from the
+  reported samples.
+- ``environment``: reported JAX version, backend and device are the child's real ones.
+- ``first-call-includes-compile``: every first-call interval compiles and waits.
+
+First-call and warm intervals are told apart by the samples the learner returned (each
+sample is one interval's duration); when the samples cannot be matched to intervals, by
+whether an interval contains a compilation. Semantics: docs/checks.md.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ValidationError
+
+from syncgrade.analysis import PHASES, Interval
+from syncgrade.models import Evidence
+from syncgrade.rubric import checks as c
+from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.report_models import type_name
+from syncgrade.values import JaxArray, NumpyScalar, Opaque, is_number
+
+MAX_LISTED = 6
+SAMPLE_MATCH_RTOL = 1e-3  # tolerates a learner's rounding (e.g. round(s, 6)) of a sample
+
+# --------------------------------------------------------------------------- report-schema
+
+
+def report_schema(ctx: Context, call: str, report: ValuePath, model: type[BaseModel],
+                  json_safe: bool = False) -> Outcome:
+    """The report validates against ``model``; with ``json_safe``, it also holds only
+    what ``json.dumps`` accepts. The message lists each missing or ill-typed field."""
+    value = ctx.value(call, report)
+    problems = schema_problems(value, model)
+    if json_safe:
+        problems += [p for p in json_problems(value) if p not in problems]
+    fn = c._function_of(ctx, call)
+    if problems:
+        listed = "; ".join(problems[:MAX_LISTED])
+        more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+        return Outcome.fail(
+            f"The report `{fn}` returned does not have the required layout: {listed}{more}.",
+            "Compare each field with the exercise README: its name, and whether it holds a "
+            "float, a list of floats, text, or phase names." + (
+                " The report must survive `json.dumps`: plain floats, lists and strings only."
+                if json_safe else ""),
+            _facts(problems),
+        )
+    return Outcome.ok(f"The report `{fn}` returned has every required field, well typed.")
+
+
+def _facts(problems: list[str]) -> Evidence:
+    return Evidence(facts={f"problem_{i + 1}": p for i, p in enumerate(problems[:20])})
+
+
+def schema_problems(value: Any, model: type[BaseModel]) -> list[str]:
+    """One short line per validation error of ``value`` against ``model``; the same error
+    on several items of one list is one line."""
+    try:
+        model.model_validate(value)
+    except ValidationError as exc:
+        return _grouped([(tuple(e["loc"]), _problem(e)) for e in exc.errors()])
+    return []
+
+
+def _grouped(problems: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
+    groups: dict[tuple[Any, ...], list[tuple[str | int, ...]]] = {}
+    for loc, text in problems:
+        key = (loc[:-1], text) if loc and isinstance(loc[-1], int) else (loc, text)
+        groups.setdefault(key, []).append(loc)
+    lines = []
+    for (_parent, text), locs in groups.items():
+        line = f"{field_path(locs[0])} {text}"
+        if len(locs) > 1:
+            line = (f"{field_path(locs[0])} (and {len(locs) - 1} more item"
+                    f"{'s' if len(locs) > 2 else ''} of {field_path(locs[0][:-1])}) {text}")
+        lines.append(line)
+    return lines
+
+
+def _problem(error: Any) -> str:
+    """What is wrong with one field, phrased to follow its name."""
+    got = error.get("input")
+    if error["type"] == "missing":
+        return "is missing"
+    if error["type"] in ("array_not_float", "not_a_number"):
+        return f"is {error['msg']}"
+    if error["type"] == "literal_error":
+        return (f"is {got!r}, not a phase name (use one of: "
+                f"{', '.join(repr(p) for p in PHASES)})")
+    if error["type"] == "set_type" and isinstance(got, str):
+        return "is one string; it should be a set of phase names, e.g. {'phase one', 'phase two'}"
+    wanted = error["msg"].removeprefix("Input should be ").rstrip(".")
+    return f"should be {wanted}, not {type_name(got)}"
+
+
+def field_path(loc: Sequence[str | int]) -> str:
+    """``("first_call_s", 2)`` -> ``"`first_call_s[2]`"``; ``()`` -> ``"the report"``."""
+    if not loc:
+        return "the report"
+    text = ""
+    for step in loc:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return f"`{text}`"
+
+
+def json_problems(value: Any, loc: tuple[str | int, ...] = ()) -> list[str]:
+    """Where ``value`` holds something ``json.dumps`` rejects (decoded child values:
+    sets come back as frozensets, arrays as ndarrays, NumPy scalars keep their dtype)."""
+    where = field_path(loc)
+    if isinstance(value, dict):
+        problems = []
+        for key, item in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                problems.append(f"{where} has a key that is {type_name(key)}")
+                continue
+            problems += json_problems(item, (*loc, str(key)))
+        return problems
+    if isinstance(value, (list, tuple)):
+        return [p for i, item in enumerate(value) for p in json_problems(item, (*loc, i))]
+    if isinstance(value, frozenset):
+        return [f"{where} is a set, which JSON cannot hold (use a sorted list)"]
+    if isinstance(value, NumpyScalar) and value.dtype != "float64":
+        return [f"{where} is {type_name(value)}, which JSON cannot hold (use float(...))"]
+    if isinstance(value, (np.ndarray, Opaque)):
+        return [f"{where} is {type_name(value)}, which JSON cannot hold"]
+    return []
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def _number(ctx: Context, call: str, path: ValuePath) -> float:
+    value = ctx.value(call, path)
+    if not is_number(value) or isinstance(value, JaxArray) or not math.isfinite(value):
+        raise Skip(f"{field_path(path[-1:])} is not a plain number (see `report-schema`)")
+    return float(value)
+
+
+def _numbers(ctx: Context, call: str, path: ValuePath) -> list[float]:
+    value = ctx.value(call, path)
+    if not isinstance(value, (list, tuple)) or not value or not all(
+            is_number(v) and math.isfinite(v) for v in value):
+        raise Skip(f"{field_path(path[-1:])} is not a list of numbers (see `report-schema`)")
+    return [float(v) for v in value]
+
+
+# --------------------------------------------------------------------------- summary-stats
+
+
+def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[str, str],
+                  differences: Mapping[str, tuple[str, str]], rtol: float = 1e-6) -> Outcome:
+    """Each ``medians`` field is the median of its samples field; each ``differences``
+    field is the first field minus the second (recomputed from the samples)."""
+    recomputed: dict[str, float] = {}
+    for field, samples_field in medians.items():
+        samples = _numbers(ctx, call, (*report, samples_field))
+        recomputed[field] = statistics.median(samples)
+        reported = _number(ctx, call, (*report, field))
+        if not math.isclose(reported, recomputed[field], rel_tol=rtol, abs_tol=1e-12):
+            return Outcome.fail(
+                f"`{field}` is {reported:.6g}, but the median of your `{samples_field}` is "
+                f"{recomputed[field]:.6g}.",
+                f"Compute it from the reported samples: `statistics.median({samples_field})`"
+                " (or `float(np.median(...))`), after all samples are taken.",
+                Evidence(facts={"field": field}),
+            )
+    for field, (left, right) in differences.items():
+        expected = recomputed[left] - recomputed[right]
+        reported = _number(ctx, call, (*report, field))
+        scale = max(abs(recomputed[left]), abs(recomputed[right]))
+        if not math.isclose(reported, expected, rel_tol=0.0, abs_tol=rtol * scale + 1e-12):
+            return Outcome.fail(
+                f"`{field}` is {reported:.6g}, but `{left}` minus `{right}` is "
+                f"{expected:.6g}.",
+                f"Report `{field} = {left} - {right}`, both medians of your own samples.",
+                Evidence(facts={"field": field}),
+            )
+    names = ", ".join(f"`{f}`" for f in (*medians, *differences))
+    return Outcome.ok(f"{names} agree with your reported samples.")
+
+
+# --------------------------------------------------------------------------- environment
+
+
+def environment(ctx: Context, call: str, report: ValuePath) -> Outcome:
+    """``jax_version``, ``backend`` and ``device`` match the child's real ones."""
+    hello = ctx.hello
+    if hello is None:
+        raise Skip("the grader did not learn the real environment")
+    env = ctx.value(call, report)
+    if not isinstance(env, dict):
+        raise Skip("the environment is not a dict (see `report-schema`)")
+    checks: list[tuple[str, Callable[[str], bool], str]] = [
+        ("jax_version", lambda v: v == hello.jax_version, "`jax.__version__`"),
+        ("backend", lambda v: v.lower() == hello.backend.lower(), "`jax.default_backend()`"),
+        ("device", lambda v: device_matches(v, hello.device, hello.platform),
+         "`jax.devices()[0].device_kind` (or `.platform`)"),
+    ]
+    for key, ok, source in checks:
+        value = env.get(key)
+        if not isinstance(value, str):
+            raise Skip(f"`environment.{key}` is not text (see `report-schema`)")
+        if not ok(value):
+            return Outcome.fail(
+                f"`environment.{key}` is {value!r}, which is not what the process running "
+                "your code has.",
+                f"Read it at run time from {source} instead of writing it by hand.",
+                Evidence(facts={"field": key}),
+            )
+    return Outcome.ok("The reported JAX version, backend and device are the real ones.")
+
+
+GPU_NAMES = ("gpu", "cuda", "rocm")
+
+
+def device_matches(value: str, device_kind: str, platform: str) -> bool:
+    """The device's kind or platform, or a printed device such as ``TFRT_CPU_0``,
+    ``CpuDevice(id=0)`` or ``cuda:0`` (case-insensitive)."""
+    text = value.strip().lower()
+    if text in (device_kind.lower(), platform.lower()):
+        return True
+    names = GPU_NAMES if platform.lower() in GPU_NAMES else (platform.lower(),)
+    return any(name in text for name in names) and any(ch.isdigit() for ch in text)
+
+
+# --------------------------------------------------------------------------- first / warm
+
+
+def assign_samples(intervals: Sequence[Interval], values: Sequence[float],
+                   rtol: float = SAMPLE_MATCH_RTOL) -> list[Interval] | None:
+    """The interval each sample is the duration of (in seconds, ms, µs or ns), one
+    distinct interval per sample, or ``None`` when some sample matches none."""
+    if not values or not intervals:
+        return None
+    for factor in (1.0, 1e3, 1e6, 1e9):
+        free = list(intervals)
+        chosen: list[Interval] = []
+        for value in values:
+            near = [i for i in free if math.isclose(value, i.seconds * factor, rel_tol=rtol)]
+            if not near:
+                break
+            best = min(near, key=lambda i: abs(value - i.seconds * factor))
+            free.remove(best)
+            chosen.append(best)
+        else:
+            return sorted(chosen, key=lambda i: i.start.seq)
+    return None
+
+
+def split_first_warm(ctx: Context, call: str, first: ValuePath,
+                     warm: ValuePath) -> tuple[list[Interval], list[Interval]]:
+    """(first-call intervals, warm intervals) of ``call``: by the samples the learner
+    reported under ``first`` and ``warm``, else by whether an interval compiles."""
+    intervals = list(ctx.analysis(call).intervals)
+    matched = [_assigned(ctx, call, path, intervals) for path in (first, warm)]
+    first_ivs, warm_ivs = matched
+    if first_ivs is not None and warm_ivs is not None:
+        return first_ivs, warm_ivs
+    if first_ivs is not None:
+        return first_ivs, [i for i in intervals if i not in first_ivs]
+    if warm_ivs is not None:
+        return [i for i in intervals if i not in warm_ivs], warm_ivs
+    return [i for i in intervals if i.compiles], [i for i in intervals if not i.compiles]
+
+
+def _assigned(ctx: Context, call: str, path: ValuePath,
+              intervals: list[Interval]) -> list[Interval] | None:
+    try:
+        values = _numbers(ctx, call, path)
+    except Skip:
+        return None
+    return assign_samples(intervals, values)
+
+
+def warm_intervals(first: ValuePath, warm: ValuePath) -> Callable[[Context, str],
+                                                                  list[Interval]]:
+    """A selector (for :func:`syncgrade.rubric.compose.on_intervals`) of warm intervals."""
+
+    def select(ctx: Context, call: str) -> list[Interval]:
+        return split_first_warm(ctx, call, first, warm)[1]
+
+    return select
+
+
+def first_call_includes_compile(ctx: Context, call: str, first: ValuePath,
+                                warm: ValuePath) -> Outcome:
+    """Every first-call interval contains a compilation and a completed wait on the
+    output of the call it times."""
+    first_ivs, _ = split_first_warm(ctx, call, first, warm)
+    reported = len(_numbers(ctx, call, first))
+    if not first_ivs:
+        return Outcome.fail(
+            "No first-call interval contains a compilation: every timed call reused a "
+            "callable that was already compiled.",
+            "For each first-call sample, get a fresh callable with `make_fn()` and time its "
+            "very first call, to completion.",
+        )
+    for index, interval in enumerate(first_ivs):
+        if not interval.compiles:
+            return Outcome.fail(
+                f"First-call interval {index + 1} (line {c._line(interval.start)} to line "
+                f"{c._line(interval.stop)}) contains no compilation: its callable was "
+                "already compiled, so the sample is a warm call.",
+                "Call `make_fn()` once per first-call sample and time that new callable's "
+                "first call.", c._with_timeline(ctx, call, interval),
+            )
+        if not interval.waits_on_timed_output() or interval.ready_at_stop is False:
+            return Outcome.fail(
+                f"First-call interval {index + 1} stops the timer before the output is "
+                "ready: it measures tracing, compiling and dispatch, not the finished call.",
+                "Wait on the first call's output (e.g. `jax.block_until_ready(out)`) before "
+                f"the line that stops the timer (line {c._line(interval.stop)}).",
+                c._with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop),
+            )
+    if len(first_ivs) < reported:
+        return Outcome.fail(
+            f"Only {len(first_ivs)} of your {reported} first-call samples come from an "
+            "interval that compiles: the others time a callable that was already compiled.",
+            "Call `make_fn()` once per first-call sample and time that new callable's first "
+            "call.",
+        )
+    return Outcome.ok(f"Each of the {len(first_ivs)} first-call intervals compiles and "
+                      "waits for its output.")
+
+
+# --------------------------------------------------------------------------- boundary
+
+
+def declared_phases(value: Any) -> set[str]:
+    """The declared boundary as a set of phase names; :class:`Skip` when it is not a
+    set/list of known phase names (``report-schema`` reports that)."""
+    if not isinstance(value, (frozenset, list, tuple)) or not all(
+            isinstance(p, str) and p in PHASES for p in value):
+        raise Skip("the boundary is not a set of phase names (see `report-schema`)")
+    return set(value)
+
+
+def _phase_list(phases: set[str]) -> str:
+    return "{" + ", ".join(repr(p) for p in PHASES if p in phases) + "}"
+
+
+def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
+                     samples: ValuePath) -> Outcome:
+    """The declared phases equal ``Interval.phases()`` of every interval that produced a
+    sample (a first interval that compiles holds `compilation`: declare what you measured)."""
+    declared = declared_phases(ctx.value(call, boundary))
+    intervals = c._intervals(ctx, call, samples)
+    if not intervals:
+        return c._no_intervals(c._function_of(ctx, call))
+    for index, interval in enumerate(intervals):
+        measured = interval.phases()
+        if measured == declared:
+            continue
+        extra, missing = declared - measured, measured - declared
+        said = _phase_list(declared) if declared else "no phases"
+        parts = []
+        if missing and declared:
+            parts.append(f"it also holds {_phase_list(missing)}")
+        if extra:
+            parts.append(f"it does not hold {_phase_list(extra)}")
+        return Outcome.fail(
+            f"You declared {said}, but interval {index + 1} measured "
+            f"{_phase_list(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
+            "Declare the phases your interval really contains (or change the interval so it "
+            "contains the ones you declared).",
+            c._with_timeline(ctx, call, interval, declared=len(declared),
+                             measured=len(measured)),
+        )
+    return Outcome.ok(f"The declared boundary {_phase_list(declared)} is what your "
+                      "intervals measure.")
