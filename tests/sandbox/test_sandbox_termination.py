@@ -72,3 +72,20 @@ def test_cpu_limit_is_cpu_not_timeout(run_auto: Runner) -> None:
     assert (out.termination, out.signal_name) == ("cpu", "SIGXCPU")
     assert out.wall_s < 5
     assert out.cpu_s is not None and out.cpu_s >= 0.9
+
+
+def test_file_size_limit_stops_big_writes(run: Runner) -> None:
+    out = run(
+        """
+        import errno
+        try:
+            with open("big.bin", "wb") as f:
+                f.write(b"x" * (2 * 2**20))
+            print("written")
+        except OSError as e:
+            print(errno.errorcode[e.errno])
+        """,
+        limits=Limits(wall_s=10, file_bytes=2**20),
+    )
+    assert out.applied("file-size-limit")
+    assert out.stdout.text == "EFBIG\n"

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from . import _procs
 from ._capture import BoundedBytes, FrameDecoder, StreamExcerpt
@@ -266,7 +266,8 @@ class _Run:
         if reported is None and not timed_out:
             raise SandboxError("sandbox launcher ended without starting the child "
                                f"(status {launcher_status}); stderr: {self.stderr.captured().text}")
-        used = "namespaces" if reported and reported["isolation"] == "namespaces" else "basic"
+        used: Literal["namespaces", "basic"] = (
+            "namespaces" if reported and reported["isolation"] == "namespaces" else "basic")
         exit_event = self.status.last("exit") if used == "namespaces" else None
         wait_status: int | None = launcher_status
         leftover = 0
@@ -286,7 +287,7 @@ class _Run:
             stderr=stderr, frames=self.frames.frames, frames_truncated=self.frames.truncated,
             stack_dump=bytes(self.stack.data).decode("utf-8", "replace") or None,
             escaped_killed=leftover + swept, protections=_order(protections),
-            isolation=used,  # type: ignore[arg-type]
+            isolation=used,
             frames_incomplete=self.frames.incomplete, cpu_s=cpu,
             stderr_flags=ending.memory_flags,
         )
