@@ -211,16 +211,34 @@ class _Run:
         fds = {name: w for name, (_, w) in ends.items()}
         child_env = child_environment(self.rundir.work, env, (fds["channel"], fds["stack"]),
                                       self.token)
-        cfg_path = self.rundir.write_config(self.config(child_env, fds, hidden, readable))
-        stdin_fd = self.rundir.open_stdin(stdin)
         try:
-            start = time.monotonic()
-            proc = self.spawn(cfg_path, stdin_fd, ends)
+            cfg_path = self.rundir.write_config(self.config(child_env, fds, hidden, readable))
+            stdin_fd = self.rundir.open_stdin(stdin)
+            try:
+                start = time.monotonic()
+                proc = self.spawn(cfg_path, stdin_fd, ends)
+            finally:
+                os.close(stdin_fd)
+        except BaseException:
+            for r, _ in ends.values():
+                os.close(r)
+            raise
         finally:
-            os.close(stdin_fd)
             for _, w in ends.values():
                 os.close(w)  # only the child holds write ends: EOF means they are gone
-        pump = Pump(proc.pid)
+        pump = self.pump_for(proc.pid, ends)
+        try:
+            timed_out, wall, swept, wait_status, cpu = self.supervise(proc, pump, start)
+        except BaseException:  # e.g. KeyboardInterrupt in the grader: leave nothing running
+            self.abort(proc)
+            raise
+        finally:
+            pump.close()
+        return self.outcome(wait_status, timed_out, wall, swept, cpu)
+
+    def pump_for(self, pid: int, ends: dict[str, tuple[int, int]]) -> Pump:
+        """A pump that feeds each read end into its bounded sink."""
+        pump = Pump(pid)
         sinks: dict[str, Sink] = {
             "stdout": self.stdout, "stderr": self.stderr, "channel": self.frames,
             "stack": self.stack, "status": self.status.raw,
@@ -229,19 +247,28 @@ class _Run:
             enlarge_pipe(r)
             pump.add(r, sinks[name])
         self.stack_fd = ends["stack"][0]
-        try:
-            timed_out = not pump.run(start + self.limits.wall_s, pump.exited)
-            if timed_out:
-                self.stop(proc, pump)
-            wall = time.monotonic() - start
-            swept = self.sweep(proc.pid)
-            _, wait_status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(wait_status)  # Popen must not wait
-            pump.run(time.monotonic() + _DRAIN_S, lambda: pump.open_streams == 0)
-        finally:
-            pump.close()
-        cpu = usage.ru_utime + usage.ru_stime
-        return self.outcome(wait_status, timed_out, wall, swept, cpu)
+        return pump
+
+    def supervise(self, proc: subprocess.Popen[bytes], pump: Pump, start: float
+                  ) -> tuple[bool, float, int, int, float]:
+        """Run to the end; (timed_out, wall_s, swept, launcher wait status, cpu_s)."""
+        timed_out = not pump.run(start + self.limits.wall_s, pump.exited)
+        if timed_out:
+            self.stop(proc, pump)
+        wall = time.monotonic() - start
+        swept = self.sweep(proc.pid)
+        _, wait_status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(wait_status)  # Popen must not wait
+        pump.run(time.monotonic() + _DRAIN_S, lambda: pump.open_streams == 0)
+        return timed_out, wall, swept, wait_status, usage.ru_utime + usage.ru_stime
+
+    def abort(self, proc: subprocess.Popen[bytes]) -> None:
+        """Kill and reap everything of the run after a failure in the grader itself."""
+        if proc.returncode is None:
+            _procs.kill_group(proc.pid)
+            self.sweep(proc.pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
 
     def sweep(self, pid: int) -> int:
         """Kill leftovers while the main process is an unreaped zombie (no pid reuse)."""
