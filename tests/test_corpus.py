@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import CorpusCase, corpus_cases, failed_ids
+from corpus_support import CorpusCase, corpus_cases, failed_ids
 
 import syncgrade
 

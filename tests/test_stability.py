@@ -5,7 +5,7 @@ correct styles, and each way a timer can stop before the work is done."""
 from __future__ import annotations
 
 import pytest
-from conftest import CORPUS, ROOT, failed_ids, read_expectation
+from corpus_support import CORPUS, ROOT, failed_ids, read_expectation
 
 import syncgrade
 

@@ -1,12 +1,10 @@
-"""Shared helpers: the corpus, and grading through the real engine."""
+"""The submission corpus: reading its files and their expectations (see corpus/README.md)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -50,7 +48,3 @@ def corpus_cases() -> list[CorpusCase]:
 def failed_ids(report) -> frozenset[str]:  # type: ignore[no-untyped-def]
     return frozenset(c.id for c in report.checks if c.status == "failed")
 
-
-@pytest.fixture(scope="session")
-def root() -> Path:
-    return ROOT
