@@ -95,7 +95,7 @@ def test_background_children_die_at_timeout_too(run_auto: Runner) -> None:
             subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
         time.sleep(60)
         """,
-        limits=Limits(wall_s=1.0, stack_grace_s=0.2),
+        limits=Limits(wall_s=2.5, stack_grace_s=0.2),  # time to start 3 sleepers
     )
     assert out.termination == "timeout"
     assert out.escaped_killed == 3
@@ -309,13 +309,13 @@ def test_concurrent_runs_stay_separate() -> None:
 
     def one(name: str) -> tuple[str, str, str]:
         out = run_sandboxed([sys.executable, "-c", sources[name]],
-                            limits=Limits(wall_s=1.5, stack_grace_s=0.1))
+                            limits=Limits(wall_s=4, stack_grace_s=0.1))
         return name, out.stdout.text, out.termination
 
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = sorted(pool.map(one, sources))
-    assert time.monotonic() - start < 6
+    assert time.monotonic() - start < 10
     assert results == [("crash", "crash\n", "signal"), ("orphan", "orphan\n", "exited"),
                        ("plain", "plain\n", "exited"), ("slow", "slow\n", "timeout")]
 
