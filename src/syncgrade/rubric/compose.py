@@ -61,7 +61,13 @@ def restricted(ctx: Context, call: str, intervals: Sequence[Interval]) -> Contex
 
 
 def on_intervals(ctx: Context, check: CheckFn, call: str, select: IntervalSelector,
-                 **params: Any) -> Outcome:
-    """Run ``check(ctx, call=call, **params)`` on the intervals ``select`` picks."""
+                 label: str = "", **params: Any) -> Outcome:
+    """Run ``check(ctx, call=call, **params)`` on the intervals ``select`` picks; a
+    failure's message is prefixed with ``label`` (its interval numbers count only the
+    chosen intervals, e.g. "warm samples: interval 1 ...")."""
     chosen = select(ctx, call)
-    return check(restricted(ctx, call, chosen), call=call, **params)
+    outcome = check(restricted(ctx, call, chosen), call=call, **params)
+    if outcome.status != "failed" or not label:
+        return outcome
+    return Outcome.fail(f"{label}: {lower_first(outcome.message)}", outcome.hint,
+                        outcome.evidence)

@@ -42,9 +42,11 @@ def report_schema(ctx: Context, call: str, report: ValuePath, model: type[BaseMo
     """The report validates against ``model``; with ``json_safe``, it also holds only
     what ``json.dumps`` accepts. The message lists each missing or ill-typed field."""
     value = ctx.value(call, report)
-    problems = schema_problems(value, model)
+    found = schema_errors(value, model)
     if json_safe:
-        problems += [p for p in json_problems(value) if p not in problems]
+        ill_typed = {loc for loc, _ in found}
+        found += [(loc, text) for loc, text in json_problems(value) if loc not in ill_typed]
+    problems = _grouped(found)
     fn = c._function_of(ctx, call)
     if problems:
         listed = "; ".join(problems[:MAX_LISTED])
@@ -64,17 +66,20 @@ def _facts(problems: list[str]) -> Evidence:
     return Evidence(facts={f"problem_{i + 1}": p for i, p in enumerate(problems[:20])})
 
 
-def schema_problems(value: Any, model: type[BaseModel]) -> list[str]:
-    """One short line per validation error of ``value`` against ``model``; the same error
-    on several items of one list is one line."""
+Loc = tuple[str | int, ...]
+
+
+def schema_errors(value: Any, model: type[BaseModel]) -> list[tuple[Loc, str]]:
+    """(where, what is wrong) for each validation error of ``value`` against ``model``."""
     try:
         model.model_validate(value)
     except ValidationError as exc:
-        return _grouped([(tuple(e["loc"]), _problem(e)) for e in exc.errors()])
+        return [(tuple(e["loc"]), _problem(e)) for e in exc.errors()]
     return []
 
 
-def _grouped(problems: list[tuple[tuple[str | int, ...], str]]) -> list[str]:
+def _grouped(problems: list[tuple[Loc, str]]) -> list[str]:
+    """One line per problem; the same problem on several items of one list is one line."""
     groups: dict[tuple[Any, ...], list[tuple[str | int, ...]]] = {}
     for loc, text in problems:
         key = (loc[:-1], text) if loc and isinstance(loc[-1], int) else (loc, text)
@@ -115,26 +120,25 @@ def field_path(loc: Sequence[str | int]) -> str:
     return f"`{text}`"
 
 
-def json_problems(value: Any, loc: tuple[str | int, ...] = ()) -> list[str]:
-    """Where ``value`` holds something ``json.dumps`` rejects (decoded child values:
-    sets come back as frozensets, arrays as ndarrays, NumPy scalars keep their dtype)."""
-    where = field_path(loc)
+def json_problems(value: Any, loc: Loc = ()) -> list[tuple[Loc, str]]:
+    """(where, why) ``json.dumps`` would reject ``value`` (decoded child values: sets come
+    back as frozensets, arrays as ndarrays, NumPy scalars keep their dtype)."""
     if isinstance(value, dict):
-        problems = []
+        problems: list[tuple[Loc, str]] = []
         for key, item in value.items():
             if not isinstance(key, (str, int, float, bool)) and key is not None:
-                problems.append(f"{where} has a key that is {type_name(key)}")
+                problems.append((loc, f"has a key that is {type_name(key)}"))
                 continue
             problems += json_problems(item, (*loc, str(key)))
         return problems
     if isinstance(value, (list, tuple)):
         return [p for i, item in enumerate(value) for p in json_problems(item, (*loc, i))]
     if isinstance(value, frozenset):
-        return [f"{where} is a set, which JSON cannot hold (use a sorted list)"]
+        return [(loc, "is a set, which JSON cannot hold (use a sorted list)")]
     if isinstance(value, NumpyScalar) and value.dtype != "float64":
-        return [f"{where} is {type_name(value)}, which JSON cannot hold (use float(...))"]
+        return [(loc, f"is {type_name(value)}, which JSON cannot hold (use float(...))")]
     if isinstance(value, (np.ndarray, Opaque)):
-        return [f"{where} is {type_name(value)}, which JSON cannot hold"]
+        return [(loc, f"is {type_name(value)}, which JSON cannot hold")]
     return []
 
 

@@ -1,0 +1,87 @@
+"""exercise-7 — A reproducible report: first call and warm distributions.
+
+``timing_report(make_fn, args, first_repeats, warm_repeats)`` gets a factory of fresh,
+uncompiled jits of ``tanh(x @ w)`` and placed, ready hidden inputs. First-call and warm
+intervals are told apart by the samples the report lists (``report_checks.split_first_warm``):
+``first-call-includes-compile`` reads the first-call ones, ``warmup-excluded`` and
+``sync-before-stop`` the warm ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import specs as s
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.compose import all_of, on_intervals
+from syncgrade.rubric.report_models import TimingReport
+
+FIRST_REPEATS = 3  # odd counts: every median convention gives the same middle sample
+WARM_REPEATS = 5
+REPORT = ()
+FIRST = ("first_call_s",)
+WARM = ("warm_s",)
+MAIN = "main"
+WARM_ONLY = rc.warm_intervals(FIRST, WARM)
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    # Other seed and shapes than the lesson's; large enough to run asynchronously.
+    rng = np.random.default_rng(7_190_843)
+    return {
+        "x": rng.normal(size=(672, 448)).astype(np.float32),
+        "w": rng.normal(size=(448, 288)).astype(np.float32),
+    }
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {}
+
+
+EXERCISE = Exercise(
+    id="exercise-7",
+    title="A reproducible report: first call and warm distributions",
+    version="1",
+    required=(
+        Required("timing_report", "make_fn, args, first_repeats, warm_repeats", positional=4),
+    ),
+    calls=(
+        GraderCall(MAIN, "timing_report", (
+            s.factory("predict"),
+            s.tuple_of(s.device("x"), s.device("w")),
+            s.value(FIRST_REPEATS),
+            s.value(WARM_REPEATS),
+        )),
+    ),
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec("report-schema", "Report layout", rc.report_schema, 2,
+                  {"call": MAIN, "report": REPORT, "model": TimingReport, "json_safe": True}),
+        CheckSpec("first-call-includes-compile", "First calls compile",
+                  rc.first_call_includes_compile, 2, {"call": MAIN, "first": FIRST, "warm": WARM}),
+        CheckSpec("warmup-excluded", "Warm samples are warm", on_intervals, 1,
+                  {"check": c.warmup_excluded, "call": MAIN, "select": WARM_ONLY,
+                   "label": "Warm samples"}),
+        CheckSpec("sync-before-stop", "Warm samples wait", on_intervals, 2,
+                  {"check": c.sync_before_stop, "call": MAIN, "select": WARM_ONLY,
+                   "label": "Warm samples"}),
+        CheckSpec("summary-stats", "Summaries recomputed", rc.summary_stats, 1, {
+            "call": MAIN, "report": REPORT,
+            "medians": {"first_call_median_s": "first_call_s", "warm_median_s": "warm_s"},
+            "differences": {"compile_estimate_s": ("first_call_median_s", "warm_median_s")},
+        }),
+        CheckSpec("environment", "Real environment", rc.environment, 1,
+                  {"call": MAIN, "report": ("environment",)}),
+        CheckSpec("sample-count", "Sample counts and units", all_of, 1, {"parts": (
+            ("`first_call_s`", c.sample_count,
+             {"call": MAIN, "samples": FIRST, "count": FIRST_REPEATS}),
+            ("`warm_s`", c.sample_count, {"call": MAIN, "samples": WARM, "count": WARM_REPEATS}),
+        ), "ok": f"{FIRST_REPEATS} first-call and {WARM_REPEATS} warm samples, in seconds."}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)
