@@ -456,7 +456,8 @@ def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> int
     errors = []
     for candidate in (uid, NOBODY):
         for path in (cfg["cwd"], os.path.join(cfg["cwd"], "tmp")):
-            os.chown(path, candidate, candidate)
+            with contextlib.suppress(OSError):  # EINVAL for an unmapped uid: setuid says
+                os.chown(path, candidate, candidate)
         for fd in (0, 1, 2, *cfg["keep_fds"]):
             with contextlib.suppress(OSError):  # lets the child reopen /dev/stdout etc.
                 os.fchown(fd, candidate, candidate)
@@ -488,8 +489,11 @@ def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: 
             prot.add("no-new-privileges", False, str(e))
         if not jailed:
             # A uid change clears the parent-death signal; set it again so a crashed
-            # grader does not leave the child running.
+            # grader does not leave the child running (and check it did not die already).
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            parent = cfg["grader_pid"]
+            if not prot.applied("pid-namespace") and parent and os.getppid() != parent:
+                os._exit(125)
     else:
         prot.add("no-new-privileges", False, "PR_SET_NO_NEW_PRIVS is Linux-only")
     os.chdir(cfg["cwd"])
