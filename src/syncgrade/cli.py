@@ -3,9 +3,11 @@
     grade list                          the exercises and their titles
     grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
     grade EXERCISE [PATH] [--json]      grade PATH (default exercises/EXERCISE/submission.py)
+    grade batch PATHS... --exercise ID  grade many files; one JSON line (or CSV row) each
 
-Exit codes: 0 full marks; 1 graded, not full marks (a crashing submission included);
-2 usage error (unknown exercise, missing file); 3 the grader itself failed.
+Exit codes: 0 full marks (for `batch`: every file got a report); 1 graded, not full marks
+(a crashing submission included); 2 usage error (unknown exercise, missing file); 3 the
+grader itself failed.
 """
 
 from __future__ import annotations
@@ -117,6 +119,59 @@ def cmd_grade(argv: Sequence[str]) -> int:
     return EXIT_FULL_MARKS if report.status == "passed" else EXIT_NOT_FULL
 
 
+def cmd_batch(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="grade batch",
+        description="Grade many submissions of one exercise, each in its own sandbox. "
+                    "Writes one report per file as it finishes (JSON lines, or CSV).")
+    parser.add_argument("paths", nargs="+", type=Path,
+                        help="submission files, or folders of *.py files")
+    parser.add_argument("--exercise", required=True, help="exercise id, e.g. exercise-1")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="submissions graded at once (default: 2)")
+    parser.add_argument("--out", type=Path, metavar="FILE",
+                        help="write reports to FILE (default: stdout)")
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
+                        help="jsonl: one GradeReport per line (default); csv: one row each")
+    parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+                        help="wall-clock limit per submission (default: 60)")
+    args = parser.parse_args(argv)
+    _known_exercise(args.exercise)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    from syncgrade import batch
+    from syncgrade.engine import grade
+    from syncgrade.rubric import get_exercise
+
+    paths = batch.expand(args.paths)
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise UsageError(f"no such file: {missing[0]}"
+                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    if not paths:
+        raise UsageError("no submissions found")
+    check_ids = [c.id for c in get_exercise(args.exercise).checks]
+    stream = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
+    tally = batch.Tally(total=len(paths))
+    show_progress = sys.stderr.isatty()
+    try:
+        writer = batch.ReportWriter(stream, args.format, check_ids)
+        for report in batch.grade_all(
+                paths, lambda p: grade(args.exercise, p, timeout=args.timeout), args.jobs):
+            writer.write(report)
+            tally.add(report)
+            if show_progress:
+                sys.stderr.write(batch.progress_line(tally))
+                sys.stderr.flush()
+    finally:
+        if args.out:
+            stream.close()
+    if show_progress:
+        sys.stderr.write("\n")
+    print(tally.summary(), file=sys.stderr)
+    return EXIT_INTERNAL if tally.internal_errors else EXIT_FULL_MARKS
+
+
 def _source_lines(path: Path) -> list[str] | None:
     try:
         return path.read_text(encoding="utf-8").splitlines()
@@ -124,7 +179,9 @@ def _source_lines(path: Path) -> list[str] | None:
         return None
 
 
-COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"list": cmd_list, "start": cmd_start}
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -100,18 +100,19 @@ def grade(
     limits = sandbox.Limits(wall_s=timeout, **({"memory_bytes": memory_bytes}
                                                if memory_bytes else {}))
     inputs = exercise.make_inputs()
-    outcome = sandbox.run_sandboxed(
-        [sys.executable, "-m", "syncgrade.child"],
-        stdin=json.dumps(_job(exercise, submission)).encode(),
-        files={"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)},
-        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
-        limits=limits,
-        hidden_paths=_hidden_paths(),
-    )
+    outcome: sandbox.SandboxOutcome | None = None
     try:
+        outcome = sandbox.run_sandboxed(
+            [sys.executable, "-m", "syncgrade.child"],
+            stdin=json.dumps(_job(exercise, submission)).encode(),
+            files={"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)},
+            env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
+            limits=limits,
+            hidden_paths=_hidden_paths(),
+        )
         return _assemble(exercise, submission, inputs, outcome, limits,
                          time.perf_counter() - started)
-    except Exception as exc:  # a grader bug: still a report, never a learner's traceback
+    except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         return _internal_error_report(exercise, submission, outcome, limits, exc,
                                       time.perf_counter() - started)
 
@@ -168,11 +169,11 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
               outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
               seconds: float) -> GradeReport:
     hello, load, frames, end, _rejected = parse_frames(outcome.frames)
-    tampered = list(end.tampered) if end else []
+    tampered = sorted(set(end.tampered if end else []) | set(load.tampered if load else []))
     ctx = Context(
         exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
         frames=frames, inputs=inputs, references=exercise.make_references(inputs),
-        termination_hint=_termination_hint(outcome, limits, submission.display_name),
+        termination=describe_termination(outcome, limits, submission.display_name),
     )
     checks = [_evaluate(ctx, spec) for spec in exercise.checks]
     broken = end is None or outcome.termination != "exited"
@@ -218,23 +219,29 @@ def learner_line_from_stack(dump: str | None, display_name: str) -> int | None:
     return None
 
 
-def _termination_hint(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
-                      display_name: str) -> str:
+def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
+                         display_name: str) -> tuple[str, str]:
+    """(what happened, what to change) when the child did not finish on its own."""
+    if outcome.frames_truncated:
+        return (f"your code returned more data than the grader accepts "
+                f"({limits.result_bytes / 2**20:.0f} MiB)",
+                "Return only what the exercise asks for: the result and the samples.")
     if outcome.termination == "timeout":
         line = learner_line_from_stack(outcome.stack_dump, display_name)
         where = f" while running line {line}" if line else ""
-        return (f"Your code hit the {limits.wall_s:g} s time limit{where}. Look for a loop "
-                "that never ends or a wait on something that never completes.")
+        return (f"your code hit the {limits.wall_s:g} s time limit{where}",
+                "Look for a loop that never ends or a wait on something that never completes.")
     if outcome.termination == "memory":
-        return (f"Your code hit the memory limit ({limits.memory_bytes / 2**30:.1f} GiB). "
+        return (f"your code hit the memory limit ({limits.memory_bytes / 2**30:.1f} GiB)",
                 "Avoid keeping every output or building very large arrays.")
     if outcome.termination == "cpu":
-        return "Your code used up its CPU-time limit."
+        return ("your code used up its CPU-time limit",
+                "Look for a loop that never ends.")
     if outcome.termination == "signal":
-        return (f"The process running your code was killed by {outcome.signal_name}. "
-                "Does your code send signals or use ctypes?")
-    return (f"The process running your code exited early (status {outcome.returncode}). "
-            "Does your code call `sys.exit` or `os._exit`?")
+        return (f"the process running your code was killed by {outcome.signal_name}",
+                "Do not send signals, call ctypes or crash the interpreter on purpose.")
+    return (f"the process running your code exited early (status {outcome.returncode})",
+            "Do not call `sys.exit` or `os._exit` in the functions the grader calls.")
 
 
 def _stream(captured: sandbox.Captured) -> StreamExcerpt:
@@ -263,6 +270,9 @@ def _report(exercise: Exercise, submission: Submission, checks: list[CheckResult
         status = "error"
     else:
         status = "passed" if all(c.status == "passed" for c in checks) else "failed"
+    if summary is None and status == "error":
+        runs = next((c for c in checks if c.id == "runs" and c.status == "failed"), None)
+        summary = runs.message if runs else None
     if summary is None:
         failed = [c.id for c in checks if c.status == "failed"]
         summary = ("All checks passed." if status == "passed"
@@ -302,7 +312,7 @@ def _unreadable_report(exercise: Exercise, submission: Submission, timeout: floa
 
 
 def _internal_error_report(exercise: Exercise, submission: Submission,
-                           outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
+                           outcome: sandbox.SandboxOutcome | None, limits: sandbox.Limits,
                            exc: Exception, seconds: float) -> GradeReport:
     message = f"internal error: {type(exc).__name__}: {exc}"
     checks = [

@@ -135,6 +135,7 @@ class Load(BaseModel):
     ok: bool
     error: LearnerError | None = None
     problems: list[NameProblem] = []
+    tampered: list[str] = []
 
 
 class End(BaseModel):

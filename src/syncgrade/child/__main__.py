@@ -118,8 +118,9 @@ def main() -> int:
         source = handle.read()
     namespace, error = _load_submission(source, display)
     problems = [] if namespace is None else _missing_names(namespace, job)
+    # Checked right after import too: a hang later must not hide tampering at import.
     channel.send({"type": "load", "ok": namespace is not None and not problems,
-                  "error": error, "problems": problems})
+                  "error": error, "problems": problems, "tampered": installation.tampered()})
     if namespace is not None and not problems:
         runner = harness.Harness(recorder=recorder, inputs=inputs)
         for call in job["calls"]:

@@ -68,9 +68,9 @@ class Harness:
         return self.inputs[spec["name"]].copy()
 
     def _build_device(self, spec: Spec) -> Any:
-        array = jax.device_put(self.inputs[spec["name"]])
+        array = workloads.put(self.inputs[spec["name"]])
         if spec.get("ready", True):
-            return array.block_until_ready()
+            return workloads.wait(array)
         return self._still_computing(array)
 
     def _build_tuple(self, spec: Spec) -> tuple[Any, ...]:
@@ -85,7 +85,8 @@ class Harness:
     def _build_workload(self, spec: Spec) -> Any:
         fn = jax.jit(workloads.WORKLOADS[spec["name"]])
         if spec.get("warm") is not None:
-            jax.block_until_ready(fn(*[self.build(s) for s in spec["warm"]]))
+            for leaf in jax.tree_util.tree_leaves(fn(*[self.build(s) for s in spec["warm"]])):
+                workloads.wait(leaf)
         return fn
 
     def _build_factory(self, spec: Spec) -> Callable[[], Any]:
@@ -102,7 +103,7 @@ class Harness:
 
     def _build_probe_args(self, spec: Spec) -> tuple[Any, ...]:
         probe = self._probe(spec.get("seconds", 0.1))
-        return tuple(jax.device_put(a).block_until_ready() for a in probe.host_args)
+        return tuple(workloads.wait(workloads.put(a)) for a in probe.host_args)
 
     def _build_probe_host_args(self, spec: Spec) -> tuple[np.ndarray, ...]:
         probe = self._probe(spec.get("seconds", 0.1))
@@ -133,9 +134,9 @@ class Harness:
             self._spin = jax.jit(
                 lambda a, x, n: a + 0.0 * workloads.spin(x, n)[0].astype(a.dtype)
             )
-            jax.block_until_ready(self._spin(array, np.ones(4096, np.float32), np.int32(1)))
+            workloads.wait(self._spin(array, np.ones(4096, np.float32), np.int32(1)))
         steps = np.int32(max(1, int(self._steps_for(0.05))))
-        return self._spin(array, jax.device_put(np.ones(4096, np.float32)), steps)
+        return self._spin(array, workloads.put(np.ones(4096, np.float32)), steps)
 
     def _steps_for(self, seconds: float) -> float:
         probe = self._probe(0.1)

@@ -123,7 +123,7 @@ class Context:
     frames: dict[str, CallFrame]
     inputs: dict[str, np.ndarray]
     references: dict[str, Any]
-    termination_hint: str = ""
+    termination: tuple[str, str] = ("", "")  # (what happened, what to change), if it broke
     _values: dict[str, Any] = field(default_factory=dict)
     _analyses: dict[str, Analysis] = field(default_factory=dict)
 

@@ -83,7 +83,7 @@ def _no_intervals(function: str) -> Outcome:
 def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
     """The file loads, the names exist with the right parameters, every call returns."""
     if ctx.load is None:
-        return Outcome.fail("Your file did not finish loading.", _limit_hint(ctx))
+        return _broken(ctx, "Your file did not finish loading")
     if ctx.load.error is not None:
         err = ctx.load.error
         if err.type in ("SyntaxError", "IndentationError", "TabError"):
@@ -92,6 +92,8 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
                 "Fix the syntax on that line, then run `python submission.py` to check.",
                 Evidence(facts={"line": err.line, "error": err.type}),
             )
+        if err.type == "MemoryError":
+            return _out_of_memory("Importing your file", err.line)
         return Outcome.fail(
             f"Importing your file raised {err.type}{_where(err.line)}: {err.message}",
             "Keep top-level code to imports and definitions; put experiments under "
@@ -116,13 +118,15 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
     for call_id in calls:
         frame = ctx.frames.get(call_id)
         if frame is None:
-            return Outcome.fail("The grader's call of your function did not finish.",
-                                _limit_hint(ctx))
+            return _broken(ctx, f"The grader's call of `{_function_of(ctx, call_id)}` did "
+                                "not finish")
         if frame.grader_error:
             raise RuntimeError(f"grader could not build the arguments: {frame.grader_error}")
         if frame.error is not None:
             err = frame.error
             fn = _function_of(ctx, call_id)
+            if err.type == "MemoryError":
+                return _out_of_memory(f"`{fn}`", err.line)
             return Outcome.fail(
                 f"`{fn}` raised {err.type}{_where(err.line)}: {err.message}",
                 "Run `python submission.py` to reproduce it; the grader calls your function "
@@ -132,6 +136,14 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
     return Outcome.ok("Your file loads and every call returned.")
 
 
+def _out_of_memory(who: str, line: int | None) -> Outcome:
+    return Outcome.fail(
+        f"{who} hit the memory limit{_where(line)} (MemoryError).",
+        "Avoid building very large arrays or keeping every output.",
+        Evidence(facts={"line": line, "error": "MemoryError"}),
+    )
+
+
 def _function_of(ctx: Context, call_id: str) -> str:
     for call in ctx.exercise.calls:
         if call.id == call_id:
@@ -139,8 +151,12 @@ def _function_of(ctx: Context, call_id: str) -> str:
     return call_id
 
 
-def _limit_hint(ctx: Context) -> str:
-    return ctx.termination_hint or "Run `python submission.py` to see what happens."
+def _broken(ctx: Context, what: str) -> Outcome:
+    """`runs` failed because the child stopped: say why (time, memory, exit, signal)."""
+    reason, hint = ctx.termination
+    message = f"{what}: {reason}." if reason else f"{what}."
+    return Outcome.fail(message, hint or "Run `python submission.py` to see what happens.",
+                        Evidence(facts={"stopped": reason or None}))
 
 
 # --------------------------------------------------------------------------- results

@@ -1,0 +1,83 @@
+"""`grade batch`: one report per file, bounded parallelism, failures isolated."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from syncgrade.models import GradeReport
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus" / "exercise-1"
+
+
+def batch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "syncgrade.cli", "batch", *args],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+def _submissions(folder: Path) -> dict[str, str]:
+    folder.mkdir()
+    files = {
+        "good.py": (CORPUS / "correct" / "method_wait.py").read_text(),
+        "no_wait.py": (CORPUS / "flawed" / "no_wait.py").read_text(),
+        "hang.py": "while True:\n    pass\n",
+        "exits.py": "import os\nos._exit(3)\n",
+        "junk.py": "\x00\x01binary",
+    }
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return files
+
+
+def test_jsonl_has_one_report_per_file_and_a_hang_delays_nobody(tmp_path: Path) -> None:
+    _submissions(tmp_path / "subs")
+    out = tmp_path / "reports.jsonl"
+    started = time.perf_counter()
+    result = batch(str(tmp_path / "subs"), "--exercise", "exercise-1", "--jobs", "2",
+                   "--timeout", "8", "--out", str(out))
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr
+    reports = [GradeReport.model_validate_json(line) for line in out.read_text().splitlines()]
+    by_name = {Path(r.submission).name: r for r in reports}
+    assert sorted(by_name) == ["exits.py", "good.py", "hang.py", "junk.py", "no_wait.py"]
+    assert by_name["good.py"].status == "passed"
+    assert by_name["no_wait.py"].status == "failed"
+    assert by_name["hang.py"].grading.termination == "timeout"
+    assert by_name["exits.py"].status == by_name["junk.py"].status == "error"
+    assert "graded 5 of 5: 1 full marks, 1 not yet, 3 errors" in result.stderr
+    assert result.stdout == ""
+    assert elapsed < 8 + 5 * 12  # the hang cost its own limit, not everyone's
+
+
+def test_csv_rows_carry_every_check(tmp_path: Path) -> None:
+    _submissions(tmp_path / "subs")
+    result = batch(str(tmp_path / "subs" / "good.py"), str(tmp_path / "subs" / "no_wait.py"),
+                   "--exercise", "exercise-1", "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(result.stdout.splitlines()))
+    assert len(rows) == 2
+    no_wait = next(r for r in rows if r["submission"].endswith("no_wait.py"))
+    assert no_wait["sync-before-stop"] == "failed" and no_wait["runs"] == "passed"
+    assert float(no_wait["score"]) < float(no_wait["max_score"])
+
+
+def test_jsonl_on_stdout_when_no_out_file(tmp_path: Path) -> None:
+    _submissions(tmp_path / "subs")
+    result = batch(str(tmp_path / "subs" / "good.py"), "--exercise", "exercise-1")
+    (line,) = result.stdout.splitlines()
+    assert json.loads(line)["status"] == "passed"
+
+
+def test_usage_errors(tmp_path: Path) -> None:
+    for args in (["nothing.py", "--exercise", "exercise-1"],
+                 [str(CORPUS / "correct" / "method_wait.py"), "--exercise", "exercise-99"],
+                 [str(CORPUS / "correct" / "method_wait.py"), "--exercise", "exercise-1",
+                  "--jobs", "0"]):
+        result = batch(*args)
+        assert result.returncode == 2, args
+        assert "Traceback" not in result.stderr and result.stderr.startswith("grade: ")
