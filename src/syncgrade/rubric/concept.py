@@ -27,9 +27,9 @@ def _quoted(names: Sequence[str]) -> str:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, Opaque):
-        return f"a {value.type_name}"
-    return f"a {type(value).__name__}"
+    """"a list", "an int": the type of a learner value, for messages."""
+    name = value.type_name if isinstance(value, Opaque) else type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 class _Invalid(Exception):
