@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax import monitoring
 from jax._src import stages
@@ -268,6 +269,22 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
         return out
 
     inst.patch(jax, "device_put", device_put)
+    for name in ("asarray", "array"):
+        inst.patch(jnp, name, _host_array_hook(recorder, getattr(jnp, name)))
+
+
+def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
+    # jnp.asarray/jnp.array of NumPy data places it on the device, like device_put; jax's
+    # device_put hook never sees it (it takes a C++ path).
+    @functools.wraps(original)
+    def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(obj, *args, **kwargs)
+        if recorder.enabled and isinstance(out, ArrayImpl) and any(
+                isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
+            recorder.emit("placement", site=recorder.caller_site(2), arrays=[recorder.token(out)])
+        return out
+
+    return convert
 
 
 # --------------------------------------------------------------------------- calls
