@@ -81,3 +81,38 @@ def test_usage_errors(tmp_path: Path) -> None:
         result = batch(*args)
         assert result.returncode == 2, args
         assert "Traceback" not in result.stderr and result.stderr.startswith("grade: ")
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    _submissions(tmp_path / "subs")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "syncgrade.cli", "batch", str(tmp_path / "subs" / "good.py"),
+         str(tmp_path / "subs" / "junk.py"), "--exercise", "exercise-1",
+         "--out", str(tmp_path / "out.jsonl")],
+        stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the terminal closed: the batch ended
+            break
+        if not data:
+            break
+        chunks.append(data)
+    assert proc.wait(timeout=300) == 0
+    shown = b"".join(chunks).decode()
+    assert "2/2" in shown and "█" in shown
+    assert "graded 2 of 2" in shown
+
+
+def test_tally_summary_counts_each_status() -> None:
+    from syncgrade.batch import Tally, progress_line
+
+    tally = Tally(total=4)
+    assert "0/4" in progress_line(tally)
+    assert tally.summary() == "graded 0 of 4: 0 full marks, 0 not yet, 0 errors"
