@@ -1,43 +1,13 @@
-"""Helpers for the sandbox tests: plain-Python child scripts, no jax."""
+"""Fixtures for the sandbox tests (helpers live in ``sandbox_support``)."""
 
 from __future__ import annotations
 
-import os
-import sys
-import textwrap
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from sandbox_support import Runner, run_main
 
-from syncgrade.sandbox import Limits, SandboxOutcome, run_sandboxed
-
-Runner = Callable[..., SandboxOutcome]
-
-# faulthandler setup every timeout test uses, exactly as the real child runner does it.
-ARM_STACK_DUMP = """\
-import faulthandler, os, signal
-faulthandler.register(signal.SIGUSR1, file=int(os.environ["SYNCGRADE_STACK_FD"]),
-                      all_threads=True)
-"""
-
-
-def script(source: str) -> bytes:
-    """Dedented child source as bytes."""
-    return textwrap.dedent(source).encode()
-
-
-def _run(source: str, *, isolation: str, wall_s: float = 10.0,
-         extra_files: dict[str, bytes] | None = None, limits: Limits | None = None,
-         **kwargs: Any) -> SandboxOutcome:
-    files = {"main.py": script(source), **(extra_files or {})}
-    return run_sandboxed([sys.executable, "main.py"], files=files, isolation=isolation,
-                         limits=limits or Limits(wall_s=wall_s), **kwargs)
-
-
-def namespaces_possible() -> bool:
-    """Whether this machine can build the namespace jail (Linux as root)."""
-    return sys.platform.startswith("linux") and os.geteuid() == 0
+from syncgrade.sandbox import SandboxOutcome
 
 
 @pytest.fixture(params=["auto", "basic"])
@@ -51,7 +21,7 @@ def run(isolation: str) -> Runner:
     """``run(source, **kw)``: run ``source`` as ``main.py`` in the sandbox."""
 
     def runner(source: str, **kwargs: Any) -> SandboxOutcome:
-        return _run(source, isolation=isolation, **kwargs)
+        return run_main(source, isolation=isolation, **kwargs)
 
     return runner
 
@@ -61,6 +31,6 @@ def run_auto() -> Runner:
     """Like ``run`` but only in the best available mode (for single-mode behaviours)."""
 
     def runner(source: str, **kwargs: Any) -> SandboxOutcome:
-        return _run(source, isolation="auto", **kwargs)
+        return run_main(source, isolation="auto", **kwargs)
 
     return runner

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
-from conftest import Runner, namespaces_possible
+from sandbox_support import Runner, namespaces_possible
 
 import syncgrade
 from syncgrade.sandbox import Limits, SandboxError, run_sandboxed

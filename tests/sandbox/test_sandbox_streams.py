@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import resource
 
-from conftest import Runner
+from sandbox_support import Runner
 
 from syncgrade.sandbox import Limits
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import ARM_STACK_DUMP, Runner
+from sandbox_support import ARM_STACK_DUMP, Runner
 
 from syncgrade.sandbox import Limits
 
