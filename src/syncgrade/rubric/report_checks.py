@@ -32,7 +32,8 @@ from syncgrade.rubric.report_models import type_name
 from syncgrade.values import JaxArray, NumpyScalar, Opaque, is_number
 
 MAX_LISTED = 6
-SAMPLE_MATCH_RTOL = 1e-3  # tolerates a learner's rounding (e.g. round(s, 6)) of a sample
+SAMPLE_MATCH_RTOL = 1e-3  # a sample still matches its interval after a learner's rounding,
+ROUNDING_ATOL_S = 1e-6  # e.g. round(seconds, 6)
 
 # --------------------------------------------------------------------------- report-schema
 
@@ -252,7 +253,8 @@ def assign_samples(intervals: Sequence[Interval], values: Sequence[float],
         free = list(intervals)
         chosen: list[Interval] = []
         for value in values:
-            near = [i for i in free if math.isclose(value, i.seconds * factor, rel_tol=rtol)]
+            near = [i for i in free if math.isclose(value, i.seconds * factor, rel_tol=rtol,
+                                                    abs_tol=ROUNDING_ATOL_S * factor)]
             if not near:
                 break
             best = min(near, key=lambda i: abs(value - i.seconds * factor))
