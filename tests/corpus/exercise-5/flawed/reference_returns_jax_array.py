@@ -1,0 +1,28 @@
+# flaw: energy_reference computes with NumPy but hands back jnp.asarray(...) of the result, a JAX array
+# expect-fail: reference-is-numpy
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    return jnp.asarray(np.sum((a_host @ b_host) ** 2, axis=1))
+
+
+def benchmark_energy(x, w, repeats):
+    fast = jax.jit(energy)
+    fast(x, w).block_until_ready()
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fast(x, w)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return out, samples

@@ -1,0 +1,20 @@
+# flaw: a phase name outside the vocabulary ("execution" instead of "device execution")
+# expect-fail: report-schema
+import time
+
+import jax
+import numpy as np
+
+
+def repaired_benchmark(fn, args, repeats=5):
+    jax.block_until_ready(args)
+    jax.block_until_ready(fn(*args))
+    samples = []
+    result = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn(*args)
+        result.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    report = {"boundary": {"dispatch", "execution", "output wait"}, "samples": samples}
+    return report, result
