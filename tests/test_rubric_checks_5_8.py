@@ -1,0 +1,196 @@
+"""The exercise-5..8 checks on hand-written traces and values (pure: no child process)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pydantic import TypeAdapter
+
+from syncgrade.analysis import analyse
+from syncgrade.rubric import end_to_end as e2e
+from syncgrade.rubric import get_exercise
+from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import workload_checks as wc
+from syncgrade.rubric.base import Context
+from syncgrade.rubric.compose import lower_first
+from syncgrade.rubric.report_models import RepairReport, TimingReport
+from syncgrade.trace import CallFrame, Event, Load
+from syncgrade.values import JaxArray, NumpyScalar
+
+F = "submission.py"
+_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
+
+
+def trace(*raw: dict[str, Any]) -> list[Any]:
+    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
+
+
+def read(value: float, line: int = 1) -> dict[str, Any]:
+    return {"kind": "timer", "clock": "perf_counter", "value": value, "site": [F, line]}
+
+
+def call(inputs: list[int], numpy_args: int = 0) -> dict[str, Any]:
+    return {"kind": "call", "name": "fn", "site": [F, 2], "inputs": inputs,
+            "numpy_args": numpy_args}
+
+
+def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
+    return {"kind": "return", "call": call_seq, "outputs": outputs}
+
+
+def wait(arrays: list[int], how: str = "block_until_ready") -> dict[str, Any]:
+    return {"kind": "wait", "how": how, "arrays": arrays, "site": [F, 3]}
+
+
+def put(arrays: list[int]) -> dict[str, Any]:
+    return {"kind": "placement", "arrays": arrays, "site": [F, 2]}
+
+
+def compile_event() -> dict[str, Any]:
+    return {"kind": "compile", "event": "jaxpr_trace_duration", "fun": "fn", "site": [F, 2]}
+
+
+def pair(start: int, stop: int) -> dict[str, Any]:
+    return {"kind": "pair", "start": start, "stop": stop}
+
+
+def context(exercise: str, events: list[Any], value: dict[str, Any]) -> Context:
+    ex = get_exercise(exercise)
+    frame = CallFrame(type="call", id="main", ok=True, value=value, events=events)
+    return Context(exercise=ex, display_name=F, hello=None, load=Load(type="load", ok=True),
+                   frames={"main": frame}, inputs={}, references={})
+
+
+NO_VALUE = {"t": "none"}
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def test_a_string_boundary_and_jax_samples_are_named_once_each() -> None:
+    jax_zero = np.zeros(()).view(JaxArray)
+    problems = rc._grouped(rc.schema_errors(
+        {"boundary": "dispatch", "samples": [jax_zero, jax_zero, 0.1]}, RepairReport))
+    assert problems == [
+        "`boundary` is one string; it should be a set of phase names, e.g. "
+        "{'phase one', 'phase two'}",
+        "`samples[0]` (and 1 more item of `samples`) is a JAX array where a float belongs; "
+        "convert it with float(...)",
+    ]
+
+
+def test_an_unknown_phase_lists_the_vocabulary_and_lists_pass() -> None:
+    (problem,) = rc.schema_errors({"boundary": ["dispatch", "compute"], "samples": [0.1]},
+                                  RepairReport)
+    assert problem[0] == ("boundary", 1) and "'device execution'" in problem[1]
+    assert rc.schema_errors({"boundary": frozenset({"dispatch"}), "samples": (0.1, 2)},
+                            RepairReport) == []
+
+
+def test_timing_report_missing_fields_and_json_problems() -> None:
+    errors = rc.schema_errors({"first_call_s": [0.1], "warm_s": [0.01]}, TimingReport)
+    assert {loc for loc, _ in errors} >= {("workload",), ("environment",), ("boundary",)}
+    f32 = NumpyScalar(0.5)
+    f32.dtype = "float32"
+    found = rc.json_problems({"a": frozenset({"x"}), "b": [f32, NumpyScalar(0.5)],
+                              "c": np.zeros(2)})
+    assert [loc for loc, _ in found] == [("a",), ("b", 0), ("c",)]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def test_samples_are_assigned_to_intervals_in_any_unit_and_after_rounding() -> None:
+    events = trace(read(0.0), read(0.0123456), read(1.0), read(1.0021), pair(1, 2), pair(3, 4))
+    intervals = list(analyse(events).intervals)
+    assert rc.assign_samples(intervals, [0.002100, 0.012346]) == intervals
+    assert rc.assign_samples(intervals, [12.3456]) == intervals[:1]
+    assert rc.assign_samples(intervals, [0.5]) is None
+
+
+def test_device_names() -> None:
+    assert rc.device_matches("cpu", "cpu", "cpu")
+    assert rc.device_matches("TFRT_CPU_0", "cpu", "cpu")
+    assert rc.device_matches("cuda:0", "NVIDIA H200", "gpu")
+    assert not rc.device_matches("NVIDIA A100-SXM4-40GB", "cpu", "cpu")
+    assert not rc.device_matches("gpu", "cpu", "cpu")
+
+
+def test_lower_first_keeps_acronyms_and_code() -> None:
+    assert lower_first("The result") == "the result"
+    assert lower_first("NaN values") == "NaN values"
+    assert lower_first("`fn` raised") == "`fn` raised"
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _request(placed_inside: bool, readback: str) -> list[Any]:
+    placement = [put([1, 2])] if placed_inside else []
+    before = [] if placed_inside else [put([1, 2])]
+    start = len(before) + 1
+    call_seq = start + len(placement) + 1
+    body = [*placement, call([1, 2]), ret(call_seq, [9]), wait([9], how=readback)]
+    stop = start + len(body) + 1
+    return trace(*before, read(0.0), *body, read(0.01),
+                 {"kind": "ready", "read": stop, "call": call_seq, "ready": True},
+                 pair(start, stop))
+
+
+def test_placement_and_readback_inside_pass() -> None:
+    ctx = context("exercise-8", _request(True, "numpy.asarray"), NO_VALUE)
+    assert e2e.placement_included(ctx, "main").status == "passed"
+    assert e2e.readback_included(ctx, "main").status == "passed"
+
+
+def test_placement_before_the_timer_and_a_plain_wait_fail() -> None:
+    ctx = context("exercise-8", _request(False, "block_until_ready"), NO_VALUE)
+    placement = e2e.placement_included(ctx, "main")
+    assert placement.status == "failed" and "none of the inputs" in placement.message
+    assert e2e.readback_included(ctx, "main").status == "failed"
+
+
+def test_numpy_arguments_count_as_placed() -> None:
+    events = trace(read(0.0), call([], numpy_args=2), ret(2, [9]),
+                   wait([9], how="numpy.asarray"), read(0.01), pair(1, 5))
+    ctx = context("exercise-8", events, NO_VALUE)
+    assert e2e.placement_included(ctx, "main").status == "passed"
+
+
+# --------------------------------------------------------------------------- exercise-5
+
+
+def _timed(n: int, compile_in: set[int]) -> list[dict[str, Any]]:
+    raw: list[dict[str, Any]] = []
+    for i in range(n):
+        start = len(raw) + 1
+        raw.append(read(float(i)))
+        if i in compile_in:
+            raw.append(compile_event())
+        raw.append(call([1]))
+        raw.append(ret(len(raw), [10 + i]))
+        raw.append(wait([10 + i]))
+        raw.append(read(i + 0.5))
+        raw.append(pair(start, len(raw)))
+    return raw
+
+
+def test_jitted_allows_one_compile_in_the_first_interval_only() -> None:
+    once = context("exercise-5", trace(*_timed(3, {0})), NO_VALUE)
+    assert wc.jitted(once, "main").status == "passed"
+    again = context("exercise-5", trace(*_timed(3, {0, 1, 2})), NO_VALUE)
+    assert wc.jitted(again, "main").status == "failed"
+
+
+def test_jitted_fails_an_eager_workload() -> None:
+    events = trace(read(0.0), wait([5]), read(0.5), pair(1, 3))
+    outcome = wc.jitted(context("exercise-5", events, NO_VALUE), "main")
+    assert outcome.status == "failed" and "eagerly" in outcome.message
+
+
+def test_reference_with_any_jax_event_fails() -> None:
+    host = {"t": "ndarray", "dtype": "float64", "shape": [0], "data": ""}
+    ctx = context("exercise-5", trace(compile_event()), host)
+    outcome = wc.reference_is_numpy(ctx, "main", (), "ref")
+    assert outcome.status == "failed" and "line 2" in outcome.message
