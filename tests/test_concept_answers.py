@@ -7,7 +7,7 @@ import pytest
 
 import syncgrade
 from syncgrade.analysis import PHASES
-from syncgrade.rubric.exercise_2 import KEY
+from syncgrade.rubric.exercise_2 import KEY, SYNC_POINT_CHOICES, SYNC_POINT_KEY
 
 RIGHT = {letter: sorted(phases) for letter, phases in KEY.items()}
 
@@ -88,7 +88,8 @@ def test_sync_point_answers(value: str, fragment: str) -> None:
     assert check.status == "failed" and fragment in check.message
 
 
-def test_wrong_sync_point_does_not_name_the_key() -> None:
-    check = _grade(_source(repr(RIGHT), '"after stopping the timer"')).check(
-        "answer-sync-point")
-    assert "before stopping the timer" not in check.message + check.hint
+@pytest.mark.parametrize("choice", sorted(set(SYNC_POINT_CHOICES) - {SYNC_POINT_KEY}))
+def test_wrong_sync_point_gets_its_own_hint_not_the_key(choice: str) -> None:
+    check = _grade(_source(repr(RIGHT), repr(choice))).check("answer-sync-point")
+    assert check.status == "failed" and check.hint
+    assert SYNC_POINT_KEY not in check.message + check.hint

@@ -11,7 +11,7 @@ key holds: the key is the exercise. Unknown names are answered with the public v
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from syncgrade.analysis import PHASES
@@ -137,10 +137,10 @@ def answer_phases(
 
 def answer_choice(
     ctx: Context, call: str, constant: str, key: str, choices: Sequence[str],
-    choices_name: str, hint: str,
+    choices_name: str, hints: Mapping[str, str],
 ) -> Outcome:
     """``constant`` is the string ``key``, one of the public ``choices`` (listed under
-    ``choices_name`` in the stub)."""
+    ``choices_name`` in the stub). ``hints`` holds one hint per wrong choice."""
     answer = ctx.value(call)
     if not isinstance(answer, str):
         return Outcome.fail(
@@ -156,5 +156,5 @@ def answer_choice(
         )
     if answer != key:
         return Outcome.fail(f'"{answer}" is not where a completed-result measurement has to '
-                            "synchronize.", hint)
+                            "synchronize.", hints.get(answer, ""))
     return Outcome.ok(f'"{answer}" is right.')

@@ -43,8 +43,15 @@ HINTS = {
     "D": "`np.asarray` on a JAX array does more than one thing. What must happen before it "
          "can return a NumPy array?",
 }
-SYNC_HINT = ("If the host waits only after the clock stops, what does the reported number "
-             "include, and what does it leave out?")
+SYNC_HINTS = {
+    "before starting the timer": "Waiting before the start keeps earlier work out of the "
+                                 "number, but what tells the timer that the timed call itself "
+                                 "has finished?",
+    "after stopping the timer": "If the host waits only after the clock stops, what does the "
+                                "reported number include, and what does it leave out?",
+    "nowhere: dispatch is enough": "A jitted call returns as soon as its work is enqueued. "
+                                   "What does a timer that stops right after it measure?",
+}
 
 INTERVALS_CALL = "intervals"
 SYNC_POINT_CALL = "sync-point"
@@ -80,7 +87,7 @@ EXERCISE = Exercise(
         CheckSpec("answer-sync-point", "Where to synchronize", concept.answer_choice, 1, {
             "call": SYNC_POINT_CALL, "constant": "SYNC_POINT", "key": SYNC_POINT_KEY,
             "choices": SYNC_POINT_CHOICES, "choices_name": "SYNC_POINT_CHOICES",
-            "hint": SYNC_HINT,
+            "hints": SYNC_HINTS,
         }),
     ),
     make_inputs=make_inputs,
