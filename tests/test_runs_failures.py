@@ -86,3 +86,10 @@ def test_unknown_exercise_raises_a_usage_error() -> None:
 
     with pytest.raises(UnknownExercise):
         syncgrade.grade("exercise-99", GOOD_BODY)
+
+
+def test_a_long_assertion_message_is_cut_to_its_first_line() -> None:
+    source = ("def synchronized_samples(fn, args, repeats):\n"
+              "    raise AssertionError('Not equal\\nACTUAL: [0.12345 0.5]\\nDESIRED: [0.2]')\n")
+    message = _runs(syncgrade.grade("exercise-1", source)).message
+    assert "Not equal" in message and "ACTUAL" not in message and "0.12345" not in message

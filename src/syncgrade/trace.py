@@ -77,8 +77,15 @@ class Compile(_Event):
     site: Site = None
 
 
+class Given(_Event):
+    """Arrays the grader handed to the learner already complete (at the call's start)."""
+
+    kind: Literal["given"]
+    arrays: list[int] = []
+
+
 Event = Annotated[
-    TimerRead | Pair | Readiness | Call | Return | Wait | Placement | Compile,
+    TimerRead | Pair | Readiness | Call | Return | Wait | Placement | Compile | Given,
     Field(discriminator="kind"),
 ]
 

@@ -18,7 +18,7 @@ from syncgrade.analysis import Interval, match_samples, sample_intervals
 from syncgrade.models import Evidence
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.timeline import draw
-from syncgrade.trace import Call, Placement, Wait
+from syncgrade.trace import Call, Given, Wait
 from syncgrade.values import JaxArray, Opaque, is_finite_positive, is_number
 
 UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
@@ -88,14 +88,15 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
         err = ctx.load.error
         if err.type in ("SyntaxError", "IndentationError", "TabError"):
             return Outcome.fail(
-                f"Python could not read your file: {err.type}{_where(err.line)}: {err.message}",
+                f"Python could not read your file: {err.type}{_where(err.line)}: "
+                f"{_first_line(err.message)}",
                 "Fix the syntax on that line, then run `python submission.py` to check.",
                 Evidence(facts={"line": err.line, "error": err.type}),
             )
         if err.type == "MemoryError":
             return _out_of_memory("Importing your file", err.line)
         return Outcome.fail(
-            f"Importing your file raised {err.type}{_where(err.line)}: {err.message}",
+            f"Importing your file raised {err.type}{_where(err.line)}: {_first_line(err.message)}",
             "Keep top-level code to imports and definitions; put experiments under "
             "`if __name__ == \"__main__\":`.",
             Evidence(facts={"line": err.line, "error": err.type}),
@@ -128,12 +129,19 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             if err.type == "MemoryError":
                 return _out_of_memory(f"`{fn}`", err.line)
             return Outcome.fail(
-                f"`{fn}` raised {err.type}{_where(err.line)}: {err.message}",
+                f"`{fn}` raised {err.type}{_where(err.line)}: {_first_line(err.message)}",
                 "Run `python submission.py` to reproduce it; the grader calls your function "
                 "with other inputs of the same kind, so avoid fixed shapes or sizes.",
                 Evidence(facts={"line": err.line, "error": err.type, "call": call_id}),
             )
     return Outcome.ok("Your file loads and every call returned.")
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    """The first line of a learner's exception message, shortened. Assertion messages
+    (``assert_allclose``) dump values computed from hidden inputs on later lines."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _out_of_memory(who: str, line: int | None) -> Outcome:
@@ -359,12 +367,17 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -
     intervals = _intervals(ctx, call, samples)
     if not intervals:
         return _no_intervals(_function_of(ctx, call))
+    analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.compiles:
+            warmed = [e for e in analysis.before(interval.start.seq) if isinstance(e, Call)]
+            hint = ("Your warm-up ran, but on different arguments (for example NumPy arrays "
+                    "instead of the placed ones), so the timed call compiled again: warm up "
+                    "on exactly the arguments you time." if warmed else
+                    "Call the function once and wait for it before the timed loop.")
             return Outcome.fail(
                 f"Interval {index + 1} includes compiling the function: the sample times "
-                "tracing and compilation, not a warm call.",
-                "Call the function once and wait for it before the timed loop.",
+                "tracing and compilation, not a warm call.", hint,
                 _with_timeline(ctx, call, interval),
             )
     return Outcome.ok("Compilation happened before the first timed interval.")
@@ -385,24 +398,7 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
             "device before the timer started.",
             "Place the inputs with `jax.device_put(arr, device)` and wait for them first.",
         )
-    before = analysis.before(first)
-    returns = analysis.returns()
-    covered: set[int] = set()
-    for event in before:
-        if isinstance(event, Wait):
-            covered.update(event.arrays)
-    for event in before:
-        if isinstance(event, Call):
-            ret = returns.get(event.seq)
-            if ret is not None and covered.intersection(ret.outputs):
-                covered.update(event.inputs)
-    # A wait on a later dispatch also completes every earlier one (in-order execution).
-    waited_seqs = [e.seq for e in before if isinstance(e, Wait)]
-    if waited_seqs:
-        last_wait = max(waited_seqs)
-        for event in before:
-            if isinstance(event, Placement) and event.seq < last_wait:
-                covered.update(event.arrays)
+    covered = _ready_before(analysis.before(first), analysis.returns())
     missing = needed - covered
     if missing:
         return Outcome.fail(
@@ -413,6 +409,25 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
             _with_timeline(ctx, call, intervals[0]),
         )
     return Outcome.ok("The inputs were placed and ready before the first interval.")
+
+
+def _ready_before(before: list[Any], returns: dict[int, Any]) -> set[int]:
+    """Array tokens known complete by the end of ``before``: handed over ready, waited on,
+    or inputs of a call known complete. A wait on a call's output completes that call and,
+    because the device runs calls in dispatch order, every call dispatched before it."""
+    covered: set[int] = set()
+    for event in before:
+        if isinstance(event, (Wait, Given)):
+            covered.update(event.arrays)
+    completed_upto = max(
+        (e.seq for e in before if isinstance(e, Call)
+         and covered.intersection(returns[e.seq].outputs if e.seq in returns else ())),
+        default=0,
+    )
+    for event in before:
+        if isinstance(event, Call) and event.seq <= completed_upto:
+            covered.update(event.inputs)
+    return covered
 
 
 def covers_device_work(
