@@ -2,8 +2,8 @@
 
 - ``report-schema``: the report validates against the exercise's pydantic model (and,
   where asked, survives ``json.dumps``); the failure lists every bad field.
-- ``boundary-matches``: the declared boundary equals the phases measured inside the
-  learner's own warm intervals.
+- ``boundary-matches``: the declared boundary equals the phases measured inside every
+  interval that produced one of the learner's samples.
 - ``summary-stats``: reported medians and differences equal those recomputed from the
   reported samples.
 - ``environment``: reported JAX version, backend and device are the child's real ones.
@@ -34,6 +34,7 @@ from syncgrade.values import JaxArray, NumpyScalar, Opaque, is_number
 MAX_LISTED = 6
 SAMPLE_MATCH_RTOL = 1e-3  # a sample still matches its interval after a learner's rounding,
 ROUNDING_ATOL_S = 1e-6  # e.g. round(seconds, 6)
+Loc = tuple[str | int, ...]
 
 # --------------------------------------------------------------------------- report-schema
 
@@ -65,9 +66,6 @@ def report_schema(ctx: Context, call: str, report: ValuePath, model: type[BaseMo
 
 def _facts(problems: list[str]) -> Evidence:
     return Evidence(facts={f"problem_{i + 1}": p for i, p in enumerate(problems[:20])})
-
-
-Loc = tuple[str | int, ...]
 
 
 def schema_errors(value: Any, model: type[BaseModel]) -> list[tuple[Loc, str]]:
@@ -105,6 +103,8 @@ def _problem(error: Any) -> str:
     if error["type"] == "literal_error":
         return (f"is {got!r}, not a phase name (use one of: "
                 f"{', '.join(repr(p) for p in PHASES)})")
+    if error["type"] in ("model_type", "dict_type"):
+        return f"should be a dict, not {type_name(got)}"
     if error["type"] == "set_type" and isinstance(got, str):
         return "is one string; it should be a set of phase names, e.g. {'phase one', 'phase two'}"
     wanted = error["msg"].removeprefix("Input should be ").rstrip(".")
