@@ -88,3 +88,10 @@ def test_samples_are_matched_to_intervals_with_their_unit() -> None:
     assert match_samples(intervals, [0.3]) is None
     assert [i.seconds for i in sample_intervals(intervals, [0.25, 0.5])] == [0.25, 0.5]
     assert len(sample_intervals(intervals, [0.3])) == 3  # unmatched: every interval
+
+
+def test_samples_rounded_to_the_microsecond_still_match() -> None:
+    events = trace(read(0.0), read(0.0123456), {"kind": "pair", "start": 1, "stop": 2})
+    intervals = analyse(events).intervals
+    assert match_samples(intervals, [round(0.0123456 * 1e3, 3)]) == 1e3  # 12.346 ms
+    assert match_samples(intervals, [round(0.0123456, 6)]) == 1.0

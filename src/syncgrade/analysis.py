@@ -171,7 +171,7 @@ def match_samples(intervals: Sequence[Interval], samples: Sequence[float]) -> fl
         return None
     for factor in (1.0, 1e3, 1e6, 1e9):
         durations = [i.seconds * factor for i in intervals]
-        if all(any(_close(s, d) for d in durations) for s in samples):
+        if all(any(_close(s, d, factor) for d in durations) for s in samples):
             return factor
     return None
 
@@ -182,9 +182,12 @@ def sample_intervals(intervals: Sequence[Interval], samples: Sequence[float]) ->
     factor = match_samples(intervals, samples)
     if factor is None:
         return list(intervals)
-    chosen = [i for i in intervals if any(_close(s, i.seconds * factor) for s in samples)]
+    chosen = [i for i in intervals
+              if any(_close(s, i.seconds * factor, factor) for s in samples)]
     return chosen or list(intervals)
 
 
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12)
+def _close(a: float, b: float, factor: float = 1.0) -> bool:
+    """Equal up to float noise, or up to rounding to the microsecond in that unit (a
+    learner's ``round(ms, 3)`` still names its interval)."""
+    return abs(a - b) <= max(1e-6 * max(abs(a), abs(b), 1e-12), 0.5e-6 * factor)

@@ -57,7 +57,7 @@ def _intervals_with_calls(ctx: Context, call: str, samples: ValuePath | None) ->
         raise _Verdict(_no_intervals(_function_of(ctx, call)))
     timed = [i for i in intervals if i.calls]
     if not timed:
-        raise Skip("no timed interval contains a call (see `times-the-call`)")
+        raise Skip("no timed interval contains a call of a jitted function")
     return timed
 
 

@@ -14,7 +14,7 @@ def _line(site: Site) -> int | None:
 def _entry(event: Event, interval: Interval) -> TimelineEntry | None:
     if isinstance(event, Call):
         what = "call" if not event.numpy_args else "call with NumPy arguments"
-        note = "host-to-device transfer inside the timer" if event.numpy_args else ""
+        note = "NumPy data is copied to the device here" if event.numpy_args else ""
         return TimelineEntry(what=what, detail=f"{event.name}(...) dispatched",
                              line=_line(event.site), note=note)
     if isinstance(event, Wait):
@@ -26,10 +26,10 @@ def _entry(event: Event, interval: Interval) -> TimelineEntry | None:
         )
     if isinstance(event, Placement):
         return TimelineEntry(what="placement", detail="jax.device_put", line=_line(event.site),
-                             note="input placement inside the timer")
+                             note="the inputs move to the device here")
     if isinstance(event, Compile):
         return TimelineEntry(what="compile", detail=event.event.replace("_", " "),
-                             line=_line(event.site), note="compilation inside the timer")
+                             line=_line(event.site), note="the function compiles here")
     if isinstance(event, TimerRead):
         return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site))
     return None
