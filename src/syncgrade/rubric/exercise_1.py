@@ -16,7 +16,7 @@ from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 
 REPEATS = 6
 PROBE_SECONDS = 0.1
-PROBE_REPEATS = 3
+PROBE_REPEATS = 2
 SAMPLES = (1,)
 RESULT = (0,)
 
