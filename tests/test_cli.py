@@ -71,3 +71,14 @@ def test_list_shows_exercises_with_titles() -> None:
 def test_timeout_option_is_applied() -> None:
     result = grade("exercise-1", str(SOLUTION), "--json", "--timeout", "45")
     assert json.loads(result.stdout)["grading"]["timeout_s"] == 45
+
+
+def test_memory_option_limits_the_child() -> None:
+    hog = ROOT / "tests" / "corpus" / "exercise-1" / "correct" / "method_wait.py"
+    result = grade("exercise-1", str(hog), "--json", "--memory", "0.5")
+    report = json.loads(result.stdout)
+    assert result.returncode == 1  # jax cannot even start in half a GiB
+    assert report["checks"][0]["status"] == "failed"
+    detail = next(p["detail"] for p in report["grading"]["protections"]
+                  if p["name"] == "address-space-limit")
+    assert str(2**29) in detail

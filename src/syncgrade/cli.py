@@ -36,6 +36,12 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _add_memory(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--memory", type=_positive_float, default=4.0, metavar="GIB",
+                        help="address-space limit for your code in GiB (default: 4; jax "
+                             "needs more than 1)")
+
+
 def _grade_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grade",
@@ -50,6 +56,7 @@ def _grade_parser() -> argparse.ArgumentParser:
                         help="print exactly one GradeReport as JSON on stdout, nothing else")
     parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
                         help="wall-clock limit for your code (default: 60)")
+    _add_memory(parser)
     parser.add_argument("--version", action="version", version=f"syncgrade {__version__}")
     return parser
 
@@ -105,7 +112,8 @@ def cmd_grade(argv: Sequence[str]) -> int:
         hint = "" if args.path else f" (run `grade start {args.exercise}` to get the stub)"
         raise UsageError(f"no such file: {path}{hint}")
     try:
-        report = grade(args.exercise, path, timeout=args.timeout)
+        report = grade(args.exercise, path, timeout=args.timeout,
+                       memory_bytes=int(args.memory * 2**30))
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -135,6 +143,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
                         help="jsonl: one GradeReport per line (default); csv: one row each")
     parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
                         help="wall-clock limit per submission (default: 60)")
+    _add_memory(parser)
     args = parser.parse_args(argv)
     _known_exercise(args.exercise)
     if args.jobs < 1:
@@ -157,7 +166,8 @@ def cmd_batch(argv: Sequence[str]) -> int:
     try:
         writer = batch.ReportWriter(stream, args.format, check_ids)
         for report in batch.grade_all(
-                paths, lambda p: grade(args.exercise, p, timeout=args.timeout), args.jobs):
+                paths, lambda p: grade(args.exercise, p, timeout=args.timeout,
+                                       memory_bytes=int(args.memory * 2**30)), args.jobs):
             writer.write(report)
             tally.add(report)
             if show_progress:
