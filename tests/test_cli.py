@@ -79,6 +79,7 @@ def test_memory_option_limits_the_child() -> None:
     report = json.loads(result.stdout)
     assert result.returncode == 1  # jax cannot even start in half a GiB
     assert report["checks"][0]["status"] == "failed"
+    assert "memory limit" in report["checks"][0]["message"]
     detail = next(p["detail"] for p in report["grading"]["protections"]
                   if p["name"] == "address-space-limit")
     assert str(2**29) in detail

@@ -17,6 +17,7 @@ MEMORY_MARKERS = (
     "Out of memory",
     "out of memory",
     "failed to map segment from shared object",  # dlopen under RLIMIT_AS
+    "pthread_create() failed",  # XLA aborts when a thread stack cannot be mapped
 )
 """Substrings of stderr that say an allocation failed. RLIMIT_AS makes mmap/brk fail, so
 the child does not get a distinctive signal: Python raises MemoryError, C++ throws
