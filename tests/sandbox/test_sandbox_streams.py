@@ -71,13 +71,34 @@ def test_frames_arrive_in_order_and_partial_tail_is_dropped(run: Runner) -> None
     assert out.frames_incomplete
 
 
-def test_result_frames_past_the_cap_are_truncated(run_auto: Runner) -> None:
-    out = run_auto(SEND_FRAMES + "for i in range(10):\n    send(bytes([i]) * 300_000)\n",
-                   limits=Limits(wall_s=10, result_bytes=1_000_000))
-    assert out.termination == "exited" and out.returncode == 0  # child was never blocked
+def test_result_frames_past_the_cap_are_truncated_and_the_child_stopped(
+        run_auto: Runner) -> None:
+    out = run_auto(SEND_FRAMES + "for i in range(10):\n    send(bytes([i]) * 300_000)\n"
+                   "import time; time.sleep(30)\n",
+                   limits=Limits(wall_s=20, result_bytes=1_000_000))
     assert [f[:1] for f in out.frames] == [b"\x00", b"\x01", b"\x02"]
     assert all(len(f) == 300_000 for f in out.frames)
     assert out.frames_truncated
+    # Stopped as soon as the cap was passed, not at the wall limit, without a stack dump.
+    assert out.termination == "signal" and out.wall_s < 5, (out.termination, out.wall_s)
+    assert out.stack_dump is None
+
+
+def test_a_flood_of_empty_frames_is_capped_and_stopped(run: Runner) -> None:
+    out = run(SEND_FRAMES + "data = b'\\x00' * 2**16\n"
+              "while True:\n    os.write(fd, data)\n",
+              limits=Limits(wall_s=20, result_frames=100))
+    assert out.frames == [b""] * 100
+    assert out.frames_truncated and out.wall_s < 5, out.wall_s
+    assert out.termination == "signal"
+
+
+def test_empty_frames_count_toward_the_byte_cap(run_auto: Runner) -> None:
+    out = run_auto(SEND_FRAMES + "for _ in range(1000):\n    send(b'')\n"
+                   "import time; time.sleep(30)\n",
+                   limits=Limits(wall_s=20, result_bytes=400, result_frames=10**6))
+    assert out.frames == [b""] * 100  # 4 header bytes each
+    assert out.frames_truncated and out.wall_s < 5
 
 
 def test_a_frame_header_claiming_gigabytes_costs_nothing(run_auto: Runner) -> None:

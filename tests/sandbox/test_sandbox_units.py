@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import struct
+import time
 
 import pytest
 
@@ -38,12 +39,31 @@ def test_excerpt_that_fits_is_verbatim() -> None:
 
 
 def test_frame_decoder_handles_split_headers_and_budget() -> None:
-    dec = FrameDecoder(limit=8)
+    dec = FrameDecoder(limit=16)  # payloads plus 4-byte headers: 7 + 9 fit, 7 more do not
     wire = b"".join(struct.pack(">I", len(p)) + p for p in (b"abc", b"defgh", b"ijk"))
     for i in range(len(wire)):  # one byte at a time: headers split across feeds
         dec.feed(wire[i : i + 1])
     assert dec.frames == [b"abc", b"defgh"]
     assert dec.truncated and not dec.incomplete
+
+
+def test_frame_decoder_counts_empty_frames() -> None:
+    by_count = FrameDecoder(limit=2**20, max_frames=5)
+    by_count.feed(b"\x00" * 4 * 1000)
+    assert by_count.frames == [b""] * 5 and by_count.truncated
+    by_bytes = FrameDecoder(limit=40, max_frames=10**6)
+    by_bytes.feed(b"\x00" * 4 * 1000)
+    assert by_bytes.frames == [b""] * 10 and by_bytes.truncated
+
+
+def test_frame_decoder_stops_a_flood_in_constant_work() -> None:
+    dec = FrameDecoder(limit=32 * 2**20, max_frames=4096)
+    chunk = b"\x00" * 2**20
+    started = time.perf_counter()
+    for _ in range(256):  # 256 MiB of empty frames: only the first 4096 are ever looked at
+        dec.feed(chunk)
+    assert time.perf_counter() - started < 1
+    assert len(dec.frames) == 4096 and dec.truncated and dec.total == 256 * 2**20
 
 
 @pytest.mark.parametrize(

@@ -67,17 +67,20 @@ class StreamExcerpt:
 
 
 class FrameDecoder:
-    """Splits the result channel into length-prefixed frames, within a byte budget.
+    """Splits the result channel into length-prefixed frames, within a budget.
 
     Wire format: 4-byte big-endian payload length, then the payload. Contract: ``frames``
-    holds complete frames in order whose payloads total at most ``limit`` bytes; the
-    first frame that would exceed it sets ``truncated`` and everything after it is
-    discarded without being buffered (a header announcing 4 GiB costs nothing).
-    A trailing partial frame is dropped and reported by :attr:`incomplete`.
+    holds complete frames in order, at most ``max_frames`` of them, whose payloads plus
+    4-byte headers total at most ``limit`` bytes; the first frame that would exceed either
+    sets ``truncated`` and everything after it is discarded without being buffered (a
+    header announcing 4 GiB costs nothing). Headers count, and so do empty frames, so a
+    flood of zero-length frames ends at the budget like any other. A trailing partial
+    frame is dropped and reported by :attr:`incomplete`.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, max_frames: int = 4096) -> None:
         self._limit = max(0, limit)
+        self._max_frames = max(0, max_frames)
         self._buf = bytearray()
         self._kept = 0
         self.frames: list[bytes] = []
@@ -92,16 +95,16 @@ class FrameDecoder:
         self._buf += chunk
         while len(self._buf) >= _HEADER.size:
             (length,) = _HEADER.unpack_from(self._buf)
-            if self._kept + length > self._limit:
+            cost = _HEADER.size + length
+            if self._kept + cost > self._limit or len(self.frames) >= self._max_frames:
                 self.truncated = True
                 self._buf.clear()
                 return
-            end = _HEADER.size + length
-            if len(self._buf) < end:
+            if len(self._buf) < cost:
                 return  # wait for the rest; bounded because it fits in the budget
-            self.frames.append(bytes(self._buf[_HEADER.size : end]))
-            self._kept += length
-            del self._buf[:end]
+            self.frames.append(bytes(self._buf[_HEADER.size : cost]))
+            self._kept += cost
+            del self._buf[:cost]
 
     @property
     def incomplete(self) -> bool:

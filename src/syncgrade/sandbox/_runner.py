@@ -116,7 +116,8 @@ def _parent_protections(limits: Limits, isolation_used: str) -> list[Protection]
         Protection("wall-limit", True, f"{limits.wall_s:g} s, then SIGUSR1 stack dump "
                    f"({limits.stack_grace_s:g} s grace) and SIGKILL"),
         Protection("output-cap", True, f"{limits.output_bytes} bytes kept per stream"),
-        Protection("result-cap", True, f"{limits.result_bytes} bytes of result frames"),
+        Protection("result-cap", True, f"{limits.result_bytes} bytes or "
+                   f"{limits.result_frames} result frames, then the child is stopped"),
         Protection("scrubbed-env", True, "only PATH, HOME, TMPDIR, LANG, PYTHON* defaults, "
                    "the caller's env and the sandbox fds"),
         Protection("temp-workdir", True, "fresh directory, removed after the run"),
@@ -145,7 +146,7 @@ class _Run:
         self.token = secrets.token_hex(16)
         self.stdout = StreamExcerpt(limits.output_bytes)
         self.stderr = StreamExcerpt(limits.output_bytes)
-        self.frames = FrameDecoder(limits.result_bytes)
+        self.frames = FrameDecoder(limits.result_bytes, limits.result_frames)
         self.stack = BoundedBytes(_STACK_BYTES)
         self.status = _Status()
         self.cpu_limit = limits.effective_cpu_s(os.cpu_count() or 1)
@@ -185,18 +186,20 @@ class _Run:
         prot = self.status.last("protections")
         return str(prot["isolation"]) if prot else "unknown"
 
-    def stop(self, proc: subprocess.Popen[bytes], pump: Pump) -> None:
-        """Timeout: ask for a stack dump, give it a moment, then kill everything."""
-        _signal(proc.pid, signal.SIGUSR1)  # the launcher forwards it in namespace mode
-        grace_end = time.monotonic() + self.limits.stack_grace_s
-        stack_fd = self.stack_fd
+    def stop(self, proc: subprocess.Popen[bytes], pump: Pump, *, dump: bool = True) -> None:
+        """Timeout: ask for a stack dump (if ``dump``), give it a moment, then kill
+        everything."""
+        if dump:
+            _signal(proc.pid, signal.SIGUSR1)  # the launcher forwards it in namespace mode
+            grace_end = time.monotonic() + self.limits.stack_grace_s
+            stack_fd = self.stack_fd
 
-        def dump_done() -> bool:
-            last = pump.last_data.get(stack_fd)
-            quiet = last is not None and time.monotonic() - last > _STACK_QUIET_S
-            return pump.exited() or quiet
+            def dump_done() -> bool:
+                last = pump.last_data.get(stack_fd)
+                quiet = last is not None and time.monotonic() - last > _STACK_QUIET_S
+                return pump.exited() or quiet
 
-        pump.run(grace_end, dump_done)
+            pump.run(grace_end, dump_done)
         if self.isolation_used() == "namespaces" and not pump.exited():
             # init SIGKILLs the target, kills and counts the rest, reports, exits.
             _signal(proc.pid, signal.SIGTERM)
@@ -226,7 +229,14 @@ class _Run:
         finally:
             for _, w in ends.values():
                 os.close(w)  # only the child holds write ends: EOF means they are gone
-        pump = self.pump_for(proc.pid, ends)
+        try:
+            pump = self.pump_for(proc.pid, ends)
+        except BaseException:  # the child is running: never leave it behind
+            self.abort(proc)
+            for r, _ in ends.values():
+                with contextlib.suppress(OSError):
+                    os.close(r)
+            raise
         try:
             timed_out, wall, swept, wait_status, cpu = self.supervise(proc, pump, start)
         except BaseException:  # e.g. KeyboardInterrupt in the grader: leave nothing running
@@ -252,9 +262,14 @@ class _Run:
     def supervise(self, proc: subprocess.Popen[bytes], pump: Pump, start: float
                   ) -> tuple[bool, float, int, int, float]:
         """Run to the end; (timed_out, wall_s, swept, launcher wait status, cpu_s)."""
-        timed_out = not pump.run(start + self.limits.wall_s, pump.exited)
+        # Past the result cap nothing the child sends can be kept: stop it now rather
+        # than read and discard a flood until the wall limit.
+        timed_out = not pump.run(start + self.limits.wall_s,
+                                 lambda: pump.exited() or self.frames.truncated)
         if timed_out:
             self.stop(proc, pump)
+        elif not pump.exited():
+            self.stop(proc, pump, dump=False)
         wall = time.monotonic() - start
         swept = self.sweep(proc.pid)
         _, wait_status, usage = os.wait4(proc.pid, 0)

@@ -54,7 +54,10 @@ class Limits:
     output_bytes: int = 64_000
     """Excerpt kept per stream (stdout, stderr): first and last halves; rest is counted."""
     result_bytes: int = 32 * 2**20
-    """Cap on the payload bytes of all frames together on the result channel."""
+    """Cap on the bytes of all frames together on the result channel (payloads plus their
+    4-byte headers). Past it (or past ``result_frames``) the child is stopped at once."""
+    result_frames: int = 4096
+    """Cap on the number of frames on the result channel (empty frames count)."""
     file_bytes: int = 256 * 2**20
     """RLIMIT_FSIZE: the largest file the child may write."""
     processes: int | None = 1024
@@ -111,7 +114,8 @@ class SandboxOutcome:
     frames: list[bytes]
     """Every complete frame from the result channel, in order, within ``result_bytes``."""
     frames_truncated: bool
-    """True when frames past ``Limits.result_bytes`` were discarded."""
+    """True when frames past ``Limits.result_bytes`` or ``Limits.result_frames`` were
+    discarded; the sandbox then stopped the child at once (no point in waiting)."""
     stack_dump: str | None
     """Whatever the child wrote to the stack fd (the SIGUSR1 faulthandler dump at a
     timeout), or None when it wrote nothing."""

@@ -1,0 +1,87 @@
+"""A submission that changes grader state cannot break argument building, and a build that
+fails anyway is the learner's tampering (status ``error``), never a grader fault (exit 3),
+unless the rubric's own spec is wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+import pytest
+
+from syncgrade import engine
+from syncgrade.child import harness, workloads
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import get_exercise
+from syncgrade.rubric.base import Context
+from syncgrade.trace import CallFrame, Load
+
+
+def test_parent_and_child_agree_on_spec_kinds() -> None:
+    assert engine.SPEC_KINDS == harness.KINDS
+    builders = {name[len("_build_"):] for name in dir(harness.Harness)
+                if name.startswith("_build_")}
+    assert builders == harness.KINDS
+
+
+def test_builders_use_copies_taken_before_learner_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = np.ones((4, 3), np.float32)
+    w = np.ones((3, 2), np.float32)
+    built = harness.Harness(recorder=None, inputs={"x": x, "w": w})  # type: ignore[arg-type]
+    # What a submission could do at import, had it reached the module.
+    monkeypatch.setattr(workloads, "WORKLOADS", {})
+    monkeypatch.setattr(workloads, "put", None)
+    monkeypatch.setattr(workloads, "wait", None)
+    monkeypatch.setattr(workloads, "spin", None)
+    monkeypatch.setattr(jax, "devices", lambda *a: [])
+    monkeypatch.setattr(np.random, "default_rng", None)
+    fn = built.build({"kind": "workload", "name": "predict",
+                      "warm": [{"kind": "device", "name": "x"}, {"kind": "device", "name": "w"}]})
+    np.testing.assert_allclose(np.asarray(fn(x, w)), np.tanh(x @ w), rtol=1e-6)
+    assert built.build({"kind": "factory", "name": "predict"})()(x, w).shape == (4, 2)
+    assert built.build({"kind": "jax_device"}).platform == "cpu"
+    assert built.build({"kind": "rng", "seed": 1}).integers(10) >= 0
+    assert built.build({"kind": "device", "name": "x", "ready": False}).shape == (4, 3)
+
+
+def test_unknown_kinds_are_refused_by_name() -> None:
+    built = harness.Harness(recorder=None, inputs={})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown argument kind"):
+        built.build({"kind": "__init__"})  # never an arbitrary attribute lookup
+
+
+def _context(frames: dict[str, CallFrame]) -> tuple[Any, Context]:
+    exercise = get_exercise("exercise-1")
+    inputs = exercise.make_inputs()
+    ctx = Context(exercise=exercise, display_name="submission.py", hello=None,
+                  load=Load(type="load", ok=True), frames=frames, inputs=inputs,
+                  references={})
+    return exercise, ctx
+
+
+def test_a_failed_build_is_tampering_with_a_learner_facing_message() -> None:
+    exercise = get_exercise("exercise-1")
+    frames = {call.id: CallFrame(type="call", id=call.id, ok=False,
+                                 grader_error="KeyError: 'predict_off_by_a_little'")
+              for call in exercise.calls}
+    exercise, ctx = _context(frames)
+    found = engine.unbuilt_calls(exercise, ctx.inputs, frames)
+    assert found and all(f.startswith("grader state:") for f in found)
+    outcome = c.runs(ctx, calls=tuple(call.id for call in exercise.calls))
+    assert outcome.status == "failed"
+    assert "changed the grader's or a library's state" in outcome.message
+    assert "KeyError" in outcome.message and "predict_off" not in outcome.message
+
+
+def test_a_wrong_rubric_spec_is_still_a_grader_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    exercise = get_exercise("exercise-1")
+    call = exercise.calls[0]
+    broken_call = type(call)(id=call.id, function=call.function,
+                             args=({"kind": "host", "name": "no-such-input"},))
+    broken = type(exercise)(**{**exercise.__dict__, "calls": (broken_call,)})
+    frames = {call.id: CallFrame(type="call", id=call.id, ok=False,
+                                 grader_error="KeyError: 'no-such-input'")}
+    with pytest.raises(RuntimeError, match="no hidden input named 'no-such-input'"):
+        engine.unbuilt_calls(broken, exercise.make_inputs(), frames)
+    assert engine.unbuilt_calls(broken, exercise.make_inputs(), {}) == []
