@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from syncgrade.analysis import Interval
 from syncgrade.rubric import checks as c
+from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.compose import lower_first
 from syncgrade.trace import Call, Compile, Event, Placement, Wait
@@ -73,11 +74,11 @@ def _interval_holding(intervals: list[Interval], event: Event) -> Interval | Non
     return next((i for i in intervals if i.start.seq < event.seq < i.stop.seq), None)
 
 
-def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: str,
-                       atol: float = 2e-5, rtol: float = 2e-5) -> Outcome:
+def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: str) -> Outcome:
     """The learner's reference matches the grader's, is a NumPy result, and no JAX work
     happened while it ran (the hidden shapes are new to the child, so any ``jax.numpy``
-    operation on them traces and compiles, which the trace shows)."""
+    operation on them traces and compiles, which the trace shows). Agreement uses
+    ``numpy-match``'s derived tolerance for a float32 result computed on the host."""
     fn = c._function_of(ctx, call)
     jax_work = _jax_work(ctx.analysis(call).events)
     if jax_work is not None:
@@ -94,7 +95,7 @@ def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: st
             "by NumPy on the host.",
             "Use `numpy` on the host arrays and return the NumPy array it gives.",
         )
-    agrees = c.numpy_match(ctx, call, result, reference, atol=atol, rtol=rtol)
+    agrees = c.numpy_match(ctx, call, result, reference, backend=tolerance.HOST)
     if agrees.status != "passed":
         return Outcome.fail(f"`{fn}` does not agree with the grader's own reference: "
                             f"{lower_first(agrees.message)}", agrees.hint, agrees.evidence)
