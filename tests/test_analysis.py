@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from syncgrade.analysis import analyse, match_samples, sample_intervals
+from syncgrade.analysis import analyse
 from syncgrade.trace import Event
 
 _EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
@@ -82,16 +82,17 @@ def test_samples_are_matched_to_intervals_with_their_unit() -> None:
                    {"kind": "pair", "start": 1, "stop": 2},
                    {"kind": "pair", "start": 3, "stop": 4},
                    {"kind": "pair", "start": 5, "stop": 6})
-    intervals = analyse(events).intervals
-    assert match_samples(intervals, [0.25, 0.5]) == 1.0
-    assert match_samples(intervals, [250.0, 500.0]) == 1e3
-    assert match_samples(intervals, [0.3]) is None
-    assert [i.seconds for i in sample_intervals(intervals, [0.25, 0.5])] == [0.25, 0.5]
-    assert len(sample_intervals(intervals, [0.3])) == 3  # unmatched: every interval
+    analysis = analyse(events)
+    assert analysis.match([0.25, 0.5]).factor == 1.0
+    assert analysis.match([250.0, 500.0]).factor == 1e3
+    assert analysis.match([0.3]).factor is None
+    assert [i.seconds for i in analysis.match([0.5, 0.25]).matched] == [0.25, 0.5]
+    assert analysis.match([0.3]).unmatched == [0]
 
 
 def test_samples_rounded_to_the_microsecond_still_match() -> None:
     events = trace(read(0.0), read(0.0123456), {"kind": "pair", "start": 1, "stop": 2})
-    intervals = analyse(events).intervals
-    assert match_samples(intervals, [round(0.0123456 * 1e3, 3)]) == 1e3  # 12.346 ms
-    assert match_samples(intervals, [round(0.0123456, 6)]) == 1.0
+    analysis = analyse(events)
+    assert analysis.match([round(0.0123456 * 1e3, 3)]).factor == 1e3  # 12.346 ms
+    assert analysis.match([round(0.0123456, 6)]).factor == 1.0
+    assert analysis.match([round(0.0123456, 4)]).factor is None  # 0.1 ms off: not that pair

@@ -103,10 +103,11 @@ def test_timing_report_missing_fields_and_json_problems() -> None:
 
 def test_samples_are_assigned_to_intervals_in_any_unit_and_after_rounding() -> None:
     events = trace(read(0.0), read(0.0123456), read(1.0), read(1.0021), pair(1, 2), pair(3, 4))
-    intervals = list(analyse(events).intervals)
-    assert rc.assign_samples(intervals, [0.002100, 0.012346]) == intervals
-    assert rc.assign_samples(intervals, [12.3456]) == intervals[:1]
-    assert rc.assign_samples(intervals, [0.5]) is None
+    analysis = analyse(events)
+    intervals = list(analysis.intervals)
+    assert analysis.match([0.002100, 0.012346]).matched == intervals
+    assert analysis.match([12.3456]).matched == intervals[:1]
+    assert not analysis.match([0.5]).complete
 
 
 def test_device_names() -> None:

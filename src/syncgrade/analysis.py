@@ -3,14 +3,26 @@
 Pure functions of the validated trace. An interval is the span between two clock reads the
 learner subtracted; everything with a sequence number strictly between them happened
 inside it. When the learner's arithmetic hid the pairing (``float(b) - float(a)``,
-``np.diff``), consecutive reads are paired in order and the interval is marked inferred.
+``np.diff``), consecutive reads are paired in order and the interval is marked inferred;
+the returned samples then name their real read pairs by value (:meth:`Analysis.match`).
+
+Cost: the events are sorted once and indexed by kind, so an interval's calls, waits,
+placements and compilations are two bisections and a slice (``O(log E)`` plus what is
+read), and matching samples to read pairs is a sorted search (``O(R log R)`` per sample and
+unit over ``R`` clock reads). Nothing scans all events per interval: a learner who reads the
+clock 250 times and subtracts every pair (31k intervals) is analysed in well under a second.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, overload
+
+import numpy as np
 
 from syncgrade.trace import (
     READBACK_WAYS,
@@ -19,7 +31,6 @@ from syncgrade.trace import (
     Event,
     Pair,
     Placement,
-    Readiness,
     Return,
     TimerRead,
     Wait,
@@ -34,6 +45,67 @@ PHASES = (
     "output wait",
     "host transfer",
 )
+UNITS = (1.0, 1e3, 1e6, 1e9)  # seconds, milliseconds, microseconds, nanoseconds
+MAX_MATCHED_SAMPLES = 100  # an exercise asks for < 10; a longer list fails `sample-count`
+_CANDIDATE_SCAN_LIMIT = 20_000  # read pairs looked at per sample and unit, at most
+_NUMPY_CALL = "numpy-call"  # index key: calls that received NumPy arrays
+
+
+# --------------------------------------------------------------------------- the index
+
+
+class EventIndex:
+    """One call's events in ``seq`` order, with a ``seq`` list per kind, so that "the
+    events of kind K strictly between two sequence numbers" is two bisections and a slice.
+
+    Kinds are the event ``kind`` strings (``"call"``, ``"wait"``, ...), plus ``"content"``
+    (everything but ``pair`` records, which say how values were combined, not what ran)
+    and ``"numpy-call"`` (calls that received NumPy arrays: implicit transfers).
+    """
+
+    def __init__(self, ordered: Sequence[Event]) -> None:
+        self.events: tuple[Event, ...] = tuple(ordered)
+        self.seqs = [e.seq for e in self.events]
+        kinds: dict[str, tuple[list[int], list[Any]]] = {}
+
+        def add(kind: str, event: Event) -> None:
+            seqs, events = kinds.setdefault(kind, ([], []))
+            seqs.append(event.seq)
+            events.append(event)
+
+        for event in self.events:
+            add(event.kind, event)
+            if not isinstance(event, Pair):
+                add("content", event)
+            if isinstance(event, Call) and event.numpy_args > 0:
+                add(_NUMPY_CALL, event)
+        self._kinds = kinds
+        self.returns: dict[int, Return] = {e.call: e for e in self.of_kind("return")}
+        self.readiness: dict[int, bool] = {e.read: e.ready for e in self.of_kind("ready")}
+        self.reads: dict[int, TimerRead] = {e.seq: e for e in self.of_kind("timer")}
+
+    def of_kind(self, kind: str) -> list[Any]:
+        return self._kinds.get(kind, ([], []))[1]
+
+    def between(self, kind: str, after: int, before: int) -> list[Any]:
+        """Events of ``kind`` with ``after < seq < before``, in order."""
+        seqs, events = self._kinds.get(kind, ([], []))
+        return events[bisect_right(seqs, after):bisect_left(seqs, before)]
+
+    def span(self, kind: str, after: int, before: int) -> tuple[list[Any], int, int]:
+        """(events of ``kind``, lo, hi): ``events[lo:hi]`` are those strictly between."""
+        seqs, events = self._kinds.get(kind, ([], []))
+        return events, bisect_right(seqs, after), bisect_left(seqs, before)
+
+    def last_between(self, kind: str, after: int, before: int) -> Any | None:
+        events, lo, hi = self.span(kind, after, before)
+        return events[hi - 1] if hi > lo else None
+
+    def before(self, seq: int) -> list[Event]:
+        return list(self.events[:bisect_left(self.seqs, seq)])
+
+
+# --------------------------------------------------------------------------- intervals
 
 
 @dataclass(frozen=True)
@@ -46,50 +118,92 @@ class TimedCall:
         return frozenset(self.ret.outputs) if self.ret else frozenset()
 
 
+class TimedCalls(Sequence[TimedCall]):
+    """The calls inside an interval, built on demand: ``len()``, truth and ``[-1]`` cost
+    nothing beyond the interval's two bisections, so a check that only asks "how many
+    calls" stays cheap over tens of thousands of overlapping intervals."""
+
+    def __init__(self, calls: list[Call], lo: int, hi: int,
+                 returns: dict[int, Return]) -> None:
+        self._calls, self._lo, self._hi, self._returns = calls, lo, max(lo, hi), returns
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    @overload
+    def __getitem__(self, i: int) -> TimedCall: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[TimedCall]: ...
+
+    def __getitem__(self, i: int | slice) -> TimedCall | list[TimedCall]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        call = self._calls[self._lo + i]
+        return TimedCall(call, self._returns.get(call.seq))
+
+
 @dataclass(frozen=True)
 class Interval:
-    """One learner interval, ``start`` to ``stop``, and the events inside it."""
+    """One learner interval, ``start`` to ``stop``; its contents are read lazily from the
+    call's :class:`EventIndex` (strictly between the two reads' sequence numbers).
+
+    ``inferred``: the learner's code never subtracted these two reads as such (the pairing
+    came from read order, or from a returned sample's value)."""
 
     start: TimerRead
     stop: TimerRead
-    inside: tuple[Event, ...]
-    returns: dict[int, Return] = field(default_factory=dict, compare=False)
+    index: EventIndex = field(compare=False, repr=False)
     ready_at_stop: bool | None = None
     inferred: bool = False
 
     @property
     def seconds(self) -> float:
-        delta = self.stop.value - self.start.value
-        return delta / 1e9 if self.stop.clock in NS_CLOCKS else delta
+        return _seconds(self.start, self.stop)
+
+    def _between(self, kind: str) -> list[Any]:
+        return self.index.between(kind, self.start.seq, self.stop.seq)
 
     @cached_property
-    def calls(self) -> list[TimedCall]:
-        return [TimedCall(e, self.returns.get(e.seq)) for e in self.inside if isinstance(e, Call)]
+    def inside(self) -> tuple[Event, ...]:
+        """Every event inside, except ``pair`` records."""
+        return tuple(self._between("content"))
+
+    @cached_property
+    def calls(self) -> TimedCalls:
+        calls, lo, hi = self.index.span("call", self.start.seq, self.stop.seq)
+        return TimedCalls(calls, lo, hi, self.index.returns)
 
     @cached_property
     def waits(self) -> list[Wait]:
-        return [e for e in self.inside if isinstance(e, Wait)]
+        return self._between("wait")
 
     @cached_property
     def placements(self) -> list[Placement]:
-        return [e for e in self.inside if isinstance(e, Placement)]
+        return self._between("placement")
 
     @cached_property
     def compiles(self) -> list[Compile]:
-        return [e for e in self.inside if isinstance(e, Compile)]
+        return self._between("compile")
 
     @property
     def implicit_transfers(self) -> list[Call]:
-        return [c.call for c in self.calls if c.call.numpy_args > 0]
+        return self._between(_NUMPY_CALL)
 
     def waits_on_timed_output(self) -> list[Wait]:
         """Waits after the last timed call's return on its outputs (or anything later)."""
-        if not self.calls:
+        last: Call | None = self.index.last_between("call", self.start.seq, self.stop.seq)
+        if last is None:
             return []
-        last = self.calls[-1]
-        after = last.ret.seq if last.ret else last.call.seq
-        wanted = set(last.outputs)
-        return [w for w in self.waits if w.seq > after and wanted.intersection(w.arrays)]
+        ret = self.index.returns.get(last.seq)
+        after = ret.seq if ret else last.seq
+        wanted = set(ret.outputs) if ret else set()
+        return [w for w in self.index.between("wait", after, self.stop.seq)
+                if wanted.intersection(w.arrays)]
 
     def readbacks_of_timed_output(self) -> list[Wait]:
         return [w for w in self.waits_on_timed_output() if w.how in READBACK_WAYS]
@@ -110,84 +224,315 @@ class Interval:
         return phases
 
 
+def _seconds(start: TimerRead, stop: TimerRead) -> float:
+    try:
+        delta = stop.value - start.value  # exact for the integer nanosecond clocks
+        return delta / 1e9 if stop.clock in NS_CLOCKS else float(delta)
+    except OverflowError:
+        return math.inf
+
+
+# --------------------------------------------------------------------------- samples
+
+
+PairKey = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class SampleMatch:
+    """Which read pair each returned sample is the difference of.
+
+    The unit chosen is the one whose matching names the most intervals that time a call,
+    then the most samples (see :meth:`Analysis._match`). ``factor`` is that unit (1 for
+    seconds, 1e3 for milliseconds, ...) when every sample matched a distinct read pair in
+    it, else ``None``. ``intervals`` gives, per sample, its interval in the chosen unit,
+    ``None`` for a sample that matched no read pair.
+    """
+
+    factor: float | None
+    intervals: tuple[Interval | None, ...]
+    judged: int  # samples considered (a list past MAX_MATCHED_SAMPLES is cut there)
+
+    @property
+    def complete(self) -> bool:
+        return self.factor is not None
+
+    @property
+    def unmatched(self) -> list[int]:
+        """Indexes of samples that are no difference of two of the learner's reads."""
+        return [i for i, iv in enumerate(self.intervals) if iv is None]
+
+    @property
+    def matched(self) -> list[Interval]:
+        """The matched intervals in time order."""
+        return sorted((iv for iv in self.intervals if iv is not None),
+                      key=lambda iv: (iv.start.seq, iv.stop.seq))
+
+    @property
+    def keys(self) -> frozenset[PairKey]:
+        return frozenset((iv.start.seq, iv.stop.seq) for iv in self.intervals if iv)
+
+
+@dataclass(frozen=True)
+class _Family:
+    """The reads of one clock family (float seconds, or integer nanoseconds), sorted by
+    value, as arrays for :func:`numpy.searchsorted`."""
+
+    reads: tuple[TimerRead, ...]
+    values: np.ndarray  # float64; for ns clocks, nanoseconds after the smallest read
+    slack: np.ndarray  # float rounding of ``value + target`` in the search, per read
+    per_second: float  # 1.0, or 1e9 for the ns family
+
+
+def _families(reads: Iterable[TimerRead]) -> list[_Family]:
+    floats, ints = [], []
+    for read in reads:
+        value = read.value
+        if read.clock in NS_CLOCKS:
+            if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
+                ints.append(read)
+        elif isinstance(value, (int, float)) and math.isfinite(value):
+            floats.append(read)
+    families = []
+    for group, per_second in ((floats, 1.0), (ints, 1e9)):
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda r: (r.value, r.seq))
+        if per_second == 1.0:
+            values = np.array([float(r.value) for r in group], dtype=np.float64)
+        else:
+            base = group[0].value
+            values = np.array([float(r.value - base) for r in group], dtype=np.float64)
+        slack = 4 * np.spacing(np.abs(values)) + 1e-300
+        families.append(_Family(tuple(group), values, slack, per_second))
+    return families
+
+
+def close(sample: float, duration: float, factor: float = 1.0) -> bool:
+    """``sample`` equals ``duration`` (seconds) in unit ``factor``: up to float noise, or
+    up to rounding to the microsecond (a learner's ``round(s, 6)`` or ``round(ms, 3)``
+    still names its interval)."""
+    scaled = duration * factor
+    return abs(sample - scaled) <= max(1e-6 * max(abs(sample), abs(scaled), 1e-12),
+                                       0.5e-6 * factor)
+
+
+def _window(target: float) -> float:
+    """Half-width (seconds) of the search around ``target`` seconds; a superset of
+    :func:`close`'s tolerance, which then decides."""
+    return max(1.01e-6 * target, 0.5e-6) * 1.01
+
+
 @dataclass(frozen=True)
 class Analysis:
     """Every interval in one call's trace, plus the events outside them."""
 
     events: tuple[Event, ...]
     intervals: tuple[Interval, ...]
+    _matches: dict[Any, SampleMatch] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def index(self) -> EventIndex:
+        for interval in self.intervals[:1]:
+            if interval.index.events is self.events:
+                return interval.index
+        return EventIndex(self.events)
 
     def before(self, seq: int) -> list[Event]:
-        return [e for e in self.events if e.seq < seq]
+        return self.index.before(seq)
 
     def calls(self) -> list[Call]:
-        return [e for e in self.events if isinstance(e, Call)]
+        return list(self.index.of_kind("call"))
 
     def returns(self) -> dict[int, Return]:
-        return {e.call: e for e in self.events if isinstance(e, Return)}
+        return self.index.returns
+
+    # ----------------------------------------------------------------- matching samples
+
+    def match(self, samples: Sequence[float],
+              exclude: frozenset[PairKey] = frozenset()) -> SampleMatch:
+        """Match each sample to a distinct pair of this call's clock reads (start before
+        stop, same clock family, a positive difference) that it equals (see :func:`close`),
+        in one unit for the whole list. Pairs the learner subtracted are preferred; any
+        other pair of reads may match (``float(t1) - float(t0)`` hides the subtraction).
+        ``exclude`` holds read pairs already claimed by another list of samples. At most
+        :data:`MAX_MATCHED_SAMPLES` samples are matched; later ones are not judged."""
+        key = (tuple(samples), exclude)
+        if key not in self._matches:
+            self._matches[key] = self._match(list(samples)[:MAX_MATCHED_SAMPLES], exclude)
+        return self._matches[key]
+
+    @cached_property
+    def _subtracted(self) -> tuple[np.ndarray, list[Interval]]:
+        """Intervals from ``pair`` records, sorted by seconds, with their seconds."""
+        real = sorted((i for i in self.intervals if not i.inferred and math.isfinite(i.seconds)),
+                      key=lambda i: i.seconds)
+        return np.array([i.seconds for i in real], dtype=np.float64), real
+
+    @cached_property
+    def _families(self) -> list[_Family]:
+        return _families(self.index.reads.values())
+
+    def _match(self, samples: list[float], exclude: frozenset[PairKey]) -> SampleMatch:
+        """The unit whose matching names the most intervals that time a call, then the most
+        samples (the smaller unit on a tie). Counting timed calls first matters when the
+        learner read the clock in a tight loop: such a cloud of reads has a pair for
+        almost any small value, so a list that fails in seconds would otherwise "match"
+        as milliseconds of empty intervals."""
+        values = [float(s) if _finite_positive(s) else math.nan for s in samples]
+        n = len(values)
+        best: tuple[tuple[int, int], float, list[Interval | None]] | None = None
+        for factor in UNITS:
+            chosen = self._assign(values, factor, exclude)
+            found = [iv for iv in chosen if iv is not None]
+            score = (sum(1 for iv in found if iv.calls), len(found))
+            if best is None or score > best[0]:
+                best = (score, factor, chosen)
+            if score == (n, n):
+                break  # nothing can beat every sample on an interval that times a call
+        if best is None or n == 0:
+            return SampleMatch(None, (), 0)
+        (_, found_count), factor, chosen = best
+        return SampleMatch(factor if found_count == n else None, tuple(chosen), n)
+
+    def _assign(self, values: list[float], factor: float,
+                exclude: frozenset[PairKey]) -> list[Interval | None]:
+        """A distinct read pair per sample (maximum bipartite matching, subtracted pairs
+        first, then any pair of reads for the samples still free)."""
+        chosen: list[Interval | None] = [None] * len(values)
+        # Each sample keeps at most `cap` candidates: with that many, it can always be
+        # given one that no other sample took, so the cap never loses a matching.
+        cap = 2 * len(values) + 2
+        subtracted = [self._subtracted_candidates(v, factor, cap, exclude) for v in values]
+        _kuhn(subtracted, chosen)
+        taken = exclude | {(iv.start.seq, iv.stop.seq) for iv in chosen if iv}
+        rest = [self._read_candidates(v, factor, cap, taken) if chosen[i] is None else []
+                for i, v in enumerate(values)]
+        fixed = [iv is not None for iv in chosen]
+        _kuhn(rest, chosen, fixed=fixed)
+        return chosen
+
+    def _subtracted_candidates(self, sample: float, factor: float, cap: int,
+                               exclude: frozenset[PairKey]) -> list[Interval]:
+        if math.isnan(sample):
+            return []
+        seconds, intervals = self._subtracted
+        target = sample / factor
+        width = _window(target)
+        lo = int(np.searchsorted(seconds, target - width, "left"))
+        hi = int(np.searchsorted(seconds, target + width, "right"))
+        found = [iv for iv in intervals[lo:hi]
+                 if (iv.start.seq, iv.stop.seq) not in exclude
+                 and _same_family(iv.start, iv.stop) and iv.seconds > 0
+                 and close(sample, iv.seconds, factor)]
+        # Every candidate is within tolerance: one that times a call first, then nearest.
+        found.sort(key=lambda iv: (not iv.calls, abs(iv.seconds - target)))
+        return found[:cap]
+
+    def _read_candidates(self, sample: float, factor: float, cap: int,
+                         taken: frozenset[PairKey] | set[PairKey]) -> list[Interval]:
+        if math.isnan(sample):
+            return []
+        target = sample / factor
+        width = _window(target)
+        found: list[tuple[bool, float, int, TimerRead, TimerRead]] = []
+        for fam in self._families:
+            scale = fam.per_second
+            lo = np.searchsorted(fam.values, fam.values + (target - width) * scale - fam.slack,
+                                 "left")
+            hi = np.searchsorted(fam.values, fam.values + (target + width) * scale + fam.slack,
+                                 "right")
+            starts = np.nonzero(hi > lo)[0]
+            scanned = 0
+            for i in starts.tolist():
+                if len(found) >= 4 * cap or scanned >= _CANDIDATE_SCAN_LIMIT:
+                    break
+                start = fam.reads[i]
+                for j in range(int(lo[i]), int(hi[i])):
+                    scanned += 1
+                    stop = fam.reads[j]
+                    if stop.seq <= start.seq or (start.seq, stop.seq) in taken:
+                        continue
+                    duration = _seconds(start, stop)
+                    if duration > 0 and close(sample, duration, factor):
+                        _, lo_call, hi_call = self.index.span("call", start.seq, stop.seq)
+                        found.append((hi_call <= lo_call, abs(duration - target),
+                                      stop.seq - start.seq, start, stop))
+        # As for subtracted pairs: one that times a call, then nearest, then the tightest.
+        found.sort(key=lambda f: (f[0], f[1], f[2]))
+        readiness = self.index.readiness
+        return [Interval(start=s, stop=e, index=self.index, ready_at_stop=readiness.get(e.seq),
+                         inferred=True) for _, _, _, s, e in found[:cap]]
+
+
+def _finite_positive(value: Any) -> bool:
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return math.isfinite(number) and number > 0
+
+
+def _same_family(start: TimerRead, stop: TimerRead) -> bool:
+    return (start.clock in NS_CLOCKS) == (stop.clock in NS_CLOCKS)
+
+
+def _kuhn(candidates: list[list[Interval]], chosen: list[Interval | None],
+          fixed: list[bool] | None = None) -> None:
+    """Maximum bipartite matching of samples to intervals (Kuhn's augmenting paths), in
+    place: ``chosen[i]`` is sample ``i``'s interval. Samples marked ``fixed`` keep theirs."""
+    owner: dict[PairKey, int] = {
+        (iv.start.seq, iv.stop.seq): i for i, iv in enumerate(chosen) if iv is not None}
+
+    def augment(i: int, seen: set[PairKey]) -> bool:
+        options = candidates[i]
+        for iv in options:  # a free pair first: most samples need no augmenting path
+            key = (iv.start.seq, iv.stop.seq)
+            if key not in owner and key not in seen:
+                seen.add(key)
+                owner[key] = i
+                chosen[i] = iv
+                return True
+        for iv in options:
+            key = (iv.start.seq, iv.stop.seq)
+            if key in seen:
+                continue
+            seen.add(key)
+            other = owner[key]
+            if (fixed is None or not fixed[other]) and augment(other, seen):
+                owner[key] = i
+                chosen[i] = iv
+                return True
+        return False
+
+    for i in range(len(candidates)):
+        if chosen[i] is None and candidates[i]:
+            augment(i, set())
+
+
+# --------------------------------------------------------------------------- analyse
 
 
 def analyse(events: Sequence[Event]) -> Analysis:
-    ordered = tuple(sorted(events, key=lambda e: e.seq))
-    reads = {e.seq: e for e in ordered if isinstance(e, TimerRead)}
-    returns = {e.call: e for e in ordered if isinstance(e, Return)}
-    readiness = {e.read: e.ready for e in ordered if isinstance(e, Readiness)}
-    pairs, inferred = _pairs(ordered, reads)
-    intervals = []
-    for start_seq, stop_seq in pairs:
-        inside = tuple(
-            e for e in ordered if start_seq < e.seq < stop_seq and not isinstance(e, Pair)
-        )
-        intervals.append(
-            Interval(
-                start=reads[start_seq], stop=reads[stop_seq], inside=inside, returns=returns,
-                ready_at_stop=readiness.get(stop_seq), inferred=inferred,
-            )
-        )
-    return Analysis(events=ordered, intervals=tuple(intervals))
+    """The learner's intervals in one call's events (any order; sorted here once)."""
+    index = EventIndex(sorted(events, key=lambda e: e.seq))
+    pairs, inferred = _pairs(index)
+    reads, readiness = index.reads, index.readiness
+    intervals = tuple(
+        Interval(start=reads[a], stop=reads[b], index=index, ready_at_stop=readiness.get(b),
+                 inferred=inferred)
+        for a, b in pairs
+    )
+    return Analysis(events=index.events, intervals=intervals)
 
 
-def _pairs(
-    ordered: tuple[Event, ...], reads: dict[int, TimerRead]
-) -> tuple[list[tuple[int, int]], bool]:
-    seen: set[tuple[int, int]] = set()
-    pairs = []
-    for e in ordered:
-        if isinstance(e, Pair) and e.start in reads and e.stop in reads and e.start < e.stop:
-            key = (e.start, e.stop)
-            if key not in seen:
-                seen.add(key)
-                pairs.append(key)
-    if pairs:
-        return sorted(pairs), False
+def _pairs(index: EventIndex) -> tuple[list[PairKey], bool]:
+    """The distinct (start, stop) read pairs the learner subtracted, in order; else
+    consecutive reads paired in order (marked inferred)."""
+    reads = index.reads
+    keys = {(e.start, e.stop) for e in index.of_kind("pair")
+            if e.start in reads and e.stop in reads and e.start < e.stop}
+    if keys:
+        return sorted(keys), False
     seqs = sorted(reads)
     return [(seqs[i], seqs[i + 1]) for i in range(0, len(seqs) - 1, 2)], True
-
-
-def match_samples(intervals: Sequence[Interval], samples: Sequence[float]) -> float | None:
-    """The unit factor (1, 1e3, 1e6, 1e9) that maps interval seconds onto the samples, if
-    every sample is some interval's duration in that unit."""
-    if not intervals or not samples:
-        return None
-    for factor in (1.0, 1e3, 1e6, 1e9):
-        durations = [i.seconds * factor for i in intervals]
-        if all(any(_close(s, d, factor) for d in durations) for s in samples):
-            return factor
-    return None
-
-
-def sample_intervals(intervals: Sequence[Interval], samples: Sequence[float]) -> list[Interval]:
-    """The intervals that produced the returned samples; all intervals when they can't be
-    matched one to one (then the learner's samples aren't plain interval durations)."""
-    factor = match_samples(intervals, samples)
-    if factor is None:
-        return list(intervals)
-    chosen = [i for i in intervals
-              if any(_close(s, i.seconds * factor, factor) for s in samples)]
-    return chosen or list(intervals)
-
-
-def _close(a: float, b: float, factor: float = 1.0) -> bool:
-    """Equal up to float noise, or up to rounding to the microsecond in that unit (a
-    learner's ``round(ms, 3)`` still names its interval)."""
-    return abs(a - b) <= max(1e-6 * max(abs(a), abs(b), 1e-12), 0.5e-6 * factor)

@@ -20,9 +20,12 @@ class _Event(BaseModel):
 
 
 class TimerRead(_Event):
+    """One learner clock read. ``value`` is an exact int for the nanosecond clocks
+    (``*_ns``; a float would round ``time_ns()`` to 256 ns) and a float otherwise."""
+
     kind: Literal["timer"]
     clock: str
-    value: float
+    value: Annotated[int, Field(ge=-(2**63), lt=2**63)] | float
     site: Site = None
 
 

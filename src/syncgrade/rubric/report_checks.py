@@ -6,7 +6,8 @@
   interval that produced one of the learner's samples.
 - ``summary-stats``: reported medians and differences equal those recomputed from the
   reported samples.
-- ``environment``: reported JAX version, backend and device are the child's real ones.
+- ``environment``: reported JAX version, backend and device are the child's real ones;
+  in exercise-7 combined with ``workload_matches`` (shapes and dtypes of the real ``args``).
 - ``first-call-includes-compile``: every first-call interval compiles and waits.
 
 First-call and warm intervals are told apart by the samples the learner returned (each
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from syncgrade.analysis import PHASES, Interval
+from syncgrade.analysis import PHASES, Interval, SampleMatch
 from syncgrade.models import Evidence
 from syncgrade.rubric import checks as c
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
@@ -32,8 +33,6 @@ from syncgrade.rubric.report_models import type_name
 from syncgrade.values import JaxArray, NumpyScalar, Opaque, is_number
 
 MAX_LISTED = 6
-SAMPLE_MATCH_RTOL = 1e-3  # a sample still matches its interval after a learner's rounding,
-ROUNDING_ATOL_S = 1e-6  # e.g. round(seconds, 6)
 Loc = tuple[str | int, ...]
 
 # --------------------------------------------------------------------------- report-schema
@@ -227,6 +226,66 @@ def environment(ctx: Context, call: str, report: ValuePath) -> Outcome:
     return Outcome.ok("The reported JAX version, backend and device are the real ones.")
 
 
+def workload_matches(ctx: Context, call: str, report: ValuePath,
+                     args: Sequence[str]) -> Outcome:
+    """``shapes`` and ``dtypes`` describe the arguments the grader really passed, in order:
+    ``args`` names the hidden inputs handed over as the call's ``args`` tuple.
+
+    A shape is a list or tuple of ints; a dtype is any name NumPy parses to the argument's
+    dtype (``"float32"``, ``"<f4"``, ``"f4"``, ``"single"``). The learner was handed these
+    arrays, so naming their shapes in a message reveals nothing hidden; values never appear.
+    Ill-typed fields are :class:`Skip` (``report-schema`` reports them)."""
+    workload = ctx.value(call, report)
+    if not isinstance(workload, dict):
+        raise Skip("the workload is not a dict (see `report-schema`)")
+    real = [ctx.inputs[name] for name in args]
+    shapes, dtypes = workload.get("shapes"), workload.get("dtypes")
+    if not isinstance(shapes, (list, tuple)) or not all(
+            isinstance(s, (list, tuple)) and all(_is_int(n) for n in s) for s in shapes):
+        raise Skip("`workload.shapes` is not a list of shapes (see `report-schema`)")
+    if not isinstance(dtypes, (list, tuple)) or not all(isinstance(d, str) for d in dtypes):
+        raise Skip("`workload.dtypes` is not a list of text (see `report-schema`)")
+    hint = ("Describe the arguments your function received, read at run time: "
+            "`[list(a.shape) for a in args]` and `[str(a.dtype) for a in args]`.")
+    for field, listed in (("shapes", shapes), ("dtypes", dtypes)):
+        if len(listed) != len(real):
+            return Outcome.fail(
+                f"`workload.{field}` lists {len(listed)} item(s), but `args` held "
+                f"{len(real)} arrays: one entry per argument, in order.", hint,
+                Evidence(facts={"field": field, "listed": len(listed), "args": len(real)}),
+            )
+    for index, (shape, array) in enumerate(zip(shapes, real, strict=True)):
+        if tuple(int(n) for n in shape) != array.shape:
+            return Outcome.fail(
+                f"`workload.shapes[{index}]` is {[int(n) for n in shape]}, but `args[{index}]` "
+                f"has shape {list(array.shape)}.", hint,
+                Evidence(facts={"field": "shapes", "index": index}),
+            )
+    for index, (name, array) in enumerate(zip(dtypes, real, strict=True)):
+        if dtype_of(name) != array.dtype:
+            return Outcome.fail(
+                f"`workload.dtypes[{index}]` is {name[:40]!r}, but `args[{index}]` has dtype "
+                f"{array.dtype.name!r}.", hint,
+                Evidence(facts={"field": "dtypes", "index": index}),
+            )
+    return Outcome.ok("The reported workload shapes and dtypes are those of `args`.")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def dtype_of(name: str) -> np.dtype[Any] | None:
+    """The NumPy dtype a learner's dtype name stands for (``"float32"``, ``"<f4"``), or
+    ``None`` when NumPy does not read it as one (overlong text is never parsed)."""
+    if len(name) > 32:
+        return None
+    try:
+        return np.dtype(name.strip())
+    except (TypeError, ValueError, SyntaxError):
+        return None
+
+
 GPU_NAMES = ("gpu", "cuda", "rocm")
 
 
@@ -243,35 +302,14 @@ def device_matches(value: str, device_kind: str, platform: str) -> bool:
 # --------------------------------------------------------------------------- first / warm
 
 
-def assign_samples(intervals: Sequence[Interval], values: Sequence[float],
-                   rtol: float = SAMPLE_MATCH_RTOL) -> list[Interval] | None:
-    """The interval each sample is the duration of (in seconds, ms, µs or ns), one
-    distinct interval per sample, or ``None`` when some sample matches none."""
-    if not values or not intervals:
-        return None
-    for factor in (1.0, 1e3, 1e6, 1e9):
-        free = list(intervals)
-        chosen: list[Interval] = []
-        for value in values:
-            near = [i for i in free if math.isclose(value, i.seconds * factor, rel_tol=rtol,
-                                                    abs_tol=ROUNDING_ATOL_S * factor)]
-            if not near:
-                break
-            best = min(near, key=lambda i: abs(value - i.seconds * factor))
-            free.remove(best)
-            chosen.append(best)
-        else:
-            return sorted(chosen, key=lambda i: i.start.seq)
-    return None
-
-
 def split_first_warm(ctx: Context, call: str, first: ValuePath,
                      warm: ValuePath) -> tuple[list[Interval], list[Interval]]:
-    """(first-call intervals, warm intervals) of ``call``: by the samples the learner
-    reported under ``first`` and ``warm``, else by whether an interval compiles."""
+    """(first-call intervals, warm intervals) of ``call``: the intervals the learner's
+    ``first`` and ``warm`` samples are the differences of (``checks.sample_match``; the warm
+    list may not reuse a first-call interval), else by whether an interval compiles."""
     intervals = list(ctx.analysis(call).intervals)
-    matched = [_assigned(ctx, call, path, intervals) for path in (first, warm)]
-    first_ivs, warm_ivs = matched
+    first_ivs = _matched(c.sample_match(ctx, call, first))
+    warm_ivs = _matched(c.sample_match(ctx, call, warm, exclusive_of=(first,)))
     if first_ivs is not None and warm_ivs is not None:
         return first_ivs, warm_ivs
     if first_ivs is not None:
@@ -281,13 +319,8 @@ def split_first_warm(ctx: Context, call: str, first: ValuePath,
     return [i for i in intervals if i.compiles], [i for i in intervals if not i.compiles]
 
 
-def _assigned(ctx: Context, call: str, path: ValuePath,
-              intervals: list[Interval]) -> list[Interval] | None:
-    try:
-        values = _numbers(ctx, call, path)
-    except Skip:
-        return None
-    return assign_samples(intervals, values)
+def _matched(match: SampleMatch | None) -> list[Interval] | None:
+    return match.matched if match is not None and match.complete else None
 
 
 def warm_intervals(first: ValuePath, warm: ValuePath) -> Callable[[Context, str],
@@ -358,13 +391,27 @@ def _phase_list(phases: set[str]) -> str:
 
 
 def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
-                     samples: ValuePath) -> Outcome:
+                     samples: ValuePath | None = None,
+                     select: Callable[[Context, str], list[Interval]] | None = None,
+                     kind: str = "") -> Outcome:
     """The declared phases equal ``Interval.phases()`` of every interval that produced a
-    sample (a first interval that compiles holds `compilation`: declare what you measured)."""
+    sample (a first interval that compiles holds `compilation`: declare what you measured).
+
+    ``select`` picks the intervals instead (exercise-7: the warm ones, see
+    :func:`warm_intervals`); ``kind`` names them in messages ("warm"). An empty declared
+    boundary never matches: every timed interval holds at least `dispatch`. With a selector
+    that finds no interval, the check is skipped (``sample-count`` and the timing checks
+    report a missing interval)."""
     declared = declared_phases(ctx.value(call, boundary))
-    intervals = c._intervals(ctx, call, samples)
-    if not intervals:
-        return c._no_intervals(c._function_of(ctx, call))
+    if select is not None:
+        intervals = select(ctx, call)
+        if not intervals:
+            raise Skip(f"no {kind + ' ' if kind else ''}interval to compare the boundary with")
+    else:
+        intervals = c._intervals(ctx, call, samples)
+        if not intervals:
+            return c._no_intervals(c._function_of(ctx, call))
+    named = f"{kind} interval" if kind else "interval"
     for index, interval in enumerate(intervals):
         measured = interval.phases()
         if measured == declared:
@@ -377,7 +424,7 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
         if extra:
             parts.append(f"it does not hold {_phase_list(extra)}")
         return Outcome.fail(
-            f"You declared {said}, but interval {index + 1} measured "
+            f"You declared {said}, but {named} {index + 1} measured "
             f"{_phase_list(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
             "Declare the phases your interval really contains (or change the interval so it "
             "contains the ones you declared).",
@@ -385,4 +432,4 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
                              measured=len(measured)),
         )
     return Outcome.ok(f"The declared boundary {_phase_list(declared)} is what your "
-                      "intervals measure.")
+                      f"{kind + ' ' if kind else ''}intervals measure.")
