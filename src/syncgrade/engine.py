@@ -8,9 +8,13 @@ This process never imports jax: only the child does.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import hmac
 import io
 import json
 import re
+import secrets
 import sys
 import time
 from collections.abc import Sequence
@@ -101,24 +105,28 @@ def grade(
                                                if memory_bytes else {}))
     inputs = exercise.make_inputs()
     outcome: sandbox.SandboxOutcome | None = None
+    job = _job(exercise, submission)
     try:
         outcome = sandbox.run_sandboxed(
             [sys.executable, "-m", "syncgrade.child"],
-            stdin=json.dumps(_job(exercise, submission)).encode(),
+            stdin=json.dumps(job).encode(),
             files={"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)},
             env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
             limits=limits,
             hidden_paths=_hidden_paths(),
         )
         return _assemble(exercise, submission, inputs, outcome, limits,
-                         time.perf_counter() - started)
+                         time.perf_counter() - started, key=bytes.fromhex(job["key"]))
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         return _internal_error_report(exercise, submission, outcome, limits, exc,
                                       time.perf_counter() - started)
 
 
 def _job(exercise: Exercise, submission: Submission) -> dict[str, Any]:
+    """The child's job. ``key`` (fresh per run) authenticates its frames: the child keeps
+    it only in the sealed recorder core (docs/security.md, "Authenticated frames")."""
     return {
+        "key": secrets.token_hex(32),
         "display_name": submission.display_name,
         "submission": "submission.py",
         "inputs": "inputs.npz",
@@ -142,34 +150,115 @@ def _hidden_paths() -> list[Path]:
     return hidden
 
 
-def parse_frames(raw: Sequence[bytes]) -> tuple[Hello | None, Load | None,
-                                                dict[str, CallFrame], End | None, int]:
-    """Validate the child's frames; return them by kind and the number rejected."""
+@dataclass(frozen=True)
+class Frames:
+    """The child's frames, validated, and what was wrong with the channel."""
+
+    hello: Hello | None
+    load: Load | None
+    calls: dict[str, CallFrame]
+    end: End | None
+    rejected: int
+    tampering: str | None  # why the channel cannot be trusted; None when it can
+
+
+CHANNEL_TAMPERED = "report channel"
+_LEARNER_KEYS = ("ok", "value", "error", "problems")
+
+
+def parse_frames(raw: Sequence[bytes], key: bytes, call_ids: Sequence[str], *,
+                 clean_exit: bool = False, incomplete: bool = False) -> Frames:
+    """Authenticate and validate the child's frames under the strict protocol.
+
+    The child writes exactly: ``hello``, ``load``, then (when the load succeeded) one
+    ``call`` frame per job call in job order, then ``end``. Each frame is the hex
+    HMAC-SHA256 of its body followed by the body, a JSON object whose ``seq`` counts the
+    frames from 1. A bad MAC, a wrong ``seq``, a frame of the wrong kind or for the wrong
+    call, anything after ``end``, or a torn last frame from a child that exited cleanly
+    (the grader writes whole frames) sets ``tampering``: only learner code writing to the
+    channel can cause them. A child that died part-way only leaves a valid prefix, which
+    is not tampering. ``learner`` in a body is the worker's JSON text (value, error,
+    problems), merged under the grader's own keys.
+    """
     hello = load = end = None
     calls: dict[str, CallFrame] = {}
     rejected = 0
-    for payload in raw:
+    tampering: str | None = None
+    load_ok = False
+    for index, payload in enumerate(raw):
+        position = index + 1
+        mac, body = payload[:64], payload[64:]
+        expected_mac = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
+        if end is not None:
+            tampering = f"frame {position} came after the end frame"
+            break
+        if not hmac.compare_digest(mac, expected_mac):
+            tampering = f"frame {position} was not written by the grader"
+            break
         try:
-            frame = _FRAMES.validate_json(payload)
+            data = json.loads(body)
+        except ValueError:
+            tampering = f"frame {position} is not valid JSON"
+            break
+        calls_done = len(calls)
+        want = ("hello" if index == 0 else "load" if index == 1
+                else "call" if load_ok and index - 2 < len(call_ids) else "end")
+        if (not isinstance(data, dict) or data.get("seq") != position
+                or data.get("type") != want
+                or (want == "call" and data.get("id") != call_ids[index - 2])):
+            tampering = f"frame {position} is out of order or repeated"
+            break
+        learner = data.pop("learner", None)
+        if isinstance(learner, str):
+            try:
+                part = json.loads(learner)
+            except ValueError:
+                part = {}
+            if isinstance(part, dict):
+                for name in _LEARNER_KEYS:
+                    if name in part and name not in data:
+                        data[name] = part[name]
+        if want in ("load", "call"):
+            data.setdefault("ok", False)
+        if want == "load":
+            load_ok = data.get("ok") is True
+        try:
+            frame = _FRAMES.validate_python(data)
         except ValidationError:
             rejected += 1
+            if want == "call":  # keep the position: the next frame is the next call
+                calls[call_ids[calls_done]] = CallFrame(
+                    type="call", id=call_ids[calls_done], ok=False,
+                    grader_error="the child's frame for this call was invalid")
             continue
         if isinstance(frame, Hello):
             hello = frame
         elif isinstance(frame, Load):
             load = frame
         elif isinstance(frame, CallFrame):
-            calls.setdefault(frame.id, frame)
+            calls[frame.id] = frame
         elif isinstance(frame, End):
             end = frame
-    return hello, load, calls, end, rejected
+    if tampering is None and incomplete and clean_exit:
+        tampering = "the channel ended inside a frame although the child exited normally"
+    return Frames(hello, load, calls, end, rejected, tampering)
 
 
 def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
               outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
-              seconds: float) -> GradeReport:
-    hello, load, frames, end, _rejected = parse_frames(outcome.frames)
-    tampered = sorted(set(end.tampered if end else []) | set(load.tampered if load else []))
+              seconds: float, *, key: bytes) -> GradeReport:
+    outcome = within_parse_budget(outcome)
+    parsed = parse_frames(outcome.frames, key, [call.id for call in exercise.calls],
+                          clean_exit=outcome.termination == "exited"
+                          and outcome.returncode == 0,
+                          incomplete=outcome.frames_incomplete)
+    hello, load, frames, end = parsed.hello, parsed.load, parsed.calls, parsed.end
+    tampered = sorted(set(end.tampered if end else []) | set(load.tampered if load else [])
+                      | set(unbuilt_calls(exercise, inputs, frames)))
+    if parsed.tampering:
+        # Nothing from a forged channel is trusted: every check is voided below, and the
+        # report says the channel was tampered with.
+        tampered = [f"{CHANNEL_TAMPERED}: {parsed.tampering}", *tampered]
     ctx = Context(
         exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
         frames=frames, inputs=inputs, references=exercise.make_references(inputs),
@@ -194,16 +283,114 @@ def _evaluate(ctx: Context, spec: Any) -> CheckResult:
                        evidence=outcome.evidence)
 
 
+SPEC_KINDS = frozenset({
+    "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
+    "probe_args", "probe_host_args",
+})
+"""The argument spec kinds the child builds (``syncgrade.child.harness.KINDS``)."""
+
+
+def spec_problem(spec: Any, inputs: dict[str, np.ndarray]) -> str | None:
+    """Why the child could never build ``spec`` (a rubric fault), or None."""
+    if not isinstance(spec, dict) or spec.get("kind") not in SPEC_KINDS:
+        return f"unknown argument spec {spec!r}"
+    if spec["kind"] in ("host", "device") and spec.get("name") not in inputs:
+        return f"no hidden input named {spec.get('name')!r}"
+    for item in [*spec.get("items", ()), *(spec.get("warm") or ())]:
+        problem = spec_problem(item, inputs)
+        if problem:
+            return problem
+    return None
+
+
+def unbuilt_calls(exercise: Exercise, inputs: dict[str, np.ndarray],
+                  frames: dict[str, CallFrame]) -> list[str]:
+    """Tampering entries for calls whose arguments the child could not build.
+
+    The child builds arguments only after the submission was loaded, with private copies
+    of the grader's tables taken before, so a build that fails for a spec that is valid
+    means the learner's code changed grader or library state: tampering, a
+    learner-facing ``error``. A spec that is invalid is the grader's own fault and raises
+    ``RuntimeError`` (an internal error). Only the parent's own rubric is trusted here: a
+    frame claiming a ``grader_error`` can make a report an ``error``, never exit 3.
+    """
+    found = []
+    for call in exercise.calls:
+        frame = frames.get(call.id)
+        if frame is None or not frame.grader_error:
+            continue
+        job = call.job()
+        for spec in [*job.get("args", []), *job.get("kwargs", {}).values()]:
+            problem = spec_problem(spec, inputs)
+            if problem:
+                raise RuntimeError(f"rubric {exercise.id}, call {call.id}: {problem} "
+                                   f"(child: {frame.grader_error})")
+        found.append(f"grader state: the arguments of `{call.function or call.attribute}` "
+                     "could not be built")
+    return found
+
+
 def _void_for_tampering(check: CheckResult, tampered: list[str]) -> CheckResult:
+    channel = next((t for t in tampered if t.startswith(CHANNEL_TAMPERED)), None)
+    if channel is not None:
+        # A forged channel: nothing the child sent is trusted, not even that it ran.
+        if check.status == "failed" and check.id != "runs":
+            return check.model_copy(update={"points": 0.0})
+        return check.model_copy(update={
+            "status": "failed", "points": 0.0,
+            "message": "Not trusted: the report channel between your code's process and "
+                       "the grader was tampered with "
+                       f"({channel.removeprefix(CHANNEL_TAMPERED + ': ')}).",
+            "hint": "Do not write to file descriptors you did not open yourself; print "
+                    "with `print` and return results from your functions.",
+        })
     if check.status != "passed" or check.id == "runs":
         return check
     return check.model_copy(update={
         "status": "failed", "points": 0.0,
-        "message": "Not trusted: the grader's instrumentation was altered "
-                   f"({', '.join(tampered[:3])}).",
+        "message": "Not trusted: your code altered or reached into the grader's "
+                   f"instrumentation ({'; '.join(tampered[:3])}).",
         "hint": "Do not replace `time` functions, `jax.jit`, `block_until_ready` or other "
-                "library functions; use them as they are.",
+                "library functions, and do not import or inspect the grader's modules; "
+                "use the libraries as they are.",
     })
+
+
+PARSE_BUDGET = 500_000
+"""JSON values the parent validates per grade, counted as commas plus braces of the raw
+frames. Validating costs up to ~4 us a value on a busy 2-core machine, so this keeps
+parsing under ~2 s even for 32 MiB of the cheapest events; an honest trace of thousands of
+timed calls uses a few percent of it."""
+
+
+def within_parse_budget(outcome: sandbox.SandboxOutcome) -> sandbox.SandboxOutcome:
+    """``outcome`` with the frames that fit in :data:`PARSE_BUDGET`, in order; if any
+    frame did not fit, it and every later one are dropped and ``frames_truncated`` is
+    set, exactly as if the sandbox's result cap had stopped them (same report)."""
+    spent = 0
+    for index, payload in enumerate(outcome.frames):
+        spent += payload.count(b",") + payload.count(b"{")
+        if spent > PARSE_BUDGET:
+            return dataclasses.replace(outcome, frames=outcome.frames[:index],
+                                       frames_truncated=True)
+    return outcome
+
+
+def _said_hello(frames: Sequence[bytes]) -> bool:
+    """Whether the child got as far as its ``hello`` frame, the first thing it sends and
+    before any learner code is read (so learner code cannot take it away). Not
+    authenticated on purpose: a forged hello could only make a grader fault look like
+    the learner's, never the reverse. Reads the body after the 64-hex MAC (parse_frames),
+    or the bare frame."""
+    for payload in frames[:2]:
+        for body in (payload[64:], payload):
+            try:
+                data = json.loads(body)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("type") in ("hello", "load"):
+                return True
+    return False
 
 
 _STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -221,11 +408,20 @@ def learner_line_from_stack(dump: str | None, display_name: str) -> int | None:
 
 def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
                          display_name: str) -> tuple[str, str]:
-    """(what happened, what to change) when the child did not finish on its own."""
+    """(what happened, what to change) when the child did not finish on its own.
+
+    Raises ``RuntimeError`` (an internal error) when the child exited or died before its
+    ``hello`` frame: that is before any learner code ran, so it is the grader's fault.
+    """
     if outcome.frames_truncated:
-        return (f"your code returned more data than the grader accepts "
-                f"({limits.result_bytes / 2**20:.0f} MiB)",
-                "Return only what the exercise asks for: the result and the samples.")
+        return (f"your code produced more data for the grader than it accepts "
+                f"({limits.result_bytes / 2**20:.0f} MiB of results and trace events)",
+                "Return only what the exercise asks for, and make only the calls and "
+                "clock readings it needs (not millions).")
+    if outcome.termination in ("exited", "signal") and not _said_hello(outcome.frames):
+        status = outcome.signal_name or f"status {outcome.returncode}"
+        raise RuntimeError(f"the grading child stopped before loading the submission "
+                           f"({status}): {outcome.stderr.text[-1500:]}")
     if outcome.termination == "timeout":
         line = learner_line_from_stack(outcome.stack_dump, display_name)
         where = f" while running line {line}" if line else ""
@@ -336,16 +532,19 @@ def trace(exercise: Exercise, source: str, *, display_name: str = "submission.py
     """
     submission = Submission(source, display_name)
     inputs = exercise.make_inputs()
+    job = _job(exercise, submission)
     outcome = sandbox.run_sandboxed(
         [sys.executable, "-m", "syncgrade.child"],
-        stdin=json.dumps(_job(exercise, submission)).encode(),
+        stdin=json.dumps(job).encode(),
         files={"submission.py": source.encode(), "inputs.npz": _npz(inputs)},
         env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
         limits=sandbox.Limits(wall_s=timeout),
         hidden_paths=_hidden_paths(),
     )
-    _hello, load, frames, end, _rejected = parse_frames(outcome.frames)
-    if load is None or not load.ok or end is None:
+    parsed = parse_frames(outcome.frames, bytes.fromhex(job["key"]),
+                          [call.id for call in exercise.calls])
+    load, frames, end = parsed.load, parsed.calls, parsed.end
+    if load is None or not load.ok or end is None or parsed.tampering:
         detail = load.error or load.problems if load else outcome.stderr.text[-2000:]
         raise RuntimeError(f"{display_name} did not run in the child: {detail}")
     return frames

@@ -1,133 +1,343 @@
 """Entry point of the grading child: ``python -m syncgrade.child`` inside the sandbox.
 
-Reads one job (JSON) from stdin, imports jax, installs the instrumentation, loads the
-submission and runs the job's calls, writing one frame per step to the private channel
-(``SYNCGRADE_CHANNEL_FD``). Frames: ``hello`` (versions, backend), ``load`` (did the file
-load, are the names there), one ``call`` per job call, ``end`` (hook tampering). A frame is
-sent as soon as its step ends, so a later hang or crash loses nothing already decided.
-Nothing here knows the rubric or any expected value.
+Reads one job (JSON) from stdin, compiles the submission (a syntax error is reported at
+once, before jax is imported), imports jax, installs the instrumentation, loads the
+submission and runs the job's calls. Frames, in this order only: ``hello`` (versions,
+backend), ``load`` (did the file load, are the names there), one ``call`` per job call in
+job order (none when the load failed), ``end``. A frame is sent as soon as its step ends,
+so a later hang or crash loses nothing already decided. Nothing here knows the rubric or
+any expected value.
+
+Two threads (docs/security.md, "Learner code in the same process"):
+
+- the **main thread** holds the job, the harness and the sealed recorder core (which holds
+  the channel key and writes every frame). It never runs learner code and never touches an
+  object the learner made;
+- a **worker thread** runs every piece of learner code: the module body, each call, and
+  everything that reads what the learner returned (encoding the value, formatting an
+  error, checking signatures). Its bottom frame is a trampoline compiled in an empty
+  namespace, so walking ``f_back`` from learner code reaches no grader state.
 """
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import faulthandler
 import io
 import json
 import linecache
 import os
 import platform
+import queue
 import signal
-import struct
 import sys
+import traceback
 import types
-from typing import Any, BinaryIO
+from typing import Any
+
+WORKER_FILE = "<syncgrade-worker>"
+_TRAMPOLINE_SOURCE = """
+def trampoline(take, give, step):
+    state = {}
+    while True:
+        request = take()
+        if request is None:
+            return
+        give(step(state, request))
+"""
 
 
-class Channel:
-    """Length-prefixed JSON frames on an inherited file descriptor."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-
-    def send(self, frame: dict[str, Any]) -> None:
-        payload = json.dumps(frame, separators=(",", ":")).encode()
-        self._stream.write(struct.pack(">I", len(payload)) + payload)
-        self._stream.flush()
+def _take_fd(env_name: str) -> int | None:
+    fd = os.environ.pop(env_name, None)  # keep the fd number out of the learner's environment
+    return None if fd is None else int(fd)
 
 
-def _open_fd(env_name: str, mode: str) -> Any:
-    fd = os.environ.get(env_name)
-    if fd is None:
-        return None
-    os.environ.pop(env_name)  # keep the fd number out of the learner's environment
-    return os.fdopen(int(fd), mode, buffering=0 if "b" in mode else 1)
-
-
-def _arm_stack_dump() -> None:
+def _arm_stack_dump() -> int | None:
     # On the wall-clock limit the sandbox sends SIGUSR1 and reads this dump, so a timeout
     # report can say which learner line was running.
-    stack = _open_fd("SYNCGRADE_STACK_FD", "w")
-    if stack is not None:
-        faulthandler.register(signal.SIGUSR1, file=stack, all_threads=True)
+    fd = _take_fd("SYNCGRADE_STACK_FD")
+    if fd is not None:
+        faulthandler.register(signal.SIGUSR1, file=os.fdopen(fd, "w", buffering=1),
+                              all_threads=True)
+    return fd
 
 
-def _load_submission(source: str, display_name: str) -> tuple[dict[str, Any] | None, Any]:
-    from syncgrade.child.harness import describe_error
-
+def _compile(source: str, display_name: str) -> tuple[types.CodeType | None, Any]:
     linecache.cache[display_name] = (len(source), None, source.splitlines(True), display_name)
-    module = types.ModuleType("submission")
-    module.__file__ = display_name
-    sys.modules["submission"] = module
     try:
-        code = compile(source, display_name, "exec")
-        exec(code, module.__dict__)
-    except BaseException as exc:
-        return None, describe_error(exc, display_name)
-    return module.__dict__, None
+        return compile(source, display_name, "exec"), None
+    except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte in the source
+        return None, exc
 
 
-def _missing_names(namespace: dict[str, Any], job: dict[str, Any]) -> list[dict[str, Any]]:
-    from syncgrade.child.harness import check_signature
+def _syntax_error(exc: BaseException, display_name: str) -> dict[str, Any]:
+    """The load error for source that does not compile (no jax needed)."""
+    line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == display_name \
+        else None
+    text = "".join(traceback.format_exception_only(type(exc), exc))
+    return {"type": type(exc).__name__, "message": str(exc)[:500], "line": line,
+            "traceback": text[-4000:]}
 
-    problems = []
-    for required in job.get("required", []):
-        name = required["name"]
-        if name not in namespace:
-            problems.append({"name": name, "problem": "missing"})
-            continue
-        if required.get("kind", "function") != "function":
-            continue
-        reason = check_signature(namespace[name], required["positional"], required.get(
-            "keywords", []))
-        if reason:
-            problems.append({"name": name, "problem": "signature", "detail": reason})
-    return problems
+
+def _report_unparsable(core: Any, exc: BaseException, display_name: str) -> None:
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+    from syncgrade.child.recorder import SEND
+
+    core.send((SEND, {
+        "type": "hello", "jax_version": version("jax"), "jaxlib_version": version("jaxlib"),
+        "numpy_version": version("numpy"), "python_version": platform.python_version(),
+        "backend": "not started", "device": "not started", "platform": "not started",
+    }, None))
+    load = {"ok": False, "error": _syntax_error(exc, display_name), "problems": []}
+    core.send((SEND, {"type": "load", "tampered": []}, json.dumps(load)))
+    core.send((SEND, {"type": "end", "tampered": []}, None))
+
+
+# --------------------------------------------------------------------------- worker side
+
+
+def _make_worker_step(check_signature: Any, describe_error: Any, encode: Any) -> Any:
+    """The worker's request handler, bound to the grader functions it needs (the grader's
+    modules leave ``sys.modules`` before learner code runs, so it cannot import them)."""
+
+    def step(state: dict[str, Any], request: tuple[Any, ...]) -> tuple[Any, Any]:
+        return _worker_step(state, request, check_signature, describe_error, encode)
+
+    return step
+
+
+def _worker_step(state: dict[str, Any], request: tuple[Any, ...], check_signature: Any,
+                 describe_error: Any, encode: Any) -> tuple[Any, Any]:
+    """Run one request on the worker thread; reply ``(tag, payload)``. Every learner
+    object stays in ``state``; replies carry only bools and JSON text."""
+    op = request[0]
+    try:
+        if op == "load":
+            _op, code, display, required = request
+            module = types.ModuleType("submission")
+            module.__file__ = display
+            sys.modules["submission"] = module
+            state["display"] = display
+            try:
+                exec(code, module.__dict__)
+            except BaseException as exc:  # SystemExit at import is a learner fault too
+                return "load", (False, json.dumps(
+                    {"ok": False, "error": describe_error(exc, display), "problems": []}))
+            namespace = state["namespace"] = module.__dict__
+            problems = []
+            for item in required:
+                name = item["name"]
+                if name not in namespace:
+                    problems.append({"name": name, "problem": "missing"})
+                    continue
+                if item.get("kind", "function") != "function":
+                    continue
+                reason = check_signature(namespace[name], item["positional"],
+                                         item.get("keywords", []))
+                if reason:
+                    problems.append({"name": name, "problem": "signature",
+                                     "detail": str(reason)})
+            ok = not problems
+            return "load", (ok, json.dumps({"ok": ok, "error": None, "problems": problems}))
+        if op == "call":
+            _op, name, args, kwargs = request
+            state.pop("value", None)
+            state.pop("error", None)
+            try:
+                state["value"] = state["namespace"][name](*args, **kwargs)
+            except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+                state["error"] = describe_error(exc, state["display"])
+            return "called", (True, "")
+        if op == "attribute":
+            found = request[1] in state["namespace"]
+            state["value"] = state["namespace"].get(request[1])
+            state.pop("error", None)
+            if not found:
+                return "encoded", (True, json.dumps({"ok": False, "value": None,
+                                                     "error": None}))
+            return "encoded", (True, json.dumps({"ok": True, "value": encode(
+                state.pop("value")), "error": None}))
+        if op == "encode":
+            if "error" in state:
+                error = state.pop("error")
+                return "encoded", (True, json.dumps({"ok": False, "value": None,
+                                                     "error": error}))
+            value = state.pop("value", None)
+            try:
+                return "encoded", (True, json.dumps({"ok": True, "value": encode(value),
+                                                     "error": None}))
+            except BaseException as exc:  # reading the value ran learner code that failed
+                return "encoded", (True, json.dumps({
+                    "ok": False, "value": None,
+                    "error": describe_error(exc, state["display"])}))
+    except BaseException as exc:  # a grader fault on the worker: reported, never hidden
+        return "fault", (False, f"{type(exc).__name__}: {exc}"[:500])
+    return "fault", (False, f"unknown request {op!r}")
+
+
+def _start_worker(step: Any) -> Any:
+    """Start the worker thread running ``step``; return ``ask(request) -> reply``."""
+    namespace: dict[str, Any] = {}
+    exec(compile(_TRAMPOLINE_SOURCE, WORKER_FILE, "exec"), namespace)
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    # _thread, not threading: no Thread object or bootstrap frame holds the target.
+    _thread.start_new_thread(namespace["trampoline"], (inbox.get, outbox.put, step))
+    put, get = inbox.put, outbox.get
+
+    def ask(request: tuple[Any, ...] | None) -> Any:
+        put(request)
+        return None if request is None else get()
+
+    return ask
+
+
+# --------------------------------------------------------------------------- main thread
 
 
 def main() -> int:
-    channel_file = _open_fd("SYNCGRADE_CHANNEL_FD", "wb")
-    if channel_file is None:
+    channel_fd = _take_fd("SYNCGRADE_CHANNEL_FD")
+    if channel_fd is None:
         print("syncgrade.child: no SYNCGRADE_CHANNEL_FD; run through the grader", file=sys.stderr)
         return 2
-    channel = Channel(channel_file)
-    _arm_stack_dump()
+    stack_fd = _arm_stack_dump()
     job = json.loads(sys.stdin.buffer.read())
+    call_ids = [call["id"] for call in job["calls"]]
+    display = job["display_name"]
+    with open(job["submission"], encoding="utf-8") as handle:
+        source = handle.read()
+    code, unparsable = _compile(source, display)
+
+    from syncgrade.child import recorder as rec
+
+    if code is None:
+        core = rec.new_core(bytes.fromhex(job.pop("key", "")), channel_fd, call_ids,
+                            _thread.get_ident(), CONTROL_CODES, None, None, type(None))
+        _report_unparsable(core, unparsable, display)
+        return 0
 
     import jax
     import jaxlib
     import numpy as np
 
-    from syncgrade.child import harness, instrument
-    from syncgrade.child.recorder import Recorder
+    from syncgrade.child import guard, harness, instrument, values, workloads
 
+    array_type = instrument.ArrayImpl
+    # The key goes straight into the sealed core; the job keeps no copy.
+    core = rec.new_core(bytes.fromhex(job.pop("key", "")), channel_fd, call_ids,
+                        _thread.get_ident(), CONTROL_CODES, array_type.__dict__["is_ready"],
+                        array_type.__dict__["is_deleted"], array_type)
     device = jax.devices()[0]
-    channel.send({
+    core.send((rec.SEND, {
         "type": "hello", "jax_version": jax.__version__, "jaxlib_version": jaxlib.__version__,
         "numpy_version": np.__version__, "python_version": platform.python_version(),
         "backend": jax.default_backend(), "device": device.device_kind,
         "platform": device.platform,
-    })
-    display = job["display_name"]
+    }, None))
     inputs: dict[str, Any] = {}
     if job.get("inputs"):
         with open(job["inputs"], "rb") as handle:
             inputs = dict(np.load(io.BytesIO(handle.read())).items())
-    recorder = Recorder({display})
+    recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
-    with open(job["submission"], encoding="utf-8") as handle:
-        source = handle.read()
-    namespace, error = _load_submission(source, display)
-    problems = [] if namespace is None else _missing_names(namespace, job)
-    # Checked right after import too: a hang later must not hide tampering at import.
-    channel.send({"type": "load", "ok": namespace is not None and not problems,
-                  "error": error, "problems": problems, "tampered": installation.tampered()})
-    if namespace is not None and not problems:
-        runner = harness.Harness(recorder=recorder, inputs=inputs)
+    modules = [instrument, rec, harness, values, workloads, guard, sys.modules[__name__]]
+    core.send((rec.PROTECT, instrument.hook_codes() | {harness.run_call.__code__},
+               frozenset({harness.run_call.__code__, harness.checked_reply.__code__}),
+               rec.EMIT_CODES, integrity_table(
+                   installation.hooks(), instrument.EMITTING_HELPERS, [instrument, rec])))
+    ask = _start_worker(_make_worker_step(harness.check_signature, harness.describe_error,
+                                          values.encode))
+    attempts = guard.arm(sealed=[core], protected=[*guard.grader_objects(modules),
+                                                   *installation.hooks()],
+                         fds={fd for fd in (channel_fd, stack_fd) if fd is not None})
+    for name in [n for n in sys.modules if n == "syncgrade" or n.startswith("syncgrade.")]:
+        del sys.modules[name]  # a learner's `import syncgrade...` is refused, not served
+    del modules
+
+    runner = harness.Harness(recorder=recorder, inputs=inputs)
+    ok, text = harness.checked_reply(core, ask(("load", code, display,
+                                                 job.get("required", []))), "load")
+    core.send((rec.SEND, {"type": "load", "tampered": [*installation.tampered(),
+                                                       *attempts()]}, text))
+    if ok:
         for call in job["calls"]:
-            channel.send(harness.run_call(runner, namespace, call, display))
-    channel.send({"type": "end", "tampered": installation.tampered()})
+            harness.run_call(runner, core, ask, call)
+    core.send((rec.SEND, {"type": "end", "tampered": [*installation.tampered(),
+                                                      *attempts()]}, None))
     return 0
 
 
+def integrity_table(hooks: list[Any], helpers: list[Any], modules: list[Any]
+                    ) -> dict[Any, tuple[list[Any], list[tuple[dict[str, Any], str]]]]:
+    """For each hook code: the closure cells and (module dict, name) globals it depends
+    on, which the recorder re-checks whenever that code sends an event.
+
+    Cells are followed into the grader functions they hold; globals are the names the
+    code (its nested code, and the grader functions it calls by name) looks up in
+    ``modules``. Timer hooks of different clocks share one code, so their cells merge."""
+    dicts = [vars(module) for module in modules]
+    table: dict[Any, tuple[list[Any], list[tuple[dict[str, Any], str]]]] = {}
+
+    def names_of(code: Any, seen: set[Any]) -> set[str]:
+        if code in seen:
+            return set()
+        seen.add(code)
+        names = set(code.co_names)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                names |= names_of(const, seen)
+        for name in list(names):
+            for namespace in dicts:
+                helper = namespace.get(name)
+                if isinstance(helper, types.FunctionType) and helper.__globals__ is namespace:
+                    names |= names_of(helper.__code__, seen)
+        return names
+
+    def add(fn: Any) -> None:
+        target = getattr(fn, "__func__", fn)
+        if not isinstance(target, types.FunctionType):
+            return
+        cells, entries = table.setdefault(target.__code__, ([], []))
+        pending, seen = [target], set()
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for cell in current.__closure__ or ():
+                cells.append(cell)
+                try:
+                    content = cell.cell_contents
+                except ValueError:  # an empty cell
+                    continue
+                if isinstance(content, types.FunctionType) and any(
+                        content.__globals__ is namespace for namespace in dicts):
+                    pending.append(content)
+        names = names_of(target.__code__, set())
+        entries.extend((namespace, name) for namespace in dicts for name in sorted(names)
+                       if name in namespace and (namespace, name) not in entries)
+
+    for fn in [*hooks, *helpers]:
+        add(fn)
+    return table
+
+
+CONTROL_CODES = frozenset({main.__code__, _report_unparsable.__code__})
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # End now: a learner thread still running must not keep the child alive, and
+    # learner atexit handlers have nothing to add once the end frame is sent.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a learner may have closed or replaced them
+            stream.flush()
+    os._exit(status)

@@ -22,19 +22,47 @@ from __future__ import annotations
 import inspect
 import time
 import traceback
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import jax
 import numpy as np
 
 from syncgrade.child import workloads
-from syncgrade.child.recorder import Recorder
-from syncgrade.child.values import encode
+from syncgrade.child.recorder import NOTE, RESET, SEND, SET, Recorder
 
 Spec = dict[str, Any]
 ORIGINAL_PERF_COUNTER = time.perf_counter  # captured at import, before the timer hooks
+
+# Private copies of everything the builders use, taken when this module is imported (the
+# child imports it before the instrumentation and before any learner code). A submission
+# that clears ``workloads.WORKLOADS``, replaces ``workloads.put`` or ``jax.devices`` at
+# import changes only the public names, not the arguments the grader builds. ``jax.jit``
+# stays the live (instrumented) one on purpose: the workloads' calls must be recorded, and
+# replacing it is caught as hook tampering.
+_WORKLOADS: Mapping[str, Callable[..., Any]] = MappingProxyType(dict(workloads.WORKLOADS))
+_SPIN: Callable[..., Any] = workloads.spin
+_PUT: Callable[[Any], Any] = workloads.put
+_WAIT: Callable[[Any], Any] = workloads.wait
+_CALIBRATE_SPIN = workloads.calibrate_spin
+_TIME_SPIN = workloads.time_spin
+_DEVICES: Callable[[], Any] = jax.devices
+_TREE_LEAVES: Callable[[Any], list[Any]] = jax.tree_util.tree_leaves
+_DEFAULT_RNG = np.random.default_rng
+_ONES = np.ones
+_FLOAT32 = np.float32
+_INT32 = np.int32
+_ASARRAY = np.asarray
+_FUNCTION_TYPE = types.FunctionType
+
+KINDS = frozenset({
+    "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
+    "probe_args", "probe_host_args",
+})
+"""The spec kinds :meth:`Harness.build` knows (the parent checks specs against this)."""
 
 
 @dataclass
@@ -56,9 +84,9 @@ class Harness:
 
     def build(self, spec: Spec) -> Any:
         kind = spec["kind"]
-        builder = getattr(self, "_build_" + kind, None)
-        if builder is None:
+        if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
+        builder: Callable[[Spec], Any] = getattr(Harness, "_build_" + kind).__get__(self)
         return builder(spec)
 
     def _build_value(self, spec: Spec) -> Any:
@@ -68,29 +96,29 @@ class Harness:
         return self.inputs[spec["name"]].copy()
 
     def _build_device(self, spec: Spec) -> Any:
-        array = workloads.put(self.inputs[spec["name"]])
+        array = _PUT(self.inputs[spec["name"]])
         if spec.get("ready", True):
-            return workloads.wait(array)
+            return _WAIT(array)
         return self._still_computing(array)
 
     def _build_tuple(self, spec: Spec) -> tuple[Any, ...]:
         return tuple(self.build(item) for item in spec["items"])
 
     def _build_jax_device(self, spec: Spec) -> Any:
-        return jax.devices()[0]
+        return _DEVICES()[0]
 
     def _build_rng(self, spec: Spec) -> np.random.Generator:
-        return np.random.default_rng(spec["seed"])
+        return _DEFAULT_RNG(spec["seed"])
 
     def _build_workload(self, spec: Spec) -> Any:
-        fn = jax.jit(workloads.WORKLOADS[spec["name"]])
+        fn = jax.jit(_fresh_copy(_WORKLOADS[spec["name"]]))
         if spec.get("warm") is not None:
-            for leaf in jax.tree_util.tree_leaves(fn(*[self.build(s) for s in spec["warm"]])):
-                workloads.wait(leaf)
+            for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
+                _WAIT(leaf)
         return fn
 
     def _build_factory(self, spec: Spec) -> Callable[[], Any]:
-        base = workloads.WORKLOADS[spec["name"]]
+        base = _WORKLOADS[spec["name"]]
 
         def make_fn() -> Any:
             # A new function object each time, so its first call traces and compiles.
@@ -103,7 +131,7 @@ class Harness:
 
     def _build_probe_args(self, spec: Spec) -> tuple[Any, ...]:
         probe = self._probe(spec.get("seconds", 0.1))
-        return tuple(workloads.wait(workloads.put(a)) for a in probe.host_args)
+        return tuple(_WAIT(_PUT(a)) for a in probe.host_args)
 
     def _build_probe_host_args(self, spec: Spec) -> tuple[np.ndarray, ...]:
         probe = self._probe(spec.get("seconds", 0.1))
@@ -111,9 +139,9 @@ class Harness:
 
     def _probe(self, seconds: float) -> Probe:
         if self.probe is None:
-            fn = jax.jit(workloads.spin)
-            x, n, measured = workloads.calibrate_spin(fn, seconds, ORIGINAL_PERF_COUNTER)
-            self.probe = Probe(fn=fn, host_args=(x, np.asarray(n)), seconds=measured)
+            fn = jax.jit(_SPIN)
+            x, n, measured = _CALIBRATE_SPIN(fn, seconds, ORIGINAL_PERF_COUNTER)
+            self.probe = Probe(fn=fn, host_args=(x, _ASARRAY(n)), seconds=measured)
             self.probe_seconds = measured
         return self.probe
 
@@ -122,7 +150,7 @@ class Harness:
         down, so the minimum is the best estimate of what the device really needs)."""
         assert self.probe is not None
         x, n = self.probe.host_args
-        runs = [workloads.time_spin(self.probe.fn, x, int(n), ORIGINAL_PERF_COUNTER)
+        runs = [_TIME_SPIN(self.probe.fn, x, int(n), ORIGINAL_PERF_COUNTER)
                 for _ in range(1)]
         self.probe.seconds = min(self.probe.seconds, *runs)
         self.probe_seconds = self.probe.seconds
@@ -132,15 +160,29 @@ class Harness:
         """Return a copy of ``array`` that becomes ready only after ~50 ms of device work."""
         if self._spin is None:
             self._spin = jax.jit(
-                lambda a, x, n: a + 0.0 * workloads.spin(x, n)[0].astype(a.dtype)
+                lambda a, x, n: a + 0.0 * _SPIN(x, n)[0].astype(a.dtype)
             )
-            workloads.wait(self._spin(array, np.ones(4096, np.float32), np.int32(1)))
-        steps = np.int32(max(1, int(self._steps_for(0.05))))
-        return self._spin(array, workloads.put(np.ones(4096, np.float32)), steps)
+            _WAIT(self._spin(array, _ONES(4096, _FLOAT32), _INT32(1)))
+        steps = _INT32(max(1, int(self._steps_for(0.05))))
+        return self._spin(array, _PUT(_ONES(4096, _FLOAT32)), steps)
 
     def _steps_for(self, seconds: float) -> float:
         probe = self._probe(0.1)
         return float(probe.host_args[1]) * seconds / max(probe.seconds, 1e-9)
+
+
+def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A new function object with ``fn``'s code, globals, closure, name, qualname, module
+    and docstring. Each grader call gets its own, so nothing about the function a learner
+    receives (its ``id``, its repr's address) can be compared across calls to tell one
+    grader setup from another (exercise-4's wrong setups)."""
+    if not isinstance(fn, _FUNCTION_TYPE):
+        return fn
+    copy = _FUNCTION_TYPE(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
 
 
 def check_signature(fn: Any, n_args: int, kw_names: list[str]) -> str | None:
@@ -157,47 +199,61 @@ def check_signature(fn: Any, n_args: int, kw_names: list[str]) -> str | None:
     return None
 
 
-def run_call(
-    harness: Harness, namespace: dict[str, Any], call: Spec, learner_file: str
-) -> dict[str, Any]:
-    """Run one job call and return its frame (events, encoded value or error)."""
+def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec) -> None:
+    """Run one job call on the main thread and send its frame through the sealed ``core``.
+
+    The learner's function runs on the worker thread (``ask``); its value and error are
+    encoded there too, so this thread never touches an object the learner made. Events are
+    recorded between ``SET True`` and ``SET False`` and added to the frame by the core
+    itself; this function never sees them."""
     recorder = harness.recorder
     frame: dict[str, Any] = {"type": "call", "id": call["id"]}
     try:
         args = [harness.build(s) for s in call.get("args", [])]
         kwargs = {k: harness.build(s) for k, s in call.get("kwargs", {}).items()}
-    except Exception as exc:  # a grader fault, not the learner's
+    except Exception as exc:  # a grader fault (or grader state a learner broke)
         frame.update(ok=False, grader_error=f"{type(exc).__name__}: {exc}")
-        return frame
+        core.send((SEND, frame, None))
+        return
     uses_probe = any(str(spec.get("kind", "")).startswith("probe") for spec in call.get(
         "args", []))
-    recorder.reset()
+    core.send((RESET,))
     if "attribute" in call:
-        target = namespace.get(call["attribute"], _MISSING)
-        frame.update(ok=target is not _MISSING, value=encode(target) if target is not _MISSING
-                     else None, events=[])
-        return frame
-    fn = namespace[call["function"]]
+        _ok, text = checked_reply(core, ask(("attribute", call["attribute"])), "encoded")
+        core.send((SEND, frame, text))
+        return
     ready_inputs = _ready_arrays((args, kwargs))
     start = ORIGINAL_PERF_COUNTER()
-    recorder.enabled = True
+    core.send((SET, True))
     recorder.emit("given", arrays=[recorder.token(a) for a in ready_inputs])
     try:
-        value = fn(*args, **kwargs)
-        error = None
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt are learner faults too
-        value, error = None, describe_error(exc, learner_file)
+        reply = ask(("call", call["function"], args, kwargs))
     finally:
-        recorder.enabled = False
+        core.send((SET, False))
     frame["wall_s"] = ORIGINAL_PERF_COUNTER() - start
+    del args, kwargs
+    checked_reply(core, reply, "called")
     if uses_probe and harness.probe is not None:
         frame["probe_seconds"] = harness.remeasure_probe()
-    frame["events"] = recorder.events
-    frame["ok"] = error is None
-    frame["error"] = error
-    frame["value"] = encode(value) if error is None else None
-    recorder.reset()
-    return frame
+    _ok, text = checked_reply(core, ask(("encode",)), "encoded")
+    core.send((SEND, frame, text))
+    core.send((RESET,))
+
+
+def checked_reply(core: Any, reply: Any, tag: str) -> tuple[bool, str | None]:
+    """``(ok, json text)`` of a worker reply ``(tag, (ok, text))``. Anything else means
+    learner code put it in the worker's queue: a tampering note, and ``(False, None)``."""
+    if (type(reply) is tuple and len(reply) == 2 and type(reply[0]) is str
+            and str.__eq__(reply[0], tag) is True and type(reply[1]) is tuple
+            and len(reply[1]) == 2 and type(reply[1][0]) is bool
+            and type(reply[1][1]) is str):
+        return reply[1][0], reply[1][1]
+    if (type(reply) is tuple and len(reply) == 2 and type(reply[0]) is str
+            and str.__eq__(reply[0], "fault") is True and type(reply[1]) is tuple
+            and len(reply[1]) == 2 and type(reply[1][1]) is str):
+        raise RuntimeError("the grader's worker failed: " + reply[1][1][:500])
+    core.send((NOTE, "worker: a reply the grader's worker did not send"))
+    return False, None
 
 
 _MISSING = object()

@@ -10,6 +10,7 @@ the originals. Facts behind each hook: shared/research/jax-instrumentation.md.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import time
 import timeit
@@ -41,22 +42,32 @@ class Installation:
 
     patches: list[tuple[Any, str, Any, Any]] = field(default_factory=list)
     defaults: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    listeners: list[Any] = field(default_factory=list)
 
     def patch(self, owner: Any, name: str, hook: Any) -> None:
         original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
         self.patches.append((owner, name, original, hook))
+        # The label is made now: a learner can rename a module or class later.
+        self.labels.append(f"{getattr(owner, '__name__', owner)}.{name}")
         setattr(owner, name, hook)
 
     def tampered(self) -> list[str]:
-        """Names whose current value is no longer the grader's hook."""
+        """Names whose current value is no longer the grader's hook (identity checks
+        only, so no learner-defined method runs)."""
         altered = []
-        for owner, name, _original, hook in self.patches:
-            current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(
-                owner, name, None
-            )
+        for (owner, name, _original, hook), label in zip(self.patches, self.labels, strict=True):
+            if isinstance(owner, type):
+                current = type.__dict__["__dict__"].__get__(owner).get(name)
+            else:
+                current = object.__getattribute__(owner, "__dict__").get(name)
             if current is not hook:
-                altered.append(f"{getattr(owner, '__name__', owner)}.{name}")
+                altered.append(label)
         return altered
+
+    def hooks(self) -> list[Any]:
+        """The installed hook objects (for the recorder's integrity snapshot)."""
+        return [*(hook for _owner, _name, _original, hook in self.patches), *self.listeners]
 
     def undo(self) -> None:
         for owner, name, original, _hook in reversed(self.patches):
@@ -109,46 +120,43 @@ def _record_pair(start: Any, stop: Any) -> None:
     recorder = Reading.recorder
     start_seq = getattr(start, "seq", None)
     if recorder is not None and start_seq is not None:
-        recorder.emit("pair", start=start_seq, stop=stop.seq)
+        # The values let the recorder check that both operands are the reads they claim
+        # to be (a hand-made ``Reading`` with a chosen ``seq`` is refused).
+        recorder.emit("pair", start=start_seq, stop=stop.seq,
+                      start_value=_plain(start), stop_value=_plain(stop))
+
+
+def _plain(reading: Any) -> Any:
+    return int.__int__(reading) if isinstance(reading, int) else float.__float__(reading)
 
 
 def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls: type) -> Any:
     def read() -> Any:
         value = original()
-        caller = sys._getframe(1).f_code.co_filename
+        frame = sys._getframe(1)
+        caller = frame.f_code.co_filename
         if not recorder.enabled or (
             caller not in recorder.learner_files and caller != "<timeit-src>"
         ):
             return value  # jax and the stdlib read clocks too; their reads are not intervals
         reading = cls(value)
+        # The caller is learner code already: its line is the site (no second frame walk,
+        # which would cost two more audited events per read).
         reading.seq = recorder.emit(
-            "timer", clock=clock, value=float(value), site=recorder.caller_site(2)
+            "timer", clock=clock, value=value if type(value) is int else float(value),
+            site=(caller, frame.f_lineno),
         )
-        _record_readiness(recorder, reading.seq)
+        # After the clock read: were the latest call's outputs ready? (proof of an early
+        # stop). The recorder checks with its own captured is_ready.
+        recorder.readiness(reading.seq)
         return reading
 
     read.__name__ = clock
     return read
 
 
-def _record_readiness(recorder: Recorder, read_seq: int) -> None:
-    """After a clock read: were the latest call's outputs ready? (proof of an early stop)."""
-    if recorder.latest_call_seq is None:
-        return
-    ready = True
-    for array in recorder.latest_outputs:
-        try:
-            # is_ready() on a deleted array segfaults: check is_deleted() first.
-            if array.is_deleted():
-                continue
-            if not _ORIGINAL_IS_READY(array):
-                ready = False
-        except Exception:  # donated or otherwise invalid: no claim either way
-            continue
-    recorder.emit("ready", read=read_seq, call=recorder.latest_call_seq, ready=ready)
-
-
 _ORIGINAL_IS_READY: Callable[[Any], bool] = ArrayImpl.__dict__["is_ready"]
+_ORIGINAL_IS_DELETED: Callable[[Any], bool] = ArrayImpl.__dict__["is_deleted"]
 
 
 def _install_timers(inst: Installation, recorder: Recorder) -> None:
@@ -189,11 +197,14 @@ def _array_leaves(value: Any) -> Iterator[Any]:
 
 def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> Any:
     def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # Recorded only once the real call has returned: a call that raises (a bad
+        # argument, a deleted array) waited for nothing.
+        result = original(self, *args, **kwargs)
         if recorder.enabled:
             recorder.emit(
                 "wait", how=how, arrays=[recorder.token(self)], site=recorder.caller_site(2)
             )
-        return original(self, *args, **kwargs)
+        return result
 
     return hooked
 
@@ -223,12 +234,13 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
     original_batched = xc.batched_block_until_ready
 
     def batched_block_until_ready(arrays: Any) -> Any:
+        result = original_batched(arrays)  # recorded only after it returned
         if recorder.enabled:
             recorder.emit(
                 "wait", how="block_until_ready", arrays=[recorder.token(a) for a in arrays],
                 site=recorder.caller_site(2),
             )
-        return original_batched(arrays)
+        return result
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
 
@@ -241,6 +253,7 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
     # sees; numpy's module functions are the one place to observe that wait.
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(obj, *args, **kwargs)  # recorded only after it returned
         if recorder.enabled:
             leaves = list(_array_leaves(obj))
             if leaves:
@@ -248,7 +261,7 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
                     "wait", how=f"numpy.{name}", arrays=[recorder.token(a) for a in leaves],
                     site=recorder.caller_site(2),
                 )
-        return original(obj, *args, **kwargs)
+        return result
 
     return convert
 
@@ -307,8 +320,7 @@ def _record_call(recorder: Recorder, name: str, call: Callable[[], Any], args: A
     out = call()
     outputs = [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
     recorder.emit("return", call=seq, outputs=[recorder.token(a) for a in outputs])
-    recorder.latest_outputs = outputs
-    recorder.latest_call_seq = seq
+    recorder.called(seq, outputs)
     return out
 
 
@@ -340,8 +352,6 @@ class JitProxy:
 
     @property
     def __signature__(self) -> Any:
-        import inspect
-
         return inspect.signature(self.__wrapped__)
 
 
@@ -369,7 +379,7 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
 # --------------------------------------------------------------------------- compilation
 
 
-def _install_compile_listener(recorder: Recorder) -> None:
+def _install_compile_listener(recorder: Recorder) -> Any:
     # Listeners fire synchronously inside the call that compiles, so their sequence
     # number places the compilation exactly. jax offers no way to remove them again,
     # which is fine: the child process is used for one submission only.
@@ -381,6 +391,24 @@ def _install_compile_listener(recorder: Recorder) -> None:
             )
 
     monitoring.register_event_duration_secs_listener(on_duration)
+    return on_duration
+
+
+def hook_codes() -> frozenset[Any]:
+    """The code objects allowed to send events: every function defined in this module,
+    nested ones included (the recorder checks the sender's code against this set)."""
+    codes: set[Any] = set()
+    pending = [value.__code__ for value in list(globals().values())
+               if isinstance(value, type(hook_codes)) and value.__module__ == __name__]
+    for cls in (Reading, ReadingNs, JitProxy):
+        pending += [m.__code__ for m in vars(cls).values() if hasattr(m, "__code__")]
+    while pending:
+        code = pending.pop()
+        if code in codes:
+            continue
+        codes.add(code)
+        pending += [c for c in code.co_consts if isinstance(c, type(code))]
+    return frozenset(codes)
 
 
 def install(recorder: Recorder) -> Installation:
@@ -390,5 +418,9 @@ def install(recorder: Recorder) -> Installation:
     _install_waits(inst, recorder)
     _install_placement(inst, recorder)
     _install_jit(inst, recorder)
-    _install_compile_listener(recorder)
+    inst.listeners.append(_install_compile_listener(recorder))
     return inst
+
+
+# Module-level functions that send events themselves (the recorder checks their globals).
+EMITTING_HELPERS = [_record_pair, _record_call]

@@ -22,9 +22,25 @@ def predict(x: Any, w: Any) -> Any:
     return jnp.tanh(x @ w)
 
 
-def predict_off_by_a_little(x: Any, w: Any) -> Any:
-    """Subtly wrong on purpose: a learner's NumPy check must catch a 1e-3 relative error."""
-    return jnp.tanh(x @ w) * (1.0 + 1e-3)
+def _scaled_predict(scale: float) -> Callable[..., Any]:
+    """``tanh(x @ w) * scale``, as a function that looks exactly like every other one this
+    factory makes: the same code object, name, qualname, module, docstring and signature.
+
+    exercise-4 hands the learner either the right one (``scale=1.0``: multiplying by one
+    is exact, so the result equals :func:`predict`'s bit for bit) or the subtly wrong one
+    (``1 + 1e-3``), and a learner's check must tell them apart by their results only."""
+
+    def predict(x: Any, w: Any) -> Any:
+        return jnp.tanh(x @ w) * scale
+
+    predict.__qualname__ = "predict"
+    return predict
+
+
+# exercise-4: the right function and the subtly wrong one (a learner's NumPy check must
+# catch a 1e-3 relative error), indistinguishable except by what they compute.
+predict_exact = _scaled_predict(1.0)
+predict_off_by_a_little = _scaled_predict(1.0 + 1e-3)
 
 
 def energy(a: Any, b: Any) -> Any:
@@ -41,6 +57,7 @@ def spin(x: Any, n: Any) -> Any:
 
 WORKLOADS: dict[str, Callable[..., Any]] = {
     "predict": predict,
+    "predict_exact": predict_exact,
     "predict_off_by_a_little": predict_off_by_a_little,
     "energy": energy,
     "spin": spin,
@@ -76,17 +93,22 @@ def wait(array: Any) -> Any:
 
 
 def time_spin(jitted_spin: Callable[..., Any], x: np.ndarray, steps: int,
-              clock: PerfCounter) -> float:
-    """Seconds one completed run of the spin takes, inputs placed and ready first."""
-    device_x = wait(put(x))
-    n = wait(put(np.int32(steps)))
+              clock: PerfCounter, *, _put: Callable[..., Any] = _PUT,
+              _wait: Callable[[Any], Any] = _WAIT) -> float:
+    """Seconds one completed run of the spin takes, inputs placed and ready first.
+
+    The originals are bound as defaults, not looked up in this module's globals when
+    called: code that replaced ``workloads.put`` cannot break the grader's calibration."""
+    device_x = _wait(_put(x))
+    n = _wait(_put(np.int32(steps)))
     start = clock()
-    wait(jitted_spin(device_x, n))
+    _wait(jitted_spin(device_x, n))
     return clock() - start
 
 
 def calibrate_spin(
-    jitted_spin: Callable[..., Any], seconds: float, clock: PerfCounter
+    jitted_spin: Callable[..., Any], seconds: float, clock: PerfCounter, *,
+    _time_spin: Callable[..., float] = time_spin,
 ) -> tuple[np.ndarray, np.int32, float]:
     """Find a step count whose run takes about ``seconds``; return (x, n, fastest run).
 
@@ -100,7 +122,7 @@ def calibrate_spin(
     x = np.ones((PROBE_ELEMENTS,), np.float32)
 
     def run(steps: int) -> float:
-        return time_spin(jitted_spin, x, steps, clock)
+        return _time_spin(jitted_spin, x, steps, clock)
 
     run(10)  # compile
     steps = 200

@@ -1,0 +1,139 @@
+"""An audit hook that refuses the routes from learner code to the grader's state.
+
+:func:`arm` is called once, after every grader import and right before the submission is
+loaded. From then on, for every thread (CPython cannot remove an audit hook, and the child
+grades one submission only), it refuses:
+
+- importing ``syncgrade.*`` (the grader's modules are also removed from ``sys.modules``);
+- ``gc.get_objects`` / ``get_referrers`` / ``get_referents`` and ``sys._current_frames``
+  (object and frame walks that would reach the main thread's state);
+- ``sys.settrace`` / ``sys.setprofile`` (a tracer sees every frame's locals) and
+  ``sys.addaudithook`` (a learner hook would run inside the sealed core's frame);
+- every ``ctypes`` event (raw memory access), and opening ``/proc/*/mem`` or the report
+  channel / stack-dump fds (``os.fdopen``, ``open(fd)``, ``/proc/self/fd/N``);
+- ``gi_frame`` / ``gi_code`` of the sealed core generator;
+- setting or deleting attributes of the grader's own classes and functions
+  (``__code__``, ``__defaults__``, methods of ``Reading``), which CPython audits as
+  ``object.__setattr__``.
+
+A refusal raises ``RuntimeError`` in the learner's code and is remembered; the child reports
+the remembered attempts as tampering (report status ``error``). Grader code never performs
+these operations after arming, so refusing them for every caller is both simpler and
+cheaper than deciding who the caller is. The hook runs on every audited event (jax's own
+included): its first test is one frozenset lookup, and it calls only C functions bound when
+it was made. See docs/security.md for what it does not cover.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+REFUSED_EVENTS = frozenset({
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
+    "sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._getframemodulename",
+    "cpython._PySys_ClearAuditHooks",
+})
+WATCHED = REFUSED_EVENTS | {"import", "open", "os.symlink", "object.__getattr__",
+                            "object.__setattr__", "object.__delattr__"}
+FRAME_ATTRIBUTES = frozenset({"gi_frame", "gi_code", "cr_frame", "ag_frame"})
+
+
+def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
+        ) -> Callable[[], tuple[str, ...]]:
+    """Install the hook; return a function that lists the refused attempts so far.
+
+    ``sealed``: objects whose frame/code attributes are refused (the core generator).
+    ``protected``: grader classes and functions whose attributes must not be set.
+    ``fds``: the private fds (report channel, stack dump) that must not be reopened.
+    """
+    sealed_ids = frozenset(map(id, sealed))
+    protected_ids = frozenset(map(id, protected))
+    fd_numbers = frozenset(fds)
+    fd_names = frozenset(map(str, fd_numbers))
+    attempts: list[str] = []
+    record = attempts.append
+    watched = WATCHED
+    refused = REFUSED_EVENTS
+    frame_attributes = FRAME_ATTRIBUTES
+    str_type, int_type, bytes_type = str, int, bytes
+    startswith = str.startswith
+    split = str.split
+    str_len = str.__len__
+    decode = bytes.decode
+    isdisjoint = frozenset.isdisjoint
+
+    def refuse(what: str) -> None:
+        record(what)
+        raise RuntimeError(f"syncgrade: {what} is not allowed while grading")
+
+    def dangerous_path(target: Any) -> bool:
+        # No normalisation (os.path is Python code a learner could replace): judge the
+        # path's components. "mem" catches /proc/<pid>/mem however it is spelled or
+        # reached (relative to a /proc dir fd, through a symlink's name); a private fd
+        # number under an "fd" component catches /proc/self/fd/N and /dev/fd/N.
+        kind = type(target)
+        if kind is bytes_type:
+            target = decode(target, "utf-8", "replace")
+        elif kind is not str_type:
+            return False
+        parts = split(target, "/")
+        return "mem" in parts or ("fd" in parts and not isdisjoint(fd_names, parts))
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event not in watched:
+            if startswith(event, "ctypes."):
+                refuse("ctypes")
+            return
+        if event == "object.__getattr__":  # the common case: f_code, __code__ reads
+            if id(args[0]) in sealed_ids and args[1] in frame_attributes:
+                refuse("reading the grader's sealed state")
+        elif event in refused:
+            refuse(event)
+        elif event == "import":
+            name = args[0]
+            # str methods called unbound: a str subclass's own methods never run here.
+            if isinstance(name, str_type) and startswith(name, "syncgrade") and (
+                    str_len(name) == 9 or startswith(name, "syncgrade.")):
+                refuse(f"importing {str_type.__str__(name)}")
+        elif event == "open":
+            target = args[0]
+            if type(target) is int_type:
+                if target in fd_numbers:
+                    refuse("opening the grader's private file descriptor")
+            elif dangerous_path(target):
+                refuse(f"opening {target!s}")
+        elif event == "os.symlink":
+            source = args[0]
+            if type(source) is bytes_type:
+                source = decode(source, "utf-8", "replace")
+            if type(source) is not str_type or "proc" in source or "fd" in source:
+                refuse("a symbolic link into /proc")
+        elif id(args[0]) in protected_ids:  # object.__setattr__ / __delattr__
+            refuse("changing the grader's own classes or functions")
+
+    sys.addaudithook(hook)
+    return lambda: tuple(attempts)
+
+
+def grader_objects(modules: Iterable[Any]) -> list[Any]:
+    """The classes and functions defined in ``modules`` (and their methods), for ``arm``'s
+    ``protected``."""
+    found: list[Any] = []
+    for module in modules:
+        name = module.__name__
+        for value in list(vars(module).values()):
+            if getattr(value, "__module__", None) != name:
+                continue
+            if isinstance(value, type):
+                found.append(value)
+                for member in vars(value).values():
+                    target = getattr(member, "__func__", member)
+                    if callable(target) or isinstance(member, property):
+                        found.append(target)
+                        if isinstance(member, property):
+                            found.extend(f for f in (member.fget, member.fset) if f)
+            elif callable(value):
+                found.append(value)
+    return found
