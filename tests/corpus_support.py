@@ -48,3 +48,51 @@ def corpus_cases() -> list[CorpusCase]:
 def failed_ids(report) -> frozenset[str]:  # type: ignore[no-untyped-def]
     return frozenset(c.id for c in report.checks if c.status == "failed")
 
+
+
+# ---------------------------------------------------------------- the integrity corpus
+
+INTEGRITY = CORPUS / "integrity"
+_HEADER = re.compile(r"^#\s*(?P<key>exercise|cheat|expect-fail|expect)\s*:\s*(?P<value>.*)$")
+
+
+@dataclass(frozen=True)
+class IntegrityCase:
+    """One cheating submission of ``tests/corpus/integrity/`` (see COMMON.md): its
+    exercise, what the cheat does, and either the exact set of failed check ids
+    (``expect-fail``) or ``expect_error`` (``# expect: error``: the report's status)."""
+
+    exercise: str
+    path: Path
+    cheat: str
+    expected_failures: frozenset[str]
+    expect_error: bool
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+
+def read_integrity_header(path: Path) -> IntegrityCase:
+    """Parse the comment header (first lines) of an integrity corpus file; AssertionError
+    names the file when a field is missing, repeated, unknown or contradictory."""
+    fields: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:10]:
+        match = _HEADER.match(line.strip())
+        if match:
+            assert match["key"] not in fields, f"{path}: '{match['key']}' given twice"
+            fields[match["key"]] = match["value"].strip()
+    for key in ("exercise", "cheat"):
+        assert fields.get(key), f"{path}: no '# {key}:' header"
+    assert ("expect" in fields) != ("expect-fail" in fields), (
+        f"{path}: give exactly one of '# expect: error' and '# expect-fail: ids'")
+    if "expect" in fields:
+        assert fields["expect"] == "error", f"{path}: unknown expectation {fields['expect']!r}"
+    failures = frozenset(fields.get("expect-fail", "").split())
+    assert "expect" in fields or failures, f"{path}: '# expect-fail:' names no check"
+    return IntegrityCase(fields["exercise"], path, fields["cheat"], failures,
+                         "expect" in fields)
+
+
+def integrity_cases() -> list[IntegrityCase]:
+    return [read_integrity_header(path) for path in sorted(INTEGRITY.glob("*.py"))]

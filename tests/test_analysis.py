@@ -96,3 +96,18 @@ def test_samples_rounded_to_the_microsecond_still_match() -> None:
     assert analysis.match([round(0.0123456 * 1e3, 3)]).factor == 1e3  # 12.346 ms
     assert analysis.match([round(0.0123456, 6)]).factor == 1.0
     assert analysis.match([round(0.0123456, 4)]).factor is None  # 0.1 ms off: not that pair
+
+
+def test_a_huge_interval_draws_a_bounded_timeline() -> None:
+    from syncgrade.rubric.timeline import MAX_INSIDE, draw
+
+    inside = [read(float(i), line=3) for i in range(1, 500)]
+    analysis = analyse(trace(read(0.0), *inside, read(1000.0, line=9),
+                             {"kind": "pair", "start": 1, "stop": 501}))
+    interval = next(i for i in analysis.intervals if i.start.seq == 1 and i.stop.seq == 501)
+    timeline = draw(interval, analysis, "submission.py")
+    assert len(timeline.entries) == MAX_INSIDE + 3  # start, the kept entries, a gap, stop
+    assert timeline.entries[0].what == "timer start"
+    assert timeline.entries[-1].what == "timer stop"
+    gap = next(e for e in timeline.entries if e.what == "...")
+    assert gap.detail == f"{499 - MAX_INSIDE} more events"

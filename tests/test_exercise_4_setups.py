@@ -4,6 +4,8 @@ loose tolerance (atol=1e-1), so `verification-catches-errors` separates the two.
 
 NumPy only: float32 NumPy stands in for the float32 JAX result (both round a 48-long
 reduction), and the wrong setups are computed the way the child's workloads compute them.
+The last test grades a submission through the real engine: from inside the learner's
+function, the right call and both wrong ones must look the same.
 """
 
 from __future__ import annotations
@@ -55,3 +57,88 @@ def test_hidden_shapes_are_not_the_lessons() -> None:
     inputs = ex.make_inputs()
     assert inputs["w"].shape != (32, 16)
     assert ex.ROWS not in (64, 96) and ex.WARM_ROWS != ex.ROWS
+
+
+# --------------------------------------------------------------------------- indistinguishable
+
+# A submission that records everything it can observe about its arguments, from inside the
+# learner's function, and prints one JSON line per grader call. Addresses (``0x7f...``) are
+# replaced by a placeholder: every call gets fresh objects, right or wrong.
+OBSERVER = '''
+import hashlib, inspect, json, re, time
+import jax
+import numpy as np
+
+
+def _text(value):
+    return re.sub(r"0x[0-9a-fA-F]+", "0x?", str(value))
+
+
+def _function(fn):
+    code = getattr(fn, "__code__", None)
+    return {
+        "type": _text(type(fn)), "name": getattr(fn, "__name__", None),
+        "qualname": getattr(fn, "__qualname__", None), "module": getattr(fn, "__module__", None),
+        "doc": getattr(fn, "__doc__", None), "repr": _text(repr(fn)), "str": _text(str(fn)),
+        "signature": _text(inspect.signature(fn)),
+        "code": None if code is None else [hashlib.sha256(code.co_code).hexdigest(),
+                                           code.co_name, code.co_qualname, code.co_firstlineno,
+                                           _text(code.co_consts), code.co_freevars],
+        "defaults": _text(getattr(fn, "__defaults__", None)),
+        "closure_cells": len(getattr(fn, "__closure__", None) or ()),
+    }
+
+
+def _array(a):
+    devices = sorted(str(d) for d in a.devices()) if hasattr(a, "devices") else None
+    return {"type": _text(type(a)), "shape": list(np.shape(a)), "dtype": str(a.dtype),
+            "devices": _text(devices),
+            "committed": getattr(a, "committed", None), "weak": getattr(a, "weak_type", None)}
+
+
+def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
+    obs = {
+        "compiled_predict": _function(compiled_predict),
+        "wrapped": _function(compiled_predict.__wrapped__),
+        "pjit_repr": _text(repr(compiled_predict._fun if hasattr(compiled_predict, "_fun")
+                                else compiled_predict.__wrapped__)),
+        "w_host": _array(w_host), "w": _array(w), "rows": [type(rows).__name__, rows],
+        "rng": [_text(type(rng)), _text(rng.bit_generator.state)],
+        "device": [_text(type(device)), _text(device)],
+        "repeats": [type(repeats).__name__, repeats],
+    }
+    x = jax.device_put(rng.normal(size=(rows, w_host.shape[0])).astype(np.float32), device)
+    x.block_until_ready()
+    out = compiled_predict(x, w)
+    out.block_until_ready()
+    obs["output"] = _array(out)
+    print("OBSERVED " + json.dumps(obs, sort_keys=True))
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = compiled_predict(x, w)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return np.asarray(x), out, samples
+'''
+
+
+def test_right_and_wrong_setups_look_alike_from_inside_the_submission() -> None:
+    """Everything the learner's function can observe about its arguments (the jitted
+    function's name, qualname, repr, str, type, signature, code; the arrays' types, shapes,
+    dtypes and devices; rows, rng state, device, repeats) is the same in the right call and
+    in both wrong ones."""
+    import json
+
+    import syncgrade
+
+    report = syncgrade.grade("exercise-4", OBSERVER, timeout=60)
+    lines = [line.removeprefix("OBSERVED ") for line in report.stdout.text.splitlines()
+             if line.startswith("OBSERVED ")]
+    assert len(lines) == len(ex.EXERCISE.calls) == 3, report.stdout.text[-2000:]
+    observed = [json.loads(line) for line in lines]
+    assert observed[0]["repeats"] == ["int", ex.REPEATS]
+    assert observed[0]["wrapped"]["name"] == "predict"
+    for other in observed[1:]:
+        different = {key for key in observed[0] if observed[0][key] != other[key]}
+        assert not different, {key: (observed[0][key], other[key]) for key in different}

@@ -38,8 +38,9 @@ def render(report: GradeReport, source_lines: list[str] | None = None,
     paint = _Paint(colour)
     out = [f"{report.exercise} · {report.title}", f"{report.submission}", ""]
     width = max((len(c.id) for c in report.checks), default=10)
+    shown: dict[str, str] = {}  # each timeline drawn once: its key -> the check that drew it
     for check in report.checks:
-        out.extend(_check_lines(check, width, paint, source_lines))
+        out.extend(_check_lines(check, width, paint, source_lines, shown))
     out.append("")
     verdict = {"passed": "PASSED", "failed": "NOT YET", "error": "ERROR"}[report.status]
     out.append(
@@ -56,7 +57,10 @@ def render(report: GradeReport, source_lines: list[str] | None = None,
 
 
 def _check_lines(check: CheckResult, width: int, paint: _Paint,
-                 source_lines: list[str] | None) -> list[str]:
+                 source_lines: list[str] | None, shown: dict[str, str] | None = None) -> list[str]:
+    """The check's line, and for a failure its hint and timeline. A timeline already drawn
+    for an earlier check (``shown``, updated here) is referred to, not drawn again: one
+    stub's interval often fails several checks."""
     mark = paint(MARKS[check.status], check.status)
     points = f"{check.points:g}/{check.max_points:g}"
     lines = [f"  {mark} {check.id:<{width}}  {points:>5}  {check.message}"]
@@ -65,8 +69,17 @@ def _check_lines(check: CheckResult, width: int, paint: _Paint,
         if check.hint:
             lines.extend(textwrap.wrap("→ " + check.hint, 96, initial_indent=indent,
                                        subsequent_indent=indent + "  "))
-        if check.evidence.timeline is not None:
-            lines.extend(_timeline_lines(check.evidence.timeline, indent, paint, source_lines))
+        timeline = check.evidence.timeline
+        if timeline is not None:
+            key = timeline.model_dump_json()
+            if shown is not None and key in shown:
+                lines.append(indent + paint(
+                    f"What your timer measured: the same interval as under `{shown[key]}` "
+                    "above.", "dim"))
+            else:
+                if shown is not None:
+                    shown[key] = check.id
+                lines.extend(_timeline_lines(timeline, indent, paint, source_lines))
     return lines
 
 

@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from syncgrade.analysis import Interval, match_samples, sample_intervals
+from syncgrade.analysis import Interval, SampleMatch, analyse
 from syncgrade.models import Evidence
+from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.timeline import draw
-from syncgrade.trace import Call, Given, Wait
+from syncgrade.trace import Call, Given, Placement, Wait
 from syncgrade.values import JaxArray, Opaque, is_finite_positive, is_number
 
 UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
@@ -35,15 +36,37 @@ def _samples(ctx: Context, call: str, samples: ValuePath) -> list[float]:
     return [float(v) for v in value]
 
 
-def _intervals(ctx: Context, call: str, samples: ValuePath | None) -> list[Interval]:
+def sample_match(ctx: Context, call: str, samples: ValuePath,
+                 exclusive_of: tuple[ValuePath, ...] = ()) -> SampleMatch | None:
+    """Which of ``call``'s clock-read pairs each returned sample is the difference of (see
+    :meth:`syncgrade.analysis.Analysis.match`); ``None`` when the samples are not a list of
+    numbers. Read pairs matched by the sample lists at ``exclusive_of`` (each matched in
+    turn, excluding those before it) are taken: two lists never share an interval."""
     analysis = ctx.analysis(call)
-    if samples is None:
-        return list(analysis.intervals)
+    taken: frozenset[tuple[int, int]] = frozenset()
+    for other in exclusive_of:
+        try:
+            taken |= analysis.match(_samples(ctx, call, other), taken).keys
+        except Skip:
+            continue
     try:
         values = _samples(ctx, call, samples)
     except Skip:
+        return None
+    return analysis.match(values, taken)
+
+
+def _intervals(ctx: Context, call: str, samples: ValuePath | None) -> list[Interval]:
+    """The intervals a check judges: those the returned samples are the differences of,
+    one per sample; every recorded interval when the samples name none (made-up or altered
+    samples are ``samples-measured``'s failure, and every interval is still judged)."""
+    analysis = ctx.analysis(call)
+    if samples is None:
         return list(analysis.intervals)
-    return sample_intervals(analysis.intervals, values)
+    match = sample_match(ctx, call, samples)
+    if match is None or not match.complete:
+        return list(analysis.intervals)
+    return match.matched
 
 
 def _with_timeline(ctx: Context, call: str, interval: Interval, **facts: Any) -> Evidence:
@@ -122,7 +145,17 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             return _broken(ctx, f"The grader's call of `{_function_of(ctx, call_id)}` did "
                                 "not finish")
         if frame.grader_error:
-            raise RuntimeError(f"grader could not build the arguments: {frame.grader_error}")
+            # The engine raises for a rubric fault first (engine.unbuilt_calls), so this is
+            # a learner's change to grader or library state. The child's text may name
+            # grader internals (workload names): show only the exception type.
+            kind = frame.grader_error.split(":", 1)[0][:60]
+            return Outcome.fail(
+                f"The grader could not prepare its call of `{_function_of(ctx, call_id)}` "
+                f"({kind}): your code changed the grader's or a library's state.",
+                "Do not import or modify `syncgrade`, and do not replace or patch functions "
+                "of `jax`, `numpy` or `time` at import or in your functions.",
+                Evidence(facts={"call": call_id, "error": kind}),
+            )
         if frame.error is not None:
             err = frame.error
             fn = _function_of(ctx, call_id)
@@ -170,16 +203,20 @@ def _broken(ctx: Context, what: str) -> Outcome:
 # --------------------------------------------------------------------------- results
 
 
-def numpy_match(
-    ctx: Context, call: str, result: ValuePath, reference: str, atol: float = 2e-5,
-    rtol: float = 2e-5,
-) -> Outcome:
-    """The result agrees with the grader's own NumPy reference on hidden inputs."""
+def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
+                backend: str | None = None) -> Outcome:
+    """The result agrees with the grader's float64 NumPy reference on hidden inputs, element
+    by element, within what float32 rounding allows on the child's backend (``backend``
+    overrides it, e.g. ``tolerance.HOST`` for a NumPy result). The allowance is derived in
+    ``rubric/tolerance.py`` and is never tighter than the lesson's atol=rtol=2e-5 check."""
     got = ctx.value(call, result)
-    expected = np.asarray(ctx.references[reference])
+    expected = tolerance.as_expected(ctx.references[reference])
     if isinstance(got, Opaque):
         return Outcome.fail(f"The result could not be read back: {got.reason}.",
                             "Return a JAX or NumPy array.")
+    if np.iscomplexobj(got):
+        return Outcome.fail("The result holds complex numbers.",
+                            "Return the real float32 array your function computed.")
     try:
         array = np.asarray(got, dtype=np.float64)
     except (TypeError, ValueError):
@@ -194,16 +231,32 @@ def numpy_match(
     if not np.all(np.isfinite(array)):
         return Outcome.fail("The result contains NaN or infinite values.",
                             "Check the computation on the inputs you were given.")
-    close = np.isclose(array, expected, atol=atol, rtol=rtol)
-    if not close.all():
-        wrong = int((~close).sum())
+    if backend is None:
+        backend = ctx.hello.backend if ctx.hello is not None else "unknown"
+    diff = tolerance.compare(array, expected, backend)
+    if diff.count:
+        facts = {"mismatched": diff.count, "total": diff.total,
+                 "largest_error": float(f"{diff.error:.2g}"),
+                 "allowed_there": float(f"{diff.allowed:.2g}")}
         return Outcome.fail(
-            f"{wrong} of {close.size} values differ from an independent NumPy reference "
-            f"(atol={atol:g}, rtol={rtol:g}).",
-            "Compare against NumPy on your own inputs first, and return the output of the "
-            "call you timed.", Evidence(facts={"mismatched": wrong, "total": int(close.size)}),
+            f"{diff.count} of {diff.total} values differ from an independent NumPy reference; "
+            f"the largest difference is {diff.error:.1e} where float32 rounding allows at "
+            f"most {diff.allowed:.1e}.", _mismatch_hint(got), Evidence(facts=facts),
         )
     return Outcome.ok("The result matches an independent NumPy reference on hidden inputs.")
+
+
+def _mismatch_hint(got: Any) -> str:
+    """What to change when the values differ: a low-precision dtype is named, since its
+    rounding alone is larger than float32's."""
+    dtype = getattr(got, "source_dtype", None) or getattr(getattr(got, "dtype", None),
+                                                            "name", "")
+    if dtype in ("float16", "bfloat16") or str(dtype).startswith("float8"):
+        return (f"Your result is {dtype}, whose rounding alone is larger than float32 allows: "
+                "keep the computation and the returned array in float32.")
+    return ("Check your function against NumPy on your own inputs first (e.g. "
+            "`np.testing.assert_allclose(result, expected, atol=2e-5, rtol=2e-5)`), and return "
+            "the output of the call you timed, computed from the arguments you were given.")
 
 
 def shape(ctx: Context, call: str, result: ValuePath, reference: str) -> Outcome:
@@ -227,7 +280,7 @@ def sample_count(ctx: Context, call: str, samples: ValuePath, count: int) -> Out
     """Exactly ``count`` samples, each a finite positive float, in seconds."""
     value = ctx.value(call, samples)
     if not isinstance(value, (list, tuple)):
-        return Outcome.fail(f"The samples are a {type(value).__name__}, not a list.",
+        return Outcome.fail(f"The samples are {_describe(value)}, not a list.",
                             "Return the samples as a list of floats.")
     if len(value) != count:
         return Outcome.fail(
@@ -238,12 +291,14 @@ def sample_count(ctx: Context, call: str, samples: ValuePath, count: int) -> Out
     bad = [i for i, v in enumerate(value) if not is_finite_positive(v)]
     if bad:
         return Outcome.fail(
-            f"Sample {bad[0]} is {_describe(value[bad[0]])}, not a finite positive number.",
+            f"Sample {bad[0] + 1} of {len(value)} is {_describe(value[bad[0]])}, not a finite "
+            "positive number.",
             "Each sample is a stop reading minus a start reading, as a float of seconds.",
         )
     if any(isinstance(v, JaxArray) for v in value):
         return Outcome.fail("Some samples are JAX arrays.", "Return plain floats.")
-    factor = match_samples(ctx.analysis(call).intervals, [float(v) for v in value])
+    match = sample_match(ctx, call, samples)
+    factor = match.factor if match is not None else None
     if factor is None:
         factor = _probe_factor(ctx, call, [float(v) for v in value])
     if factor and factor > 1:
@@ -255,6 +310,45 @@ def sample_count(ctx: Context, call: str, samples: ValuePath, count: int) -> Out
             "differences by 1e9).", Evidence(facts={"unit_factor": factor}),
         )
     return Outcome.ok(f"{count} finite, positive samples in seconds.")
+
+
+def samples_measured(ctx: Context, call: str, samples: ValuePath,
+                     exclusive_of: tuple[ValuePath, ...] = ()) -> Outcome:
+    """Every returned sample is ``stop - start`` of two clock readings the learner's code
+    took during this call: matched by value to a distinct pair of reads (start before stop,
+    same clock family), in one unit for the whole list, up to float noise or rounding to
+    the microsecond. A sample that is made up, kept from another run, scaled or padded
+    matches no pair. The unit itself is ``sample-count``'s business, and so are samples
+    that are not finite positive numbers (this check is then skipped). ``exclusive_of``:
+    other sample lists of the call whose read pairs are taken first (see
+    :func:`sample_match`)."""
+    values = _samples(ctx, call, samples)
+    if not values or not all(math.isfinite(v) and v > 0 for v in values):
+        raise Skip("the samples are not finite positive numbers (see `sample-count`)")
+    match = sample_match(ctx, call, samples, exclusive_of)
+    if match is None:
+        raise Skip("the samples are not a list of numbers (see `sample-count`)")
+    n = len(values)
+    if match.complete:
+        return Outcome.ok(f"Each of the {n} samples is the difference of two clock readings "
+                          "your code took.")
+    missing = match.unmatched
+    if len(missing) == 1:
+        which = f"Sample {missing[0] + 1} of {n} is not the difference"
+    else:
+        listed = [str(i + 1) for i in missing[:4]]
+        names = ", ".join(listed[:-1]) + f" and {listed[-1]}"
+        more = f" (and {len(missing) - 4} more)" if len(missing) > 4 else ""
+        which = f"Samples {names}{more} of {n} are not differences"
+    no_reads = "" if ctx.analysis(call).index.reads else " (it read no clock at all)"
+    return Outcome.fail(
+        f"{which} of two clock readings your code took{no_reads}: each sample must be "
+        "stop - start of one timed call, unchanged.",
+        "Append exactly `stop - start` for each timed call, where both are clock readings "
+        "taken around that call: no made-up, copied, scaled or padded values.",
+        Evidence(facts={"samples": n, "unmatched": len(missing),
+                        "first_unmatched": missing[0] + 1}),
+    )
 
 
 def _probe_factor(ctx: Context, call: str, values: list[float]) -> float | None:
@@ -273,6 +367,8 @@ def _probe_factor(ctx: Context, call: str, values: list[float]) -> float | None:
 def _describe(value: Any) -> str:
     if isinstance(value, float) and math.isnan(value):
         return "NaN"
+    if isinstance(value, Opaque):  # a value that could not travel: say what it was
+        return str(value)
     return f"a {type(value).__name__}" if not is_number(value) else f"{value!r}"
 
 
@@ -363,28 +459,74 @@ def placement_excluded(ctx: Context, call: str, samples: ValuePath | None = None
 
 
 def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
-    """No interval contains a compilation."""
+    """No interval contains a compilation, and the warm-up had finished when the first
+    interval began: the latest jitted call before the first start read (a warm-up, a check)
+    was completed by a wait on its output or on a later call's output (the device runs calls
+    in dispatch order). A pause such as ``time.sleep`` is no evidence: it finishes the work
+    only on a machine fast enough, and the grader does not count it as a wait."""
     intervals = _intervals(ctx, call, samples)
     if not intervals:
         return _no_intervals(_function_of(ctx, call))
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.compiles:
-            warmed = [e for e in analysis.before(interval.start.seq) if isinstance(e, Call)]
-            hint = ("Your warm-up ran, but on different arguments (for example NumPy arrays "
-                    "instead of the placed ones), so the timed call compiled again: warm up "
-                    "on exactly the arguments you time." if warmed else
-                    "Call the function once and wait for it before the timed loop.")
+            message, hint = _why_compiled(ctx, call, interval)
             return Outcome.fail(
-                f"Interval {index + 1} includes compiling the function: the sample times "
-                "tracing and compilation, not a warm call.", hint,
+                f"Interval {index + 1} includes compiling the function: {message}", hint,
                 _with_timeline(ctx, call, interval),
             )
+    first = min(intervals, key=lambda i: i.start.seq)
+    before = analysis.before(first.start.seq)
+    returns = analysis.returns()
+    dispatched = [e for e in before if isinstance(e, Call) and e.seq in returns
+                  and returns[e.seq].outputs]
+    if dispatched and dispatched[-1].seq > _completed_upto(before, returns):
+        pending = dispatched[-1]
+        return Outcome.fail(
+            f"Nothing waited for the output of the call on line {_line(pending)} before the "
+            f"timer started on line {_line(first.start)}: its device work can still be "
+            "running inside the first sample.",
+            "Wait on the warm-up's output before the timed loop, e.g. "
+            "`fn(*args).block_until_ready()`; a pause such as `time.sleep` proves nothing.",
+            _with_timeline(ctx, call, first, pending_line=_line(pending)),
+        )
     return Outcome.ok("Compilation happened before the first timed interval.")
 
 
+def _why_compiled(ctx: Context, call: str, interval: Interval) -> tuple[str, str]:
+    """(what happened, what to change) for an interval that compiles. A warm-up is a call
+    of the same function (by name) outside every interval before this one: none at all, one
+    on the very arguments timed (so the timed callable is another jit), or one on other
+    arguments (e.g. NumPy arrays instead of the placed ones)."""
+    timed = interval.calls[0].call if interval.calls else None
+    if timed is None:
+        return ("the sample times tracing and compilation, not a warm call.",
+                "Call the function once and wait for it before the timed loop.")
+    every = analyse(ctx.frame(call).events).intervals  # the full set, also when restricted
+    warmups = [e for e in ctx.analysis(call).before(interval.start.seq)
+               if isinstance(e, Call) and e.name == timed.name
+               and not any(i.start.seq < e.seq < i.stop.seq for i in every)]
+    if not warmups:
+        who = f"`{timed.name}`" if timed.name.isidentifier() else "the timed function"
+        return (f"no warm-up call of {who} ran before it, so the timed call traced "
+                "and compiled.",
+                "Call the function once on the arguments you time and wait for it "
+                "(e.g. `fn(*args).block_until_ready()`) before the timed loop.")
+    same_args = [w for w in warmups
+                 if w.inputs == timed.inputs and w.numpy_args == timed.numpy_args]
+    if same_args:
+        return (f"the warm-up on line {_line(same_args[-1])} used the same arguments, but the "
+                "timed call went to another callable, which compiles on its own first call.",
+                "Warm up the very callable you time: keep the function from `jax.jit(...)` "
+                "(or `make_fn()`) in one variable and reuse it.")
+    return (f"the warm-up on line {_line(warmups[-1])} ran on different arguments (for example "
+            "NumPy arrays instead of the placed ones), so the timed call compiled again.",
+            "Warm up on exactly the arguments you time (same shapes, dtypes and placement).")
+
+
 def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
-    """The timed calls' inputs were ready before the first interval began."""
+    """The timed calls' inputs were ready before the first interval began. A failure names
+    the line of the input's placement when the learner placed it."""
     analysis = ctx.analysis(call)
     try:
         intervals = _intervals_with_calls(ctx, call, samples)
@@ -398,15 +540,24 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
             "device before the timer started.",
             "Place the inputs with `jax.device_put(arr, device)` and wait for them first.",
         )
-    covered = _ready_before(analysis.before(first), analysis.returns())
+    before = analysis.before(first)
+    covered = _ready_before(before, analysis.returns())
     missing = needed - covered
     if missing:
+        start = _line(intervals[0].start)
+        placed = [e for e in before if isinstance(e, Placement) and missing.intersection(e.arrays)]
+        if placed:
+            what = (f"The input placed on line {_line(placed[-1])} was not waited on before the "
+                    f"timer started on line {start}")
+        else:
+            what = ("The inputs of the first timed call were not waited on before the timer "
+                    f"started on line {start}")
         return Outcome.fail(
-            "The inputs of the first timed call were not waited on before the timer started, "
-            "so the first sample may include finishing their placement.",
+            f"{what}, so the first sample may include finishing their placement.",
             "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
             "warm-up call's output) before the timed loop.",
-            _with_timeline(ctx, call, intervals[0]),
+            _with_timeline(ctx, call, intervals[0],
+                           placement_line=_line(placed[-1]) if placed else None),
         )
     return Outcome.ok("The inputs were placed and ready before the first interval.")
 
@@ -419,15 +570,24 @@ def _ready_before(before: list[Any], returns: dict[int, Any]) -> set[int]:
     for event in before:
         if isinstance(event, (Wait, Given)):
             covered.update(event.arrays)
-    completed_upto = max(
-        (e.seq for e in before if isinstance(e, Call)
-         and covered.intersection(returns[e.seq].outputs if e.seq in returns else ())),
-        default=0,
-    )
+    completed_upto = _completed_upto(before, returns, covered)
     for event in before:
         if isinstance(event, Call) and event.seq <= completed_upto:
             covered.update(event.inputs)
     return covered
+
+
+def _completed_upto(before: list[Any], returns: dict[int, Any],
+                    covered: set[int] | None = None) -> int:
+    """The latest call in ``before`` whose output was waited on (or handed over complete)
+    within ``before``, 0 if none: that call, and every call dispatched before it, finished."""
+    if covered is None:
+        covered = {a for e in before if isinstance(e, (Wait, Given)) for a in e.arrays}
+    return max(
+        (e.seq for e in before if isinstance(e, Call)
+         and covered.intersection(returns[e.seq].outputs if e.seq in returns else ())),
+        default=0,
+    )
 
 
 def covers_device_work(
@@ -447,6 +607,8 @@ def covers_device_work(
     if not values:
         return Outcome.fail("No samples were returned for the probe workload.",
                             "Return one sample per call.")
+    if not all(math.isfinite(v) for v in values):  # min() of a NaN is meaningless
+        raise Skip("the samples are not finite numbers (see `sample-count`)")
     shortest = min(values)
     if shortest < fraction * known:
         ratio = shortest / known
@@ -469,6 +631,7 @@ CHECKS: dict[str, Callable[..., Outcome]] = {
     "numpy-match": numpy_match,
     "shape": shape,
     "sample-count": sample_count,
+    "samples-measured": samples_measured,
     "times-the-call": times_the_call,
     "sync-before-stop": sync_before_stop,
     "placement-excluded": placement_excluded,

@@ -14,7 +14,9 @@ import numpy as np
 
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
+from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.compose import all_of
 
 REPEATS = 5
 PROBE_SECONDS = 0.1  # as exercise-1: long enough that load noise stays far from the margin
@@ -35,7 +37,7 @@ def make_inputs() -> dict[str, np.ndarray]:
 
 
 def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
-    return {"predict": np.tanh(inputs["x"].astype(np.float64) @ inputs["w"])}
+    return {"predict": tolerance.tanh_matmul(inputs["x"], inputs["w"])}
 
 
 MAIN = "main"
@@ -45,7 +47,7 @@ _ON_MAIN = {"call": MAIN, "samples": SAMPLES}
 EXERCISE = Exercise(
     id="exercise-3",
     title="Exclude initial placement",
-    version="1",
+    version="2",
     required=(Required("device_resident_benchmark", "fn, host_args, device, repeats",
                        positional=4),),
     calls=(
@@ -66,6 +68,11 @@ EXERCISE = Exercise(
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
         CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
                   {**_ON_MAIN, "count": REPEATS}),
+        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
+            ("", c.samples_measured, _ON_MAIN),
+            ("On the grader's calibration workload", c.samples_measured,
+             {"call": PROBE, "samples": SAMPLES}),
+        ), "ok": "Every sample is the difference of two clock readings your code took."}),
         CheckSpec("inputs-ready", "Inputs placed and ready", c.inputs_ready, 2, _ON_MAIN),
         CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 2,
                   _ON_MAIN),

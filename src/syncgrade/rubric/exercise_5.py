@@ -19,6 +19,7 @@ import numpy as np
 
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
+from syncgrade.rubric import tolerance
 from syncgrade.rubric import workload_checks as wc
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 from syncgrade.rubric.compose import all_of
@@ -54,10 +55,11 @@ def energy_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Each reference carries the float32 error bound of the energy (rubric/tolerance.py)."""
     return {
-        "reference": energy_of(inputs["ref_a"], inputs["ref_b"]),
-        "energy": energy_of(inputs["a"], inputs["b"]),
-        "bench": energy_of(inputs["x"], inputs["w"]),
+        "reference": tolerance.row_energy(inputs["ref_a"], inputs["ref_b"]),
+        "energy": tolerance.row_energy(inputs["a"], inputs["b"]),
+        "bench": tolerance.row_energy(inputs["x"], inputs["w"]),
     }
 
 
@@ -73,7 +75,7 @@ def _on_both(check: Any) -> tuple[tuple[str, Any, dict[str, Any]], ...]:
 EXERCISE = Exercise(
     id="exercise-5",
     title="A different equivalent workload (energy)",
-    version="1",
+    version="2",
     required=(
         Required("energy", "a, b", positional=2),
         Required("energy_reference", "a_host, b_host", positional=2),
@@ -103,6 +105,8 @@ EXERCISE = Exercise(
                   {"call": BENCH, "samples": SAMPLES}),
         CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
                   {"call": BENCH, "samples": SAMPLES, "count": REPEATS}),
+        CheckSpec("samples-measured", "Samples are measured", c.samples_measured, 1,
+                  {"call": BENCH, "samples": SAMPLES}),
     ),
     make_inputs=make_inputs,
     make_references=make_references,

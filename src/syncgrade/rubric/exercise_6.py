@@ -15,6 +15,7 @@ import numpy as np
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
+from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 from syncgrade.rubric.report_models import RepairReport
 
@@ -36,13 +37,13 @@ def make_inputs() -> dict[str, np.ndarray]:
 
 
 def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
-    return {"predict": np.tanh(inputs["x"].astype(np.float64) @ inputs["w"])}
+    return {"predict": tolerance.tanh_matmul(inputs["x"], inputs["w"])}
 
 
 EXERCISE = Exercise(
     id="exercise-6",
     title="Repair a flawed timer (diagnosis)",
-    version="1",
+    version="2",
     required=(
         Required("repaired_benchmark", "fn, args, repeats=5", positional=3),
     ),
@@ -59,6 +60,8 @@ EXERCISE = Exercise(
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
         CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
                   {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
+        CheckSpec("samples-measured", "Samples are measured", c.samples_measured, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
         CheckSpec("inputs-ready", "Inputs ready first", c.inputs_ready, 1,
                   {"call": MAIN, "samples": SAMPLES}),
         CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1,

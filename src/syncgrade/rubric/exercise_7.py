@@ -3,8 +3,10 @@
 ``timing_report(make_fn, args, first_repeats, warm_repeats)`` gets a factory of fresh,
 uncompiled jits of ``tanh(x @ w)`` and placed, ready hidden inputs. First-call and warm
 intervals are told apart by the samples the report lists (``report_checks.split_first_warm``):
-``first-call-includes-compile`` reads the first-call ones, ``warmup-excluded`` and
-``sync-before-stop`` the warm ones.
+``first-call-includes-compile`` reads the first-call ones, ``warmup-excluded``,
+``sync-before-stop`` and ``boundary-matches`` (the declared ``boundary`` against the phases
+measured) the warm ones. ``environment`` also compares ``workload`` with the shapes and
+dtypes of the ``args`` really passed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ FIRST = ("first_call_s",)
 WARM = ("warm_s",)
 MAIN = "main"
 WARM_ONLY = rc.warm_intervals(FIRST, WARM)
+ARGS = ("x", "w")  # the hidden inputs handed over, in order, as `args`
 
 
 def make_inputs() -> dict[str, np.ndarray]:
@@ -45,14 +48,14 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-7",
     title="A reproducible report: first call and warm distributions",
-    version="1",
+    version="2",
     required=(
         Required("timing_report", "make_fn, args, first_repeats, warm_repeats", positional=4),
     ),
     calls=(
         GraderCall(MAIN, "timing_report", (
             s.factory("predict"),
-            s.tuple_of(s.device("x"), s.device("w")),
+            s.tuple_of(*(s.device(name) for name in ARGS)),
             s.value(FIRST_REPEATS),
             s.value(WARM_REPEATS),
         )),
@@ -74,13 +77,27 @@ EXERCISE = Exercise(
             "medians": {"first_call_median_s": "first_call_s", "warm_median_s": "warm_s"},
             "differences": {"compile_estimate_s": ("first_call_median_s", "warm_median_s")},
         }),
-        CheckSpec("environment", "Real environment", rc.environment, 1,
-                  {"call": MAIN, "report": ("environment",)}),
+        CheckSpec("boundary-matches", "Declared warm boundary", rc.boundary_matches, 1,
+                  {"call": MAIN, "boundary": ("boundary",), "select": WARM_ONLY,
+                   "kind": "warm"}),
+        # `environment` also covers `workload`: both describe what the report ran on, and
+        # both must be read at run time rather than written by hand.
+        CheckSpec("environment", "Real environment and workload", all_of, 1, {"parts": (
+            ("", rc.environment, {"call": MAIN, "report": ("environment",)}),
+            ("", rc.workload_matches, {"call": MAIN, "report": ("workload",), "args": ARGS}),
+        ), "ok": "The reported JAX version, backend, device and workload (shapes, dtypes) "
+                 "are the real ones."}),
         CheckSpec("sample-count", "Sample counts and units", all_of, 1, {"parts": (
             ("`first_call_s`", c.sample_count,
              {"call": MAIN, "samples": FIRST, "count": FIRST_REPEATS}),
             ("`warm_s`", c.sample_count, {"call": MAIN, "samples": WARM, "count": WARM_REPEATS}),
         ), "ok": f"{FIRST_REPEATS} first-call and {WARM_REPEATS} warm samples, in seconds."}),
+        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
+            ("`first_call_s`", c.samples_measured, {"call": MAIN, "samples": FIRST}),
+            # The warm list may not reuse an interval a first-call sample already names.
+            ("`warm_s`", c.samples_measured,
+             {"call": MAIN, "samples": WARM, "exclusive_of": (FIRST,)}),
+        ), "ok": "Every sample is the difference of two clock readings your code took."}),
     ),
     make_inputs=make_inputs,
     make_references=make_references,

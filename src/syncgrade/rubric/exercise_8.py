@@ -15,7 +15,9 @@ import numpy as np
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import specs as s
+from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.compose import all_of
 
 REPEATS = 6
 PROBE_SECONDS = 0.05
@@ -36,13 +38,13 @@ def make_inputs() -> dict[str, np.ndarray]:
 
 
 def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
-    return {"predict": np.tanh(inputs["x"].astype(np.float64) @ inputs["w"])}
+    return {"predict": tolerance.tanh_matmul(inputs["x"], inputs["w"])}
 
 
 EXERCISE = Exercise(
     id="exercise-8",
     title="End-to-end request, named separately",
-    version="1",
+    version="2",
     required=(
         Required("end_to_end_samples", "fn, host_args, device, repeats", positional=4),
     ),
@@ -64,6 +66,11 @@ EXERCISE = Exercise(
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
         CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
                   {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
+        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
+            ("", c.samples_measured, {"call": MAIN, "samples": SAMPLES}),
+            ("On the grader's calibration workload", c.samples_measured,
+             {"call": PROBE, "samples": SAMPLES}),
+        ), "ok": "Every sample is the difference of two clock readings your code took."}),
         CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1,
                   {"call": MAIN, "samples": SAMPLES}),
         CheckSpec("placement-included", "Placement included", e2e.placement_included, 2,

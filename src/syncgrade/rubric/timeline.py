@@ -6,6 +6,10 @@ from syncgrade.analysis import Analysis, Interval
 from syncgrade.models import Timeline, TimelineEntry
 from syncgrade.trace import Call, Compile, Event, Placement, Site, TimerRead, Wait
 
+MAX_INSIDE = 24
+"""Entries drawn between start and stop; a longer interval keeps its first and last ones
+(a report must stay small however many events a learner's interval holds)."""
+
 
 def _line(site: Site) -> int | None:
     return site[1] if site else None
@@ -40,6 +44,7 @@ def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
     entries = [TimelineEntry(what="timer start", detail=interval.start.clock,
                              line=_line(interval.start.site))]
     compiles_seen = False
+    inside: list[TimelineEntry] = []
     for event in interval.inside:
         if isinstance(event, Compile):
             if compiles_seen:
@@ -47,7 +52,8 @@ def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
             compiles_seen = True
         entry = _entry(event, interval)
         if entry is not None:
-            entries.append(entry)
+            inside.append(entry)
+    entries.extend(_shortened(inside))
     ready = interval.ready_at_stop
     stop_note = ""
     if ready is False:
@@ -61,6 +67,18 @@ def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
         entries.append(TimelineEntry(what="wait", detail=late.how, line=_line(late.site),
                                      note="this wait came after the timer stopped"))
     return Timeline(file=file, entries=entries, seconds=interval.seconds, ready_at_stop=ready)
+
+
+def _shortened(entries: list[TimelineEntry]) -> list[TimelineEntry]:
+    """At most :data:`MAX_INSIDE` entries: the first two thirds and the last third, with
+    one entry that says how many were left out."""
+    if len(entries) <= MAX_INSIDE:
+        return entries
+    head, tail = MAX_INSIDE * 2 // 3, MAX_INSIDE // 3
+    skipped = len(entries) - head - tail
+    gap = TimelineEntry(what="...", detail=f"{skipped} more events", line=None,
+                        note="left out of this picture")
+    return [*entries[:head], gap, *entries[-tail:]]
 
 
 def _late_wait(interval: Interval, analysis: Analysis) -> Wait | None:

@@ -1,5 +1,5 @@
 # flaw: neither the args nor the warm-up output are waited on before the first start read
-# expect-fail: inputs-ready
+# expect-fail: inputs-ready warmup-excluded
 import time
 
 

@@ -1,0 +1,25 @@
+# exercise: exercise-1
+# cheat: replays a copy of the grader's own first frame (as if duplicated) onto the channel fds, then finishes normally
+# expect: error
+import os
+import struct
+import time
+
+
+def synchronized_samples(fn, args, repeats):
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    # a frame-shaped record with a MAC-sized prefix, as a duplicate of an earlier frame
+    body = b"0" * 64 + b'{"type":"call","id":"main","ok":true,"seq":3}'
+    for fd in range(3, 65):
+        try:
+            os.fstat(fd)
+            os.write(fd, struct.pack(">I", len(body)) + body)
+        except OSError:
+            pass
+    return out, samples

@@ -1,0 +1,27 @@
+# exercise: exercise-1
+# cheat: rewrites a helper in the hooks' module through time.perf_counter.__globals__ so np.asarray(0.0) "waits" on the output
+# expect: error
+import time
+
+import numpy as np
+
+LATEST = []
+
+
+def _fake_leaves(obj):
+    yield from LATEST  # claims the learner's output was converted (it was not touched)
+
+
+time.perf_counter.__globals__["_array_leaves"] = _fake_leaves
+
+
+def synchronized_samples(fn, args, repeats):
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        LATEST[:] = [out]
+        np.asarray(0.0)
+        samples.append(time.perf_counter() - start)
+    return out, samples

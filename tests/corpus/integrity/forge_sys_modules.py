@@ -1,0 +1,26 @@
+# exercise: exercise-1
+# cheat: looks the grader's modules up in sys.modules and, failing that, loads recorder.py by path
+# expect-fail: sync-before-stop covers-device-work
+import importlib.util
+import os
+import sys
+import time
+
+grader = [name for name in sys.modules if name.startswith("syncgrade")]
+MAIN = sys.modules.get("__main__")
+RECORDER = None
+if MAIN is not None and hasattr(MAIN, "__file__"):
+    path = os.path.join(os.path.dirname(MAIN.__file__), "recorder.py")
+    spec = importlib.util.spec_from_file_location("syncgrade.child.recorder", path)
+    RECORDER = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(RECORDER)  # the import event for syncgrade.* is refused
+
+
+def synchronized_samples(fn, args, repeats):
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        samples.append(time.perf_counter() - start)
+    return out, samples

@@ -1,0 +1,70 @@
+"""The integrity corpus: every cheating submission in ``tests/corpus/integrity/`` through the
+real engine. Each must get the verdict its header names (the exact set of failed checks, or
+status ``error``), never full marks, never a grader fault (exit 3), and never run past its
+time limit plus a few seconds, whatever it does to the grader."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from corpus_support import (
+    INTEGRITY,
+    IntegrityCase,
+    failed_ids,
+    integrity_cases,
+    read_integrity_header,
+)
+
+import syncgrade
+from syncgrade.rubric import EXERCISES
+
+TIMEOUT_S = 20.0
+SLACK_S = 5.0  # starting the sandbox, parsing frames and checks: the whole overrun allowed
+CASES = integrity_cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_cheat_gets_its_verdict(case: IntegrityCase, tmp_path: Path,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the run directory goes here
+    started = time.monotonic()
+    report = syncgrade.grade(case.exercise, case.path, timeout=TIMEOUT_S)
+    elapsed = time.monotonic() - started
+    details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
+    assert report.grading.internal_error is None, report.grading.internal_error
+    assert report.score < report.max_score, details
+    if case.expect_error:
+        assert report.status == "error", f"status {report.status}\n{details}"
+    else:
+        assert failed_ids(report) == case.expected_failures, details
+        assert report.status in ("failed", "error")
+    assert elapsed <= TIMEOUT_S + SLACK_S, f"took {elapsed:.1f} s"
+    assert list(tmp_path.iterdir()) == [], "the run directory was left behind"
+
+
+def test_the_integrity_corpus_is_big_enough_and_well_formed() -> None:
+    files = sorted(INTEGRITY.glob("*.py"))
+    assert len(files) >= 20, f"only {len(files)} cheating submissions"
+    for case in CASES:
+        assert case.exercise in EXERCISES, f"{case.path.name}: unknown {case.exercise}"
+        declared = {spec.id for spec in EXERCISES[case.exercise].checks}
+        assert case.expected_failures <= declared, (
+            f"{case.path.name}: no such check {sorted(case.expected_failures - declared)}")
+
+
+def test_the_header_parser_rejects_incomplete_headers(tmp_path: Path) -> None:
+    good = tmp_path / "good.py"
+    good.write_text("# exercise: exercise-1\n# cheat: x\n# expect-fail: runs numpy-match\n")
+    case = read_integrity_header(good)
+    assert case.expected_failures == {"runs", "numpy-match"} and not case.expect_error
+    for text in ("# exercise: exercise-1\n# expect: error\n",  # no cheat
+                 "# exercise: exercise-1\n# cheat: x\n",  # no expectation
+                 "# exercise: exercise-1\n# cheat: x\n# expect: pass\n",  # a cheat never passes
+                 "# exercise: exercise-1\n# cheat: x\n# expect: error\n# expect-fail: runs\n"):
+        bad = tmp_path / "bad.py"
+        bad.write_text(text)
+        with pytest.raises(AssertionError):
+            read_integrity_header(bad)

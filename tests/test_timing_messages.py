@@ -1,0 +1,160 @@
+"""warmup-excluded and inputs-ready on hand-written traces: what the learner is told, and
+that an unwaited warm-up (a sleep in place of a wait) fails. Pure: no child process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from syncgrade.analysis import analyse
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import get_exercise
+from syncgrade.rubric.base import Context, Outcome
+from syncgrade.trace import CallFrame, Event, Load
+
+F = "submission.py"
+_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
+
+
+def trace(*raw: dict[str, Any]) -> list[Any]:
+    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
+
+
+def read(value: float, line: int = 10) -> dict[str, Any]:
+    return {"kind": "timer", "clock": "perf_counter", "value": value, "site": [F, line]}
+
+
+def call(inputs: list[int], line: int = 11, numpy_args: int = 0,
+         name: str = "fn") -> dict[str, Any]:
+    return {"kind": "call", "name": name, "site": [F, line], "inputs": inputs,
+            "numpy_args": numpy_args}
+
+
+def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
+    return {"kind": "return", "call": call_seq, "outputs": outputs}
+
+
+def wait(arrays: list[int], line: int = 12) -> dict[str, Any]:
+    return {"kind": "wait", "how": "block_until_ready", "arrays": arrays, "site": [F, line]}
+
+
+def put(arrays: list[int], line: int = 5) -> dict[str, Any]:
+    return {"kind": "placement", "arrays": arrays, "site": [F, line]}
+
+
+def given(arrays: list[int]) -> dict[str, Any]:
+    return {"kind": "given", "arrays": arrays}
+
+
+def compile_event(line: int = 11) -> dict[str, Any]:
+    return {"kind": "compile", "event": "jaxpr_trace_duration", "fun": "fn", "site": [F, line]}
+
+
+def pair(start: int, stop: int) -> dict[str, Any]:
+    return {"kind": "pair", "start": start, "stop": stop}
+
+
+def context(exercise: str, events: list[Any], value: Any = None) -> Context:
+    frame = CallFrame(type="call", id="main", ok=True, value=value or {"t": "none"},
+                      events=events)
+    return Context(exercise=get_exercise(exercise), display_name=F, hello=None,
+                   load=Load(type="load", ok=True), frames={"main": frame}, inputs={},
+                   references={})
+
+
+def _run(exercise: str, check_id: str, ctx: Context) -> Outcome:
+    spec = next(s for s in get_exercise(exercise).checks if s.id == check_id)
+    return spec.fn(ctx, **spec.params)
+
+
+# --------------------------------------------------------------------------- warm-up
+
+
+def _exercise_7(*warm_setup: dict[str, Any]) -> list[Any]:
+    """A first-call interval (reads 1 and 5), then ``warm_setup``, then a warm interval
+    that compiles (its call has inputs [1, 2])."""
+    head = [read(0.0), call([1, 2]), ret(2, [3]), wait([3]), read(0.5)]
+    n = len(head) + len(warm_setup)
+    tail = [read(1.0, 20), compile_event(21), call([1, 2], 21), ret(n + 3, [9]), wait([9], 22),
+            read(1.25, 23)]
+    return trace(*head, *warm_setup, *tail, pair(1, 5), pair(n + 1, n + 6))
+
+
+def _warm_message(events: list[Any]) -> Outcome:
+    ctx = context("exercise-7", events)
+    # The decoded report (a context caches decoded values): samples are the two intervals.
+    ctx._values["main"] = {"first_call_s": [analyse(events).intervals[0].seconds],
+                           "warm_s": [analyse(events).intervals[1].seconds]}
+    return _run("exercise-7", "warmup-excluded", ctx)
+
+
+def test_exercise_7_without_any_warm_up_says_so() -> None:
+    outcome = _warm_message(_exercise_7())
+    assert outcome.status == "failed"
+    assert "no warm-up call of `fn` ran before it" in outcome.message
+    assert "different arguments" not in outcome.message + outcome.hint
+
+
+def test_a_warm_up_on_other_arguments_is_named_with_its_line() -> None:
+    events = _exercise_7(call([7, 8], 17, numpy_args=2), ret(6, [11]), wait([11], 18))
+    outcome = _warm_message(events)
+    assert outcome.status == "failed"
+    assert "the warm-up on line 17 ran on different arguments" in outcome.message
+
+
+def test_a_warm_up_of_another_callable_on_the_same_arguments() -> None:
+    events = _exercise_7(call([1, 2], 17), ret(6, [11]), wait([11], 18))
+    outcome = _warm_message(events)
+    assert outcome.status == "failed"
+    assert "used the same arguments, but the timed call went to another callable" in (
+        outcome.message)
+
+
+def _timed_loop(*setup: dict[str, Any]) -> list[Any]:
+    """``setup`` then one interval timing a waited call on inputs [1, 2]."""
+    n = len(setup)
+    return trace(*setup, read(1.0, 20), call([1, 2], 21), ret(n + 2, [9]), wait([9], 22),
+                 read(1.5, 23), pair(n + 1, n + 5))
+
+
+def test_an_unwaited_warm_up_fails_even_when_a_sleep_would_cover_it() -> None:
+    events = _timed_loop(given([1, 2]), call([1, 2], 7), ret(2, [5]))
+    outcome = c.warmup_excluded(context("exercise-5", events), call="main")
+    assert outcome.status == "failed"
+    assert "Nothing waited for the output of the call on line 7" in outcome.message
+    assert "line 20" in outcome.message and "time.sleep" in outcome.hint
+
+
+def test_a_waited_warm_up_passes_and_a_later_wait_completes_earlier_calls() -> None:
+    waited = _timed_loop(given([1, 2]), call([1, 2], 7), ret(2, [5]), wait([5], 8))
+    assert c.warmup_excluded(context("exercise-5", waited), call="main").status == "passed"
+    chained = _timed_loop(given([1, 2]), call([1, 2], 7), ret(2, [5]), call([1, 2], 8),
+                          ret(4, [6]), wait([6], 9))
+    assert c.warmup_excluded(context("exercise-5", chained), call="main").status == "passed"
+    only_older = _timed_loop(given([1, 2]), call([1, 2], 7), ret(2, [5]), wait([5], 8),
+                             call([1, 2], 9), ret(5, [6]))
+    outcome = c.warmup_excluded(context("exercise-5", only_older), call="main")
+    assert outcome.status == "failed" and "call on line 9" in outcome.message
+
+
+# --------------------------------------------------------------------------- inputs-ready
+
+
+def test_inputs_ready_names_the_line_of_the_unwaited_placement() -> None:
+    events = _timed_loop(put([1], 5), put([2], 6), wait([2], 7))
+    outcome = c.inputs_ready(context("exercise-3", events), call="main")
+    assert outcome.status == "failed"
+    assert outcome.message.startswith("The input placed on line 5 was not waited on before "
+                                      "the timer started on line 20")
+    assert outcome.evidence.facts["placement_line"] == 5
+
+
+def test_inputs_ready_for_handed_over_unready_arguments_names_the_timer_line() -> None:
+    events = _timed_loop(given([2]))
+    outcome = c.inputs_ready(context("exercise-6", events), call="main")
+    assert outcome.status == "failed"
+    assert "timer started on line 20" in outcome.message and "placed on line" not in (
+        outcome.message)
+    waited = _timed_loop(put([1], 5), given([2]), wait([1], 7))
+    assert c.inputs_ready(context("exercise-3", waited), call="main").status == "passed"
