@@ -96,13 +96,12 @@ def solution_runs() -> dict[str, tuple[Any, ...]]:
 
 def _run_checks(args: tuple[Any, ...], kwargs: dict[str, Any],
                 mutate: Any) -> list[str]:
-    exercise, submission, inputs, outcome = args[:4]
-    parsed = engine.parse_frames(outcome.frames, kwargs["key"],
-                                 [call.id for call in exercise.calls], clean_exit=True)
+    exercise, submission, inputs, runs = args[:4]
+    parsed = [engine._parse_run(run) for run in runs]
     frames = {cid: frame.model_copy(update={"value": mutate(frame.value)})
-              for cid, frame in parsed.calls.items()}
+              for part in parsed for cid, frame in part.calls.items()}
     ctx = Context(exercise=exercise, display_name=submission.display_name,
-                  hello=parsed.hello, load=parsed.load, frames=frames, inputs=inputs,
+                  hello=parsed[0].hello, load=parsed[0].load, frames=frames, inputs=inputs,
                   references=exercise.make_references(inputs))
     return [engine._evaluate(ctx, spec).status for spec in exercise.checks]
 

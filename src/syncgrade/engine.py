@@ -37,7 +37,7 @@ from syncgrade.models import (
     StreamExcerpt,
 )
 from syncgrade.rubric import get_exercise
-from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
+from syncgrade.rubric.base import Context, Exercise, GraderCall, Outcome, Skip
 from syncgrade.trace import CallFrame, End, Frame, Hello, Load
 
 PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
@@ -104,25 +104,63 @@ def grade(
     limits = sandbox.Limits(wall_s=timeout, **({"memory_bytes": memory_bytes}
                                                if memory_bytes else {}))
     inputs = exercise.make_inputs()
-    outcome: sandbox.SandboxOutcome | None = None
-    job = _job(exercise, submission)
+    runs: list[ChildRun] = []
     try:
-        outcome = sandbox.run_sandboxed(
-            [sys.executable, "-m", "syncgrade.child"],
-            stdin=json.dumps(job).encode(),
-            files={"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)},
-            env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
-            limits=limits,
-            hidden_paths=_hidden_paths(),
-        )
-        return _assemble(exercise, submission, inputs, outcome, limits,
-                         time.perf_counter() - started, key=bytes.fromhex(job["key"]))
+        for calls in _call_groups(exercise):
+            remaining = timeout - (time.perf_counter() - started)
+            if runs and remaining < MIN_RUN_S:
+                break  # out of time: the calls not run are reported as not finished
+            runs.append(_run_child(exercise, submission, inputs, calls,
+                                   dataclasses.replace(limits, wall_s=max(remaining,
+                                                                          MIN_RUN_S))))
+            if runs[-1].outcome.termination != "exited":
+                break  # a timeout or crash: later calls would only repeat it
+        return _assemble(exercise, submission, inputs, runs, limits,
+                         time.perf_counter() - started)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
-        return _internal_error_report(exercise, submission, outcome, limits, exc,
+        return _internal_error_report(exercise, submission,
+                                      runs[-1].outcome if runs else None, limits, exc,
                                       time.perf_counter() - started)
 
 
-def _job(exercise: Exercise, submission: Submission) -> dict[str, Any]:
+MIN_RUN_S = 5.0
+"""The least wall time a further child of an isolated exercise starts with."""
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    """One sandboxed child: what it was asked to run and what came back."""
+
+    outcome: sandbox.SandboxOutcome
+    key: bytes
+    call_ids: tuple[str, ...]
+
+
+def _call_groups(exercise: Exercise) -> list[tuple[GraderCall, ...]]:
+    """The calls each child runs: all in one child, or one child per call when the
+    exercise isolates its calls (so a submission cannot tell them apart by order)."""
+    if exercise.isolate_calls:
+        return [(call,) for call in exercise.calls]
+    return [exercise.calls]
+
+
+def _run_child(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
+               calls: Sequence[GraderCall], limits: sandbox.Limits) -> ChildRun:
+    assert submission.source is not None
+    job = _job(exercise, submission, calls)
+    outcome = sandbox.run_sandboxed(
+        [sys.executable, "-m", "syncgrade.child"],
+        stdin=json.dumps(job).encode(),
+        files={"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)},
+        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
+        limits=limits,
+        hidden_paths=_hidden_paths(),
+    )
+    return ChildRun(outcome, bytes.fromhex(job["key"]), tuple(c.id for c in calls))
+
+
+def _job(exercise: Exercise, submission: Submission,
+         calls: Sequence[GraderCall] | None = None) -> dict[str, Any]:
     """The child's job. ``key`` (fresh per run) authenticates its frames: the child keeps
     it only in the sealed recorder core (docs/security.md, "Authenticated frames")."""
     return {
@@ -131,7 +169,7 @@ def _job(exercise: Exercise, submission: Submission) -> dict[str, Any]:
         "submission": "submission.py",
         "inputs": "inputs.npz",
         "required": [r.job() for r in exercise.required],
-        "calls": [call.job() for call in exercise.calls],
+        "calls": [call.job() for call in (exercise.calls if calls is None else calls)],
     }
 
 
@@ -245,31 +283,65 @@ def parse_frames(raw: Sequence[bytes], key: bytes, call_ids: Sequence[str], *,
 
 
 def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
-              outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
-              seconds: float, *, key: bytes) -> GradeReport:
-    outcome = within_parse_budget(outcome)
-    parsed = parse_frames(outcome.frames, key, [call.id for call in exercise.calls],
-                          clean_exit=outcome.termination == "exited"
-                          and outcome.returncode == 0,
-                          incomplete=outcome.frames_incomplete)
-    hello, load, frames, end = parsed.hello, parsed.load, parsed.calls, parsed.end
-    tampered = sorted(set(end.tampered if end else []) | set(load.tampered if load else [])
-                      | set(unbuilt_calls(exercise, inputs, frames)))
-    if parsed.tampering:
-        # Nothing from a forged channel is trusted: every check is voided below, and the
-        # report says the channel was tampered with.
-        tampered = [f"{CHANNEL_TAMPERED}: {parsed.tampering}", *tampered]
+              runs: Sequence[ChildRun], limits: sandbox.Limits,
+              seconds: float) -> GradeReport:
+    """The report from one or more children (one per call group, in call order)."""
+    parsed = [_parse_run(run) for run in runs]
+    hello, load = parsed[0].hello, parsed[0].load
+    frames: dict[str, CallFrame] = {}
+    tampered: set[str] = set()
+    for frames_of_run in parsed:
+        frames.update(frames_of_run.calls)
+        for step in (frames_of_run.load, frames_of_run.end):
+            tampered.update(step.tampered if step else [])
+        if frames_of_run.tampering:
+            # Nothing from a forged channel is trusted: every check is voided below, and
+            # the report says the channel was tampered with.
+            tampered.add(f"{CHANNEL_TAMPERED}: {frames_of_run.tampering}")
+    tampered.update(unbuilt_calls(exercise, inputs, frames))
+    outcome = _telling_outcome([run.outcome for run in runs])
     ctx = Context(
         exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
         frames=frames, inputs=inputs, references=exercise.make_references(inputs),
         termination=describe_termination(outcome, limits, submission.display_name),
     )
     checks = [_evaluate(ctx, spec) for spec in exercise.checks]
-    broken = end is None or outcome.termination != "exited"
-    if tampered:
-        checks = [_void_for_tampering(c, tampered) for c in checks]
+    broken = (len(runs) < len(_call_groups(exercise)) or any(p.end is None for p in parsed)
+              or any(run.outcome.termination != "exited" for run in runs))
+    ordered = sorted(tampered, key=lambda t: (not t.startswith(CHANNEL_TAMPERED), t))
+    if ordered:
+        checks = [_void_for_tampering(c, ordered) for c in checks]
     return _report(exercise, submission, checks, outcome, limits, seconds, hello,
-                   error=broken or bool(tampered), tampered=tampered)
+                   error=broken or bool(ordered), tampered=ordered)
+
+
+def _parse_run(run: ChildRun) -> Frames:
+    outcome = within_parse_budget(run.outcome)
+    return parse_frames(outcome.frames, run.key, run.call_ids,
+                        clean_exit=outcome.termination == "exited"
+                        and outcome.returncode == 0,
+                        incomplete=outcome.frames_incomplete)
+
+
+def _telling_outcome(outcomes: Sequence[sandbox.SandboxOutcome]) -> sandbox.SandboxOutcome:
+    """The outcome a report describes: the first child that did not finish normally or
+    sent too much, else the first child (its output is the main call's), with the
+    learner's stdout and stderr of every child, in call order."""
+    budgeted = [within_parse_budget(o) for o in outcomes]
+    telling = next((o for o in budgeted if o.termination != "exited" or o.frames_truncated),
+                   budgeted[0])
+    if len(budgeted) == 1:
+        return telling
+    return dataclasses.replace(telling,
+                               stdout=_joined([o.stdout for o in budgeted]),
+                               stderr=_joined([o.stderr for o in budgeted]))
+
+
+def _joined(parts: Sequence[sandbox.Captured]) -> sandbox.Captured:
+    """One stream from the children's excerpts (each already bounded by the sandbox)."""
+    return sandbox.Captured(text="".join(p.text for p in parts),
+                            truncated=any(p.truncated for p in parts),
+                            total_bytes=sum(p.total_bytes for p in parts))
 
 
 def _evaluate(ctx: Context, spec: Any) -> CheckResult:
@@ -531,18 +603,9 @@ def trace(exercise: Exercise, source: str, *, display_name: str = "submission.py
     child did not finish, since a grader-side source must always run.
     """
     submission = Submission(source, display_name)
-    inputs = exercise.make_inputs()
-    job = _job(exercise, submission)
-    outcome = sandbox.run_sandboxed(
-        [sys.executable, "-m", "syncgrade.child"],
-        stdin=json.dumps(job).encode(),
-        files={"submission.py": source.encode(), "inputs.npz": _npz(inputs)},
-        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
-        limits=sandbox.Limits(wall_s=timeout),
-        hidden_paths=_hidden_paths(),
-    )
-    parsed = parse_frames(outcome.frames, bytes.fromhex(job["key"]),
-                          [call.id for call in exercise.calls])
+    run = _run_child(exercise, submission, exercise.make_inputs(), exercise.calls,
+                     sandbox.Limits(wall_s=timeout))
+    outcome, parsed = run.outcome, _parse_run(run)
     load, frames, end = parsed.load, parsed.calls, parsed.end
     if load is None or not load.ok or end is None or parsed.tampering:
         detail = load.error or load.problems if load else outcome.stderr.text[-2000:]

@@ -106,6 +106,10 @@ class Exercise:
     make_inputs: Callable[[], dict[str, np.ndarray]]
     make_references: Callable[[dict[str, np.ndarray]], dict[str, Any]]
     timeout_hint_s: float = 60.0
+    isolate_calls: bool = False
+    """Run each grader call in a fresh child of its own, so a submission cannot tell the
+    calls apart by their order or by state an earlier call left behind (exercise-4 hands
+    the same-looking arguments to a right and to subtly wrong setups)."""
 
     @property
     def max_score(self) -> float:
