@@ -76,6 +76,8 @@ def test_frame_decoder_stops_a_flood_in_constant_work() -> None:
         (_status_exit(1), "RESOURCE_EXHAUSTED: Out of memory allocating", False, 0.1,
          ("memory", 1, None)),
         (_status_exit(0), "caught MemoryError, recovered", False, 0.1, ("exited", 0, None)),
+        (_status_exit(127), "cannot allocate memory for thread-local data: ABORT", False, 0.1,
+         ("memory", 127, None)),
         (_status_signal(signal.SIGKILL), "", False, 0.1, ("signal", -9, "SIGKILL")),
         (_status_signal(signal.SIGKILL), "", False, 2.0, ("cpu", -9, "SIGKILL")),
         (_status_signal(signal.SIGXCPU), "", False, 1.0, ("cpu", -24, "SIGXCPU")),

@@ -18,6 +18,7 @@ MEMORY_MARKERS = (
     "out of memory",
     "failed to map segment from shared object",  # dlopen under RLIMIT_AS
     "pthread_create() failed",  # XLA aborts when a thread stack cannot be mapped
+    "cannot allocate memory for thread-local data",  # glibc, a new thread (exit 127)
 )
 """Substrings of stderr that say an allocation failed. RLIMIT_AS makes mmap/brk fail, so
 the child does not get a distinctive signal: Python raises MemoryError, C++ throws
