@@ -38,6 +38,8 @@ def test_cheat_gets_its_verdict(case: IntegrityCase, tmp_path: Path,
     assert report.score < report.max_score, details
     if case.expect_error:
         assert report.status == "error", f"status {report.status}\n{details}"
+    if report.grading.tampered:
+        assert report.summary.startswith("Not graded: your code altered"), report.summary
     else:
         assert failed_ids(report) == case.expected_failures, details
         assert report.status in ("failed", "error")

@@ -538,6 +538,9 @@ def _report(exercise: Exercise, submission: Submission, checks: list[CheckResult
         status = "error"
     else:
         status = "passed" if all(c.status == "passed" for c in checks) else "failed"
+    if summary is None and tampered:
+        summary = ("Not graded: your code altered or reached into the grader, so no result "
+                   "can be trusted; see the checks below.")
     if summary is None and status == "error":
         runs = next((c for c in checks if c.id == "runs" and c.status == "failed"), None)
         summary = runs.message if runs else None
