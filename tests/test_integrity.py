@@ -38,11 +38,11 @@ def test_cheat_gets_its_verdict(case: IntegrityCase, tmp_path: Path,
     assert report.score < report.max_score, details
     if case.expect_error:
         assert report.status == "error", f"status {report.status}\n{details}"
-    if report.grading.tampered:
-        assert report.summary.startswith("Not graded: your code altered"), report.summary
     else:
         assert failed_ids(report) == case.expected_failures, details
         assert report.status in ("failed", "error")
+    if report.grading.tampered:
+        assert report.summary.startswith("Not graded: your code altered"), report.summary
     assert elapsed <= TIMEOUT_S + SLACK_S, f"took {elapsed:.1f} s"
     assert list(tmp_path.iterdir()) == [], "the run directory was left behind"
 
