@@ -256,9 +256,6 @@ def checked_reply(core: Any, reply: Any, tag: str) -> tuple[bool, str | None]:
     return False, None
 
 
-_MISSING = object()
-
-
 def _ready_arrays(tree: Any) -> list[Any]:
     """The JAX arrays in ``tree`` that are already complete."""
     leaves = jax.tree_util.tree_leaves(tree)

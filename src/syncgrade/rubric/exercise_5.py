@@ -48,12 +48,6 @@ def make_inputs() -> dict[str, np.ndarray]:
     return {"ref_a": ref_a, "ref_b": ref_b, "a": a, "b": b, "x": x, "w": w}
 
 
-def energy_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The grader's own reference: row-wise sum of squares of ``a @ b``, in float64."""
-    product = a.astype(np.float64) @ b.astype(np.float64)
-    return np.sum(product * product, axis=1)
-
-
 def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
     """Each reference carries the float32 error bound of the energy (rubric/tolerance.py)."""
     return {
