@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
+
+from syncgrade.models import Cause
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -53,20 +56,22 @@ def failed_ids(report) -> frozenset[str]:  # type: ignore[no-untyped-def]
 # ---------------------------------------------------------------- the integrity corpus
 
 INTEGRITY = CORPUS / "integrity"
+LEARNER_CAUSES = tuple(c for c in get_args(Cause) if c not in ("graded", "grader_fault"))
 _HEADER = re.compile(r"^#\s*(?P<key>exercise|cheat|expect-fail|expect)\s*:\s*(?P<value>.*)$")
 
 
 @dataclass(frozen=True)
 class IntegrityCase:
-    """One cheating submission of ``tests/corpus/integrity/`` (see COMMON.md): its
-    exercise, what the cheat does, and either the exact set of failed check ids
-    (``expect-fail``) or ``expect_error`` (``# expect: error``: the report's status)."""
+    """One cheating submission of ``tests/corpus/integrity/``: its exercise, what the
+    cheat does, and either the exact set of failed check ids (``# expect-fail: ids``) or
+    the report's ``cause`` (``# expect: tampered``, ``# expect: output_limit``...: a
+    learner-side cause that is not ``graded``; the status is then ``failed``)."""
 
     exercise: str
     path: Path
     cheat: str
     expected_failures: frozenset[str]
-    expect_error: bool
+    expected_cause: str | None
 
     @property
     def id(self) -> str:
@@ -85,13 +90,14 @@ def read_integrity_header(path: Path) -> IntegrityCase:
     for key in ("exercise", "cheat"):
         assert fields.get(key), f"{path}: no '# {key}:' header"
     assert ("expect" in fields) != ("expect-fail" in fields), (
-        f"{path}: give exactly one of '# expect: error' and '# expect-fail: ids'")
+        f"{path}: give exactly one of '# expect: CAUSE' and '# expect-fail: ids'")
     if "expect" in fields:
-        assert fields["expect"] == "error", f"{path}: unknown expectation {fields['expect']!r}"
+        assert fields["expect"] in LEARNER_CAUSES, (
+            f"{path}: unknown expectation {fields['expect']!r} (one of {LEARNER_CAUSES})")
     failures = frozenset(fields.get("expect-fail", "").split())
     assert "expect" in fields or failures, f"{path}: '# expect-fail:' names no check"
     return IntegrityCase(fields["exercise"], path, fields["cheat"], failures,
-                         "expect" in fields)
+                         fields.get("expect"))
 
 
 def integrity_cases() -> list[IntegrityCase]:

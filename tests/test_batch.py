@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from syncgrade.models import GradeReport
 
@@ -48,8 +49,11 @@ def test_jsonl_has_one_report_per_file_and_a_hang_delays_nobody(tmp_path: Path) 
     assert by_name["good.py"].status == "passed"
     assert by_name["no_wait.py"].status == "failed"
     assert by_name["hang.py"].grading.termination == "timeout"
-    assert by_name["exits.py"].status == by_name["junk.py"].status == "error"
-    assert "graded 5 of 5: 1 full marks, 1 not yet, 3 errors" in result.stderr
+    assert by_name["exits.py"].status == by_name["junk.py"].status == "failed"
+    assert (by_name["exits.py"].cause, by_name["junk.py"].cause) == ("crashed", "unreadable")
+    assert by_name["hang.py"].cause == "timeout"
+    assert ("graded 5 of 5: 1 full marks, 4 not yet (1 crashed, 1 timeout, 1 unreadable), "
+            "0 grader faults") in result.stderr
     assert result.stdout == ""
     assert elapsed < 8 + 5 * 12  # the hang cost its own limit, not everyone's
 
@@ -115,4 +119,11 @@ def test_tally_summary_counts_each_status() -> None:
 
     tally = Tally(total=4)
     assert "0/4" in progress_line(tally)
-    assert tally.summary() == "graded 0 of 4: 0 full marks, 0 not yet, 0 errors"
+    assert tally.summary() == "graded 0 of 4: 0 full marks, 0 not yet, 0 grader faults"
+    for status, cause, fault in (("passed", "graded", None), ("failed", "timeout", None),
+                                 ("failed", "graded", None), ("error", "grader_fault", "x")):
+        tally.add(SimpleNamespace(status=status, cause=cause,  # type: ignore[arg-type]
+                                  grading=SimpleNamespace(internal_error=fault)))
+    assert tally.summary() == ("graded 4 of 4: 1 full marks, 2 not yet (1 timeout), "
+                               "1 grader faults")
+    assert tally.internal_errors == 1

@@ -17,7 +17,7 @@ def _source(intervals: str, sync_point: str = '"before stopping the timer"') -> 
 
 
 def _grade(source: str):  # type: ignore[no-untyped-def]
-    report = syncgrade.grade("exercise-2", source, timeout=120)
+    report = syncgrade.grade("exercise-2", source=source, timeout=120)
     assert report.grading.internal_error is None, report.grading.internal_error
     return report
 

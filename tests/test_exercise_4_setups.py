@@ -132,7 +132,7 @@ def test_right_and_wrong_setups_look_alike_from_inside_the_submission() -> None:
 
     import syncgrade
 
-    report = syncgrade.grade("exercise-4", OBSERVER, timeout=60)
+    report = syncgrade.grade("exercise-4", source=OBSERVER, timeout=60)
     lines = [line.removeprefix("OBSERVED ") for line in report.stdout.text.splitlines()
              if line.startswith("OBSERVED ")]
     assert len(lines) == len(ex.EXERCISE.calls) == 3, report.stdout.text[-2000:]

@@ -30,9 +30,10 @@ def _runs(report):  # type: ignore[no-untyped-def]
 
 
 def test_hang_at_import_is_stopped_at_the_time_limit() -> None:
-    report = syncgrade.grade("exercise-1", "import time\nwhile True:\n    time.sleep(0.01)\n",
+    report = syncgrade.grade("exercise-1",
+                             source="import time\nwhile True:\n    time.sleep(0.01)\n",
                              timeout=6)
-    assert report.status == "error"
+    assert (report.status, report.cause) == ("failed", "timeout")
     assert report.grading.termination == "timeout"
     assert "6 s time limit" in _runs(report).message
     assert "line 3" in _runs(report).message or "line 2" in _runs(report).message
@@ -44,8 +45,8 @@ def test_hang_inside_the_function_names_the_line_and_keeps_decided_checks() -> N
     source = CORRECT_BODY.replace(
         "    samples = []\n",
         "    samples = []\n    if repeats < 4:\n        while True:\n            pass\n")
-    report = syncgrade.grade("exercise-1", source, timeout=12)
-    assert report.status == "error"
+    report = syncgrade.grade("exercise-1", source=source, timeout=12)
+    assert (report.status, report.cause) == ("failed", "timeout")
     message = _runs(report).message
     assert "time limit" in message and ("line 6" in message or "line 7" in message), message
     # Checks on the completed main call were decided, not thrown away.
@@ -56,15 +57,15 @@ def test_hang_inside_the_function_names_the_line_and_keeps_decided_checks() -> N
 
 def test_memory_exhaustion_says_the_memory_limit_was_hit() -> None:
     source = CORRECT_BODY + "\nblocks = []\nwhile True:\n    blocks.append(bytearray(2**28))\n"
-    report = syncgrade.grade("exercise-1", source, memory_bytes=3 * 2**30)
-    assert report.status in ("failed", "error")
+    report = syncgrade.grade("exercise-1", source=source, memory_bytes=3 * 2**30)
+    assert (report.status, report.cause) == ("failed", "memory_limit")
     assert "memory limit" in _runs(report).message.lower()
 
 
 def test_output_flood_is_truncated_and_bounded() -> None:
     source = CORRECT_BODY + (
         "\nimport sys\nfor _ in range(3000):\n    sys.stdout.write('x' * 100_000)\n")
-    report = syncgrade.grade("exercise-1", source)
+    report = syncgrade.grade("exercise-1", source=source)
     assert report.stdout.truncated is True
     assert report.stdout.total_bytes >= 300_000_000
     assert len(report.stdout.text) < 200_000
@@ -75,7 +76,7 @@ def test_huge_return_value_is_capped_and_reported() -> None:
     source = CORRECT_BODY.replace(
         "return out, samples",
         "import numpy as np\n    return np.zeros((64, 1024, 1024)), samples")
-    report = syncgrade.grade("exercise-1", source)
+    report = syncgrade.grade("exercise-1", source=source)
     assert report.check("numpy-match").status == "failed"
     assert "too large" in report.check("numpy-match").message
 
@@ -90,8 +91,9 @@ def test_sys_exit_and_os_exit_and_signals_are_errors_with_a_message() -> None:
         "import ctypes\nctypes.string_at(0)\n": "ctypes is not allowed",
     }
     for source, phrase in cases.items():
-        report = syncgrade.grade("exercise-1", source)
-        assert report.status in ("error", "failed"), source
+        report = syncgrade.grade("exercise-1", source=source)
+        assert report.status == "failed", source
+        assert report.cause in ("graded", "crashed", "tampered"), (source, report.cause)
         assert _runs(report).status == "failed", source
         assert phrase in _runs(report).message, (source, _runs(report).message)
 
@@ -113,8 +115,8 @@ def test_a_printed_fake_report_never_reaches_the_graders_stdout(tmp_path: Path) 
 def test_replacing_the_timer_never_passes_and_is_reported() -> None:
     source = ("import time\n_real = time.perf_counter\n"
               "time.perf_counter = lambda: _real() * 1.0\n" + CORRECT_BODY)
-    report = syncgrade.grade("exercise-1", source)
-    assert report.status == "error"
+    report = syncgrade.grade("exercise-1", source=source)
+    assert (report.status, report.cause) == ("failed", "tampered")
     assert any("perf_counter" in name for name in report.grading.tampered)
     assert all(c.status != "passed" for c in report.checks if c.id != "runs")
     assert "altered" in report.check("sync-before-stop").message
@@ -123,14 +125,14 @@ def test_replacing_the_timer_never_passes_and_is_reported() -> None:
 def test_replacing_block_until_ready_never_passes() -> None:
     source = ("import jax\nfrom jax._src.lib import xla_client as xc\n"
               "xc.ArrayImpl.block_until_ready = lambda self: self\n" + CORRECT_BODY)
-    report = syncgrade.grade("exercise-1", source)
-    assert report.status == "error"
+    report = syncgrade.grade("exercise-1", source=source)
+    assert (report.status, report.cause) == ("failed", "tampered")
     assert report.grading.tampered
     assert report.score <= 1
 
 
 def test_the_report_records_the_protections_applied() -> None:
-    report = syncgrade.grade("exercise-1", CORRECT_BODY)
+    report = syncgrade.grade("exercise-1", source=CORRECT_BODY)
     names = {p.name for p in report.grading.protections}
     assert {"wall-limit", "address-space-limit", "process-group", "scrubbed-env"} <= names
     assert all(p.detail for p in report.grading.protections)
@@ -144,7 +146,7 @@ def test_the_child_cannot_read_the_rubric_or_the_solutions() -> None:
         "    try:\n        LEAK.append(pathlib.Path(p).read_text()[:20])\n"
         "    except OSError as exc:\n        LEAK.append(type(exc).__name__)\n"
         "print('LEAK', LEAK)\n")
-    report = syncgrade.grade("exercise-1", source)
+    report = syncgrade.grade("exercise-1", source=source)
     applied = {p.name: p.applied for p in report.grading.protections}
     if applied.get("hidden-paths"):
         line = next(t for t in report.stdout.text.splitlines() if t.startswith("LEAK"))

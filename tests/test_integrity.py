@@ -1,7 +1,8 @@
 """The integrity corpus: every cheating submission in ``tests/corpus/integrity/`` through the
 real engine. Each must get the verdict its header names (the exact set of failed checks, or
-status ``error``), never full marks, never a grader fault (exit 3), and never run past its
-time limit plus a few seconds, whatever it does to the grader."""
+the report's learner-side ``cause``, e.g. ``tampered``), never full marks, never a grader
+fault (exit 3), and never run past its time limit plus a few seconds, whatever it does to
+the grader."""
 
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ def test_cheat_gets_its_verdict(case: IntegrityCase, tmp_path: Path,
     details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
     assert report.grading.internal_error is None, report.grading.internal_error
     assert report.score < report.max_score, details
-    if case.expect_error:
-        assert report.status == "error", f"status {report.status}\n{details}"
+    assert report.status == "failed", f"status {report.status}\n{details}"
+    if case.expected_cause:
+        assert report.cause == case.expected_cause, f"cause {report.cause}\n{details}"
     else:
         assert failed_ids(report) == case.expected_failures, details
-        assert report.status in ("failed", "error")
     if report.grading.tampered:
         assert report.summary.startswith("Not graded: your code altered"), report.summary
     assert elapsed <= TIMEOUT_S + SLACK_S, f"took {elapsed:.1f} s"
@@ -61,11 +62,15 @@ def test_the_header_parser_rejects_incomplete_headers(tmp_path: Path) -> None:
     good = tmp_path / "good.py"
     good.write_text("# exercise: exercise-1\n# cheat: x\n# expect-fail: runs numpy-match\n")
     case = read_integrity_header(good)
-    assert case.expected_failures == {"runs", "numpy-match"} and not case.expect_error
-    for text in ("# exercise: exercise-1\n# expect: error\n",  # no cheat
+    assert case.expected_failures == {"runs", "numpy-match"} and not case.expected_cause
+    good.write_text("# exercise: exercise-1\n# cheat: x\n# expect: tampered\n")
+    assert read_integrity_header(good).expected_cause == "tampered"
+    for text in ("# exercise: exercise-1\n# expect: tampered\n",  # no cheat
                  "# exercise: exercise-1\n# cheat: x\n",  # no expectation
                  "# exercise: exercise-1\n# cheat: x\n# expect: pass\n",  # a cheat never passes
-                 "# exercise: exercise-1\n# cheat: x\n# expect: error\n# expect-fail: runs\n"):
+                 "# exercise: exercise-1\n# cheat: x\n# expect: error\n",  # not a cause
+                 "# exercise: exercise-1\n# cheat: x\n# expect: grader_fault\n",  # not theirs
+                 "# exercise: exercise-1\n# cheat: x\n# expect: tampered\n# expect-fail: runs\n"):
         bad = tmp_path / "bad.py"
         bad.write_text(text)
         with pytest.raises(AssertionError):

@@ -30,7 +30,7 @@ def broken_rubric(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_failing_check_becomes_an_internal_error_report(broken_rubric: None) -> None:
     report = syncgrade.grade("exercise-1", SOLUTION)
-    assert report.status == "error"
+    assert (report.status, report.cause) == ("error", "grader_fault")
     assert report.grading.internal_error is not None
     assert report.grading.internal_error.startswith("internal error: ZeroDivisionError")
     assert "not your fault" in report.summary
@@ -52,5 +52,5 @@ def test_a_sandbox_that_cannot_start_is_an_internal_error(
 
     monkeypatch.setattr(engine.sandbox, "run_sandboxed", no_sandbox)
     report = syncgrade.grade("exercise-1", SOLUTION)
-    assert report.status == "error"
+    assert (report.status, report.cause) == ("error", "grader_fault")
     assert "cannot create the jail" in (report.grading.internal_error or "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from syncgrade.models import (
+    SCHEMA_VERSION,
     CheckResult,
     Evidence,
     GradeReport,
@@ -34,8 +35,9 @@ def _failed(check_id: str, timeline: Timeline | None) -> CheckResult:
 
 def _report(*checks: CheckResult) -> GradeReport:
     empty = StreamExcerpt(text="", truncated=False, total_bytes=0)
-    return GradeReport(exercise="exercise-1", title="t", submission="submission.py",
-                       status="failed", score=0, max_score=len(checks), summary="s",
+    return GradeReport(schema_version=SCHEMA_VERSION, exercise="exercise-1", title="t",
+                       submission="submission.py", status="failed", cause="graded", score=0,
+                       max_score=len(checks), summary="s",
                        checks=list(checks), stdout=empty, stderr=empty,
                        grading=GradingInfo(seconds=1.0, timeout_s=60),
                        provenance=Provenance(syncgrade_version="0", rubric_version="1"))

@@ -25,8 +25,8 @@ def _runs(report):  # type: ignore[no-untyped-def]
 
 def test_syntax_error_names_the_line() -> None:
     source = "import time\n\ndef synchronized_samples(fn, args, repeats)\n    return None\n"
-    report = syncgrade.grade("exercise-1", source)
-    assert report.status == "failed"
+    report = syncgrade.grade("exercise-1", source=source)
+    assert (report.status, report.cause) == ("failed", "syntax_error")
     assert _runs(report).status == "failed"
     assert "line 3" in _runs(report).message
     assert "SyntaxError" in _runs(report).message
@@ -35,27 +35,27 @@ def test_syntax_error_names_the_line() -> None:
 
 def test_missing_function_is_named() -> None:
     source = "def synchronised_samples(fn, args, repeats):\n    pass\n"
-    report = syncgrade.grade("exercise-1", source)
+    report = syncgrade.grade("exercise-1", source=source)
     assert report.status == "failed"
     assert "synchronized_samples(fn, args, repeats)" in _runs(report).message
 
 
 def test_wrong_signature_is_explained() -> None:
-    report = syncgrade.grade("exercise-1", "def synchronized_samples(fn, args):\n    pass\n")
+    report = syncgrade.grade("exercise-1", source="def synchronized_samples(fn, args):\n    pass\n")
     assert _runs(report).status == "failed"
     assert "cannot be called" in _runs(report).message
 
 
 def test_exception_in_the_function_names_the_line() -> None:
     source = "def synchronized_samples(fn, args, repeats):\n    x = 1\n    return 1 / 0\n"
-    report = syncgrade.grade("exercise-1", source)
+    report = syncgrade.grade("exercise-1", source=source)
     assert report.status == "failed"
     message = _runs(report).message
     assert "ZeroDivisionError" in message and "line 3" in message
 
 
 def test_exception_at_import_names_the_line() -> None:
-    report = syncgrade.grade("exercise-1", "import time\nraise RuntimeError('boom')\n")
+    report = syncgrade.grade("exercise-1", source="import time\nraise RuntimeError('boom')\n")
     assert "line 2" in _runs(report).message and "RuntimeError" in _runs(report).message
 
 
@@ -67,7 +67,7 @@ def test_unreadable_files_get_a_clear_error(tmp_path, data: bytes, phrase: str) 
     path = tmp_path / "submission.py"
     path.write_bytes(data)
     report = syncgrade.grade("exercise-1", path)
-    assert report.status == "error"
+    assert (report.status, report.cause) == ("failed", "unreadable")
     assert phrase in _runs(report).message
     assert report.grading.internal_error is None
 
@@ -76,7 +76,7 @@ def test_source_string_and_path_grade_the_same(tmp_path) -> None:  # type: ignor
     path = tmp_path / "mine.py"
     path.write_text(GOOD_BODY)
     from_path = syncgrade.grade("exercise-1", path)
-    from_source = syncgrade.grade("exercise-1", GOOD_BODY)
+    from_source = syncgrade.grade("exercise-1", source=GOOD_BODY)
     assert from_path.status == from_source.status == "passed"
     assert from_path.submission.endswith("mine.py")
 
@@ -85,11 +85,11 @@ def test_unknown_exercise_raises_a_usage_error() -> None:
     from syncgrade.rubric import UnknownExercise
 
     with pytest.raises(UnknownExercise):
-        syncgrade.grade("exercise-99", GOOD_BODY)
+        syncgrade.grade("exercise-99", source=GOOD_BODY)
 
 
 def test_a_long_assertion_message_is_cut_to_its_first_line() -> None:
     source = ("def synchronized_samples(fn, args, repeats):\n"
               "    raise AssertionError('Not equal\\nACTUAL: [0.12345 0.5]\\nDESIRED: [0.2]')\n")
-    message = _runs(syncgrade.grade("exercise-1", source)).message
+    message = _runs(syncgrade.grade("exercise-1", source=source)).message
     assert "Not equal" in message and "ACTUAL" not in message and "0.12345" not in message

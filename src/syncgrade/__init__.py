@@ -1,25 +1,38 @@
 """syncgrade: grade learners' JAX benchmarking code by what their timers really measured.
 
-``grade(exercise_id, path_or_source, timeout=...)`` is the whole API; it returns a
-:class:`~syncgrade.models.GradeReport`.
+The Python API::
+
+    from pathlib import Path
+    import syncgrade
+
+    report = syncgrade.grade("exercise-1", Path("submission.py"))           # a file
+    report = syncgrade.grade("exercise-1", source=text, display_name="a.py") # its text
+
+Both return a :class:`~syncgrade.models.GradeReport`. ``grade`` raises only for usage
+errors: :class:`UnknownExercise`, :class:`SubmissionError` (missing file, neither or
+both of a path and ``source=``) and ``TypeError`` (a path given as ``str``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["GradeReport", "__version__", "grade"]
+__all__ = ["GradeReport", "SubmissionError", "UnknownExercise", "__version__", "grade"]
 
 if TYPE_CHECKING:
+    from syncgrade.engine import SubmissionError
     from syncgrade.models import GradeReport
+    from syncgrade.rubric import UnknownExercise
 
 
-def grade(exercise_id: str, path_or_source: Any, **options: Any) -> GradeReport:
-    """Grade one submission; see :func:`syncgrade.engine.grade`."""
+def grade(exercise_id: str, path: Path | None = None, *, source: str | None = None,
+          **options: Any) -> GradeReport:
+    """Grade one submission; see :func:`syncgrade.engine.grade` for every option."""
     from syncgrade.engine import grade as _grade
 
-    return _grade(exercise_id, path_or_source, **options)
+    return _grade(exercise_id, path, source=source, **options)
 
 
 def __getattr__(name: str) -> Any:
@@ -27,4 +40,12 @@ def __getattr__(name: str) -> Any:
         from syncgrade.models import GradeReport
 
         return GradeReport
+    if name == "SubmissionError":
+        from syncgrade.engine import SubmissionError
+
+        return SubmissionError
+    if name == "UnknownExercise":
+        from syncgrade.rubric import UnknownExercise
+
+        return UnknownExercise
     raise AttributeError(name)

@@ -9,6 +9,7 @@ everything already graded. Workers are threads: the work happens in child proces
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Literal, TextIO
 
 from syncgrade.models import GradeReport
 
-Format = Literal["jsonl", "csv"]
+Format = Literal["jsonl", "json", "csv", "text", "gradescope", "prairielearn", "exercism"]
 Grader = Callable[[Path], GradeReport]
 
 
@@ -29,19 +30,26 @@ class Tally:
     done: int = 0
     by_status: dict[str, int] = field(default_factory=lambda: {"passed": 0, "failed": 0,
                                                                "error": 0})
+    by_cause: dict[str, int] = field(default_factory=dict)
     internal_errors: int = 0
 
     def add(self, report: GradeReport) -> None:
         self.done += 1
         self.by_status[report.status] += 1
+        if report.cause not in ("graded", "grader_fault"):
+            self.by_cause[report.cause] = self.by_cause.get(report.cause, 0) + 1
         if report.grading.internal_error:
             self.internal_errors += 1
 
     def summary(self) -> str:
+        """E.g. ``graded 5 of 5: 1 full marks, 4 not yet (1 timeout, 1 crashed), 0
+        grader faults``: the learner-side causes that stopped grading, then the grader's
+        own failures (status ``error``)."""
         s = self.by_status
+        causes = ", ".join(f"{n} {cause}" for cause, n in sorted(self.by_cause.items()))
         return (f"graded {self.done} of {self.total}: {s['passed']} full marks, "
-                f"{s['failed']} not yet, {s['error']} errors"
-                + (f" ({self.internal_errors} grader faults)" if self.internal_errors else ""))
+                f"{s['failed']} not yet" + (f" ({causes})" if causes else "")
+                + f", {s['error']} grader faults")
 
 
 def expand(paths: Iterable[Path]) -> list[Path]:
@@ -62,27 +70,67 @@ def grade_all(paths: Sequence[Path], grader: Grader, jobs: int) -> Iterator[Grad
 
 
 class ReportWriter:
-    """Writes reports as JSON lines or CSV rows, flushing after each."""
+    """Writes each report the moment it is graded, flushing after each, as:
 
-    def __init__(self, stream: TextIO, fmt: Format, check_ids: Sequence[str]) -> None:
+    - ``jsonl`` (or ``json``): the GradeReport on one line;
+    - ``csv``: one row (submission, status, cause, score, max_score, seconds, summary, then
+      each check's status), after a header row;
+    - ``text``: the terminal view, reports separated by a blank line;
+    - ``gradescope``, ``prairielearn``, ``exercism``: one JSON line
+      ``{"submission": NAME, "results": RESULTS}``, where ``RESULTS`` is exactly that
+      platform's results.json (the wrapper says whose it is: lines come in completion
+      order, and the platform formats have no field for the file's name).
+
+    Every format is the learner's view (hidden checks redacted) unless ``reveal``.
+    """
+
+    def __init__(self, stream: TextIO, fmt: Format | str, check_ids: Sequence[str], *,
+                 reveal: bool = False, colour: bool = False) -> None:
         self._stream = stream
-        self._fmt = fmt
+        self._fmt = "jsonl" if fmt == "json" else fmt
         self._check_ids = list(check_ids)
+        self._reveal = reveal
+        self._colour = colour
+        self._written = 0
         self._csv: csv.writer | None = None  # type: ignore[valid-type]
-        if fmt == "csv":
+        if self._fmt == "csv":
             self._csv = csv.writer(stream)
-            self._csv.writerow(["submission", "status", "score", "max_score", "seconds",
-                                "summary", *self._check_ids])
+            self._csv.writerow(["submission", "status", "cause", "score", "max_score",
+                                "seconds", "summary", *self._check_ids])
 
-    def write(self, report: GradeReport) -> None:
+    def write(self, report: GradeReport, source_lines: list[str] | None = None) -> None:
+        """Write one report; ``source_lines`` lets the text view and the platforms'
+        timelines quote the learner's own lines."""
+        from syncgrade.platforms import PLATFORMS, to_platform
+        from syncgrade.platforms.output import format_report
+
         if self._csv is not None:
-            statuses = {c.id: c.status for c in report.checks}
-            self._csv.writerow([report.submission, report.status, report.score,
-                                report.max_score, report.grading.seconds, report.summary,
+            view = report if self._reveal else _redacted(report)
+            statuses = {c.id: c.status for c in view.checks}
+            self._csv.writerow([view.submission, view.status, view.cause, view.score,
+                                view.max_score, view.grading.seconds, view.summary,
                                 *(statuses.get(i, "") for i in self._check_ids)])
+        elif self._fmt in PLATFORMS:
+            results = to_platform(self._fmt, report, reveal=self._reveal,
+                                  source_lines=source_lines)
+            self._stream.write(json.dumps({"submission": report.submission,
+                                           "results": results}, ensure_ascii=False) + "\n")
+        elif self._fmt == "text":
+            if self._written:
+                self._stream.write("\n")
+            self._stream.write(format_report(report, "text", reveal=self._reveal,
+                                             source_lines=source_lines, colour=self._colour))
         else:
-            self._stream.write(report.model_dump_json() + "\n")
+            self._stream.write(format_report(report, "json", reveal=self._reveal,
+                                             indent=None))
+        self._written += 1
         self._stream.flush()
+
+
+def _redacted(report: GradeReport) -> GradeReport:
+    from syncgrade.platforms.visibility import redact
+
+    return redact(report)
 
 
 def progress_line(tally: Tally, width: int = 24) -> str:

@@ -28,6 +28,8 @@ from pydantic import TypeAdapter, ValidationError
 import syncgrade
 from syncgrade import sandbox
 from syncgrade.models import (
+    SCHEMA_VERSION,
+    Cause,
     CheckResult,
     GradeReport,
     GradingInfo,
@@ -56,23 +58,34 @@ class Submission:
     problem: str = ""  # why it cannot be graded (binary, not UTF-8, empty)
 
 
-def read_submission(path_or_source: str | Path, display_name: str | None = None) -> Submission:
-    """A ``Path`` (or a string naming an existing ``.py`` file) is read; any other string is
-    taken as the source itself."""
-    if isinstance(path_or_source, Path) or _looks_like_path(path_or_source):
-        path = Path(path_or_source)
+def read_submission(path: Path | None = None, *, source: str | None = None,
+                    display_name: str | None = None) -> Submission:
+    """The submission from exactly one of ``path`` (a :class:`~pathlib.Path`, read as
+    bytes) or ``source`` (the text itself).
+
+    Raises :class:`SubmissionError` when the path is missing or both or neither are given,
+    and ``TypeError`` when ``path`` is a string: a string could be either, and grading a
+    mistyped path as Python source would blame the learner for the caller's slip.
+    ``display_name`` is the only name learners see (default: the path as given, or
+    ``submission.py``); platforms should pass it so their paths never reach a learner.
+    """
+    if isinstance(path, str):
+        raise TypeError("pass the file as a pathlib.Path, or its text as source=...; "
+                        "a plain string is ambiguous")
+    if (path is None) == (source is None):
+        raise SubmissionError("give exactly one of a path or source=")
+    if path is not None:
         if not path.is_file():
             raise SubmissionError(f"no such file: {path}")
-        data = path.read_bytes()
-        name = display_name or str(path)
-    else:
-        data = path_or_source.encode("utf-8")
-        name = display_name or "submission.py"
-    return _decode(data, name)
-
-
-def _looks_like_path(text: str) -> bool:
-    return "\n" not in text and (text.endswith(".py") or Path(text).is_file())
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SubmissionError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return _decode(data, display_name or str(path))
+    assert source is not None
+    if not isinstance(source, str):
+        raise TypeError(f"source= must be a str, not {type(source).__name__}")
+    return _decode(source.encode("utf-8", "surrogatepass"), display_name or "submission.py")
 
 
 def _decode(data: bytes, name: str) -> Submission:
@@ -88,16 +101,24 @@ def _decode(data: bytes, name: str) -> Submission:
 
 def grade(
     exercise_id: str,
-    path_or_source: str | Path,
+    path: Path | None = None,
     *,
+    source: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     memory_bytes: int | None = None,
     display_name: str | None = None,
 ) -> GradeReport:
-    """Grade one submission of ``exercise_id``. Raises only for usage errors (unknown
-    exercise, missing file); every learner failure is in the returned report."""
+    """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
+    (``source=``), exactly one of them.
+
+    Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
+    :class:`SubmissionError` (missing or unreadable file, neither or both given) and
+    ``TypeError`` (a ``str`` path). Every learner failure, and a fault of the grader
+    itself (``status == "error"``), is in the returned report. Thread-safe: each call
+    runs its own child process and shares no mutable state with other calls.
+    """
     exercise = get_exercise(exercise_id)
-    submission = read_submission(path_or_source, display_name)
+    submission = read_submission(path, source=source, display_name=display_name)
     started = time.perf_counter()
     if submission.source is None:
         return _unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
@@ -312,7 +333,34 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
     if ordered:
         checks = [_void_for_tampering(c, ordered) for c in checks]
     return _report(exercise, submission, checks, outcome, limits, seconds, hello,
-                   error=broken or bool(ordered), tampered=ordered)
+                   cause=_cause(outcome, load, frames, broken=broken,
+                                tampered=bool(ordered)),
+                   tampered=ordered)
+
+
+_CAUSE_OF_TERMINATION: dict[str, Cause] = {
+    "timeout": "timeout", "memory": "memory_limit", "cpu": "cpu_limit",
+}
+_SYNTAX_ERRORS = frozenset({"SyntaxError", "IndentationError", "TabError"})
+
+
+def _cause(outcome: sandbox.SandboxOutcome, load: Load | None,
+           frames: dict[str, CallFrame], *, broken: bool, tampered: bool) -> Cause:
+    """The one-word reason of a learner-side report (see :mod:`syncgrade.models`). A
+    ``MemoryError`` the child caught is the memory limit as much as a kill by it is."""
+    if tampered:
+        return "tampered"
+    errors = [load.error if load else None, *(f.error for f in frames.values())]
+    types = {e.type for e in errors if e is not None}
+    if types & _SYNTAX_ERRORS:
+        return "syntax_error"
+    if "MemoryError" in types:
+        return "memory_limit"
+    if not broken:
+        return "graded"
+    if outcome.frames_truncated:
+        return "output_limit"
+    return _CAUSE_OF_TERMINATION.get(outcome.termination, "crashed")
 
 
 def _parse_run(run: ChildRun) -> Frames:
@@ -352,7 +400,7 @@ def _evaluate(ctx: Context, spec: Any) -> CheckResult:
     earned = spec.points if outcome.status == "passed" else 0.0
     return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
                        max_points=spec.points, message=outcome.message, hint=outcome.hint,
-                       evidence=outcome.evidence)
+                       evidence=outcome.evidence, visibility=spec.visibility)
 
 
 SPEC_KINDS = frozenset({
@@ -529,19 +577,21 @@ def _provenance(exercise: Exercise, hello: Hello | None) -> Provenance:
 
 def _report(exercise: Exercise, submission: Submission, checks: list[CheckResult],
             outcome: sandbox.SandboxOutcome | None, limits: sandbox.Limits, seconds: float,
-            hello: Hello | None, *, error: bool, tampered: list[str] | None = None,
+            hello: Hello | None, *, cause: Cause, tampered: list[str] | None = None,
             summary: str | None = None, internal_error: str | None = None) -> GradeReport:
     score = sum(c.points for c in checks)
     max_score = exercise.max_score
     status: ReportStatus
-    if error:
+    if cause == "grader_fault":
         status = "error"
+    elif cause == "graded" and all(c.status == "passed" for c in checks):
+        status = "passed"
     else:
-        status = "passed" if all(c.status == "passed" for c in checks) else "failed"
+        status = "failed"
     if summary is None and tampered:
         summary = ("Not graded: your code altered or reached into the grader, so no result "
                    "can be trusted; see the checks below.")
-    if summary is None and status == "error":
+    if summary is None and cause not in ("graded", "syntax_error"):
         runs = next((c for c in checks if c.id == "runs" and c.status == "failed"), None)
         summary = runs.message if runs else None
     if summary is None:
@@ -555,8 +605,9 @@ def _report(exercise: Exercise, submission: Submission, checks: list[CheckResult
         for p in outcome.protections
     ]
     return GradeReport(
-        exercise=exercise.id, title=exercise.title, submission=submission.display_name,
-        status=status, score=score, max_score=max_score, summary=summary, checks=checks,
+        schema_version=SCHEMA_VERSION, exercise=exercise.id, title=exercise.title,
+        submission=submission.display_name, status=status, cause=cause, score=score,
+        max_score=max_score, summary=summary, checks=checks,
         stdout=_stream(outcome.stdout) if outcome else empty,
         stderr=_stream(outcome.stderr) if outcome else empty,
         grading=GradingInfo(
@@ -575,11 +626,11 @@ def _unreadable_report(exercise: Exercise, submission: Submission, timeout: floa
                     else "skipped", points=0.0, max_points=spec.points,
                     message=submission.problem if spec.id == "runs" else "Not checked.",
                     hint="Save your solution as a plain-text Python file (UTF-8) and grade "
-                         "it again." if spec.id == "runs" else "")
+                         "it again." if spec.id == "runs" else "", visibility=spec.visibility)
         for spec in exercise.checks
     ]
     return _report(exercise, submission, checks, None, sandbox.Limits(wall_s=timeout),
-                   seconds, None, error=True, summary=submission.problem)
+                   seconds, None, cause="unreadable", summary=submission.problem)
 
 
 def _internal_error_report(exercise: Exercise, submission: Submission,
@@ -588,10 +639,12 @@ def _internal_error_report(exercise: Exercise, submission: Submission,
     message = f"internal error: {type(exc).__name__}: {exc}"
     checks = [
         CheckResult(id=spec.id, title=spec.title, status="skipped", points=0.0,
-                    max_points=spec.points, message="Not checked: the grader failed.", hint="")
+                    max_points=spec.points, message="Not checked: the grader failed.", hint="",
+                    visibility=spec.visibility)
         for spec in exercise.checks
     ]
-    return _report(exercise, submission, checks, outcome, limits, seconds, None, error=True,
+    return _report(exercise, submission, checks, outcome, limits, seconds, None,
+                   cause="grader_fault",
                    summary="The grader itself failed (internal error); this is not your "
                            "fault. Please report it.", internal_error=message)
 

@@ -2,18 +2,47 @@
 
 Immutable pydantic models with a ``schema_version``. A learner failure is data here; only
 a grader fault raises. Check ids are the public ones from the curriculum contract.
+
+What a report's ``status`` means (``cause`` says why, in one machine-readable word):
+
+- ``passed``: every check passed; full marks.
+- ``failed``: graded, short of full marks. Everything the learner can fix lands here,
+  including a file that does not parse (``syntax_error``), an empty or unreadable file
+  (``unreadable``), a time, memory, CPU or output limit hit by the learner's code, a crash,
+  and code that tampered with the grader (``tampered``, never any points).
+- ``error``: the grader itself failed (``cause == "grader_fault"``); no verdict on the
+  learner, zero points, ``grading.internal_error`` says what broke. Retry or report it.
+
+Schema versions are ``MAJOR.MINOR``. A new optional field bumps MINOR; removing or
+renaming a field, changing a type, or adding a value to an enumeration (``status``,
+``cause``, ``visibility``) bumps MAJOR. Reports are validated with ``extra="forbid"``:
+syncgrade rejects unknown fields and another MAJOR version; see docs/platforms.md for
+what other consumers should do.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
 
 CheckStatus = Literal["passed", "failed", "skipped"]
 ReportStatus = Literal["passed", "failed", "error"]
+Cause = Literal[
+    "graded",         # the checks ran on what the code returned
+    "syntax_error",   # Python could not parse the file
+    "unreadable",     # empty, binary or not UTF-8: nothing to run
+    "timeout",        # the learner's code hit the wall-clock limit
+    "memory_limit",   # ... the memory limit
+    "cpu_limit",      # ... the CPU-time limit
+    "output_limit",   # ... the cap on results, trace events or output
+    "crashed",        # the process running the code died or exited early
+    "tampered",       # the code altered or reached into the grader: nothing trusted
+    "grader_fault",   # the grader itself failed (status "error")
+]
+Visibility = Literal["visible", "hidden", "after_due_date"]
 
 
 class _Frozen(BaseModel):
@@ -56,6 +85,9 @@ class CheckResult(_Frozen):
     message: str = Field(description="what happened, kind and specific")
     hint: str = Field("", description="what to change (empty when passed)")
     evidence: Evidence = Evidence()
+    visibility: Visibility = Field(
+        "visible", description="who may see this check's details: `visible` to learners "
+        "now, `hidden` (pass/fail and a learner-safe hint only), or `after_due_date`")
 
 
 class StreamExcerpt(_Frozen):
@@ -93,11 +125,16 @@ class GradingInfo(_Frozen):
 
 
 class GradeReport(_Frozen):
-    schema_version: str = SCHEMA_VERSION
+    schema_version: str = Field(description="MAJOR.MINOR of this schema; required, and a "
+                                "reader rejects another MAJOR")
     exercise: str
     title: str
-    submission: str = Field(description="the graded file as the learner named it")
-    status: ReportStatus
+    submission: str = Field(description="the graded file as the learner named it (the "
+                            "API's display_name): never a platform's path")
+    status: ReportStatus = Field(description="passed: full marks; failed: graded, not full "
+                                 "marks (learner-fixable, see cause); error: the grader "
+                                 "failed, no verdict")
+    cause: Cause = Field(description="why the report has this status, in one word")
     score: float
     max_score: float
     summary: str
@@ -106,6 +143,17 @@ class GradeReport(_Frozen):
     stderr: StreamExcerpt
     grading: GradingInfo
     provenance: Provenance
+
+    @field_validator("schema_version")
+    @classmethod
+    def _same_major(cls, version: str) -> str:
+        major = SCHEMA_VERSION.split(".")[0]
+        # MAJOR.MINOR exactly ("2" or "2.x" is no version), as the published schema's pattern.
+        head, dot, minor = version.partition(".")
+        if head != major or not (dot and minor.isascii() and minor.isdigit()):
+            raise ValueError(f"schema_version {version!r} is not readable by this syncgrade "
+                             f"(it reads {major}.x)")
+        return version
 
     @property
     def full_marks(self) -> bool:

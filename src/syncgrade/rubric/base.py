@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from syncgrade.analysis import Analysis, analyse
-from syncgrade.models import CheckStatus, Evidence
+from syncgrade.models import CheckStatus, Evidence, Visibility
 from syncgrade.trace import CallFrame, Hello, Load
 from syncgrade.values import decode
 
@@ -93,6 +93,7 @@ class CheckSpec:
     fn: CheckFn
     points: float = 1.0
     params: Mapping[str, Any] = field(default_factory=dict)
+    visibility: Visibility = "visible"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: floods the grader's result channel with zero-length frames from a thread that never stops
-# expect: error
+# expect: tampered
 import os
 import threading
 import time

@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: forks a process that keeps writing to stdout, stderr and every inherited fd, and never exits
-# expect: error
+# expect: output_limit
 import os
 import time
 

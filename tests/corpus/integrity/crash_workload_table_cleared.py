@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: clears and replaces the grader's workload table at import, hoping the grader breaks
-# expect: error
+# expect: tampered
 import time
 
 import syncgrade.child.workloads as w

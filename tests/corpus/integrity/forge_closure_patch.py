@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: swaps the real block_until_ready captured in the hook's closure for a no-op, so a "wait" is recorded without waiting
-# expect: error
+# expect: tampered
 import time
 
 import jax.numpy as jnp

@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: uses ctypes to read raw memory (to find the channel key) and /proc/self/mem
-# expect: error
+# expect: tampered
 import ctypes
 import time
 

@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: replays a copy of the grader's own first frame (as if duplicated) onto the channel fds, then finishes normally
-# expect: error
+# expect: tampered
 import os
 import struct
 import time

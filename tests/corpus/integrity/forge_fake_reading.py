@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: hand-makes clock readings with a chosen seq so the recorded subtraction claims an interval that was never measured
-# expect: error
+# expect: tampered
 import time
 
 

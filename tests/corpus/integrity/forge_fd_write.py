@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: writes forged, well-formed report frames (full marks) to every fd 3..64, then exits at once
-# expect: error
+# expect: tampered
 import json
 import os
 import struct

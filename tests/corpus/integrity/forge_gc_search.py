@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: searches gc.get_objects() for the grader's Recorder and harness to rewrite what was recorded
-# expect: error
+# expect: tampered
 import gc
 import time
 

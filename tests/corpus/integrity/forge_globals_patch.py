@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: rewrites a helper in the hooks' module through time.perf_counter.__globals__ so np.asarray(0.0) "waits" on the output
-# expect: error
+# expect: tampered
 import time
 
 import numpy as np

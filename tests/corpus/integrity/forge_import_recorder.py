@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: imports the grader's recorder module to append made-up wait events
-# expect: error
+# expect: tampered
 import time
 
 try:

@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: installs a tracer and a profiler to see the grader's frames and locals, and a second audit hook
-# expect: error
+# expect: tampered
 import sys
 import threading
 import time

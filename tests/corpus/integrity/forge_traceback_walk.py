@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: takes the grader's frames from an exception traceback (tb_frame) and the sealed event log (gi_frame)
-# expect: error
+# expect: tampered
 import time
 
 import jax.numpy as jnp
