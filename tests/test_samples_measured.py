@@ -18,6 +18,7 @@ from pydantic import TypeAdapter
 from syncgrade.analysis import analyse
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import get_exercise
+from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.trace import CallFrame, Event, Load
 
@@ -226,7 +227,7 @@ def test_one_measured_sample_copied_fails() -> None:
 def test_unmatched_samples_leave_every_interval_judged() -> None:
     t, _ = loop()
     events = t.events()
-    assert c._intervals(context(events, [None, [0.3] * 6]), "main", (1,)) == list(
+    assert iv.judged_intervals(context(events, [None, [0.3] * 6]), "main", (1,)) == list(
         analyse(events).intervals)
 
 

@@ -11,8 +11,12 @@ rubric stays data-like and the child never sees expected values. Spec kinds:
 - ``jax_device``: the default device.
 - ``rng``: ``np.random.default_rng(seed)``.
 - ``workload``: ``jax.jit`` of a named workload (recorded like any jit), compiled and
-  warmed on ``warm`` specs when given.
-- ``factory``: a zero-argument callable returning a fresh, uncompiled jit each time.
+  warmed on ``warm`` specs when given. The workload is a built-in one
+  (``workloads.WORKLOADS``) or, when the spec carries ``source``, the function ``name``
+  of that source text (``workloads.from_source``, built once per job); ``static_argnums``
+  is passed to ``jax.jit``.
+- ``factory``: a zero-argument callable returning a fresh, uncompiled jit each time (same
+  ``name``/``source``/``static_argnums`` as ``workload``).
 - ``probe``: the calibrated spin (``seconds`` long); ``probe_args`` / ``probe_host_args``:
   its placed or NumPy arguments.
 """
@@ -47,6 +51,7 @@ _WORKLOADS: Mapping[str, Callable[..., Any]] = MappingProxyType(dict(workloads.W
 _SPIN: Callable[..., Any] = workloads.spin
 _PUT: Callable[[Any], Any] = workloads.put
 _WAIT: Callable[[Any], Any] = workloads.wait
+_FROM_SOURCE: Callable[[str, str], Callable[..., Any]] = workloads.from_source
 _CALIBRATE_SPIN = workloads.calibrate_spin
 _TIME_SPIN = workloads.time_spin
 _DEVICES: Callable[[], Any] = jax.devices
@@ -81,6 +86,8 @@ class Harness:
     probe: Probe | None = None
     probe_seconds: float | None = None
     _spin: Any = field(default=None, repr=False)
+    _declared: dict[tuple[str, str], Callable[..., Any]] = field(default_factory=dict,
+                                                                 repr=False)
 
     def build(self, spec: Spec) -> Any:
         kind = spec["kind"]
@@ -110,19 +117,33 @@ class Harness:
     def _build_rng(self, spec: Spec) -> np.random.Generator:
         return _DEFAULT_RNG(spec["seed"])
 
+    def _workload(self, spec: Spec) -> Callable[..., Any]:
+        """The workload a ``workload``/``factory`` spec names: built-in, or declared as
+        source text in the spec (built once per job, then fresh copies)."""
+        name = spec["name"]
+        source = spec.get("source")
+        if source is None:
+            return _WORKLOADS[name]
+        key = (name, source)
+        if key not in self._declared:
+            self._declared[key] = _FROM_SOURCE(name, source)
+        return self._declared[key]
+
     def _build_workload(self, spec: Spec) -> Any:
-        fn = jax.jit(_fresh_copy(_WORKLOADS[spec["name"]]))
+        static = tuple(spec.get("static_argnums") or ())
+        fn = jax.jit(_fresh_copy(self._workload(spec)), static_argnums=static)
         if spec.get("warm") is not None:
             for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
                 _WAIT(leaf)
         return fn
 
     def _build_factory(self, spec: Spec) -> Callable[[], Any]:
-        base = _WORKLOADS[spec["name"]]
+        base = self._workload(spec)
+        static = tuple(spec.get("static_argnums") or ())
 
         def make_fn() -> Any:
             # A new function object each time, so its first call traces and compiles.
-            return jax.jit(lambda *args: base(*args))
+            return jax.jit(lambda *args: base(*args), static_argnums=static)
 
         return make_fn
 

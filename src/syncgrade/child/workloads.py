@@ -2,7 +2,9 @@
 
 These live on the child side because they must run next to the learner's code; they hold
 no expected values. The parent names a workload in the job and computes its own NumPy
-reference.
+reference. A rubric may also declare a workload as source text
+(``syncgrade.rubric.specs.workload(name, source=...)``): :func:`from_source` builds it
+here, from the job, so a new exercise needs no change to the child.
 """
 
 from __future__ import annotations
@@ -64,6 +66,28 @@ WORKLOADS: dict[str, Callable[..., Any]] = {
 }
 
 PROBE_ELEMENTS = 4096
+
+_COMPILE = compile
+_EXEC = exec
+_FUNCTION = type(predict)
+
+
+def from_source(name: str, source: str) -> Callable[..., Any]:
+    """The function ``name`` defined by ``source``, a rubric's declared workload.
+
+    ``source`` runs in a namespace of its own holding ``jax``, ``jnp`` (``jax.numpy``),
+    ``lax`` (``jax.lax``) and ``np`` (``numpy``): the names
+    ``syncgrade.rubric.specs.WORKLOAD_GLOBALS`` documents. ``compile`` and ``exec`` are the
+    builtins captured when this module was imported (before any learner code). Raises
+    ``ValueError`` when ``name`` is not a function of ``source``: a rubric fault the
+    parent's validation catches first."""
+    namespace: dict[str, Any] = {"jax": jax, "jnp": jnp, "lax": jax.lax, "np": np,
+                                 "__name__": f"syncgrade_workload_{name}"}
+    _EXEC(_COMPILE(source, f"<workload {name}>", "exec"), namespace)
+    fn = namespace.get(name)
+    if type(fn) is not _FUNCTION:
+        raise ValueError(f"the declared workload source defines no function {name!r}")
+    return fn
 
 
 # The grader's own waits use the originals, captured before any learner code runs: a

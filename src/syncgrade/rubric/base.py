@@ -88,6 +88,10 @@ CheckFn = Callable[..., Outcome]
 
 @dataclass(frozen=True)
 class CheckSpec:
+    """A check of the rubric: its public ``id`` and ``title``, the check function ``fn``
+    called as ``fn(ctx, **params)``, the ``points`` it is worth (> 0) and its
+    ``visibility`` in learner-facing reports."""
+
     id: str
     title: str
     fn: CheckFn
@@ -98,6 +102,14 @@ class CheckSpec:
 
 @dataclass(frozen=True)
 class Exercise:
+    """One exercise, declared as docs/authoring.md describes: ``id`` (``exercise-N``, the
+    module is ``rubric/exercise_N.py``), ``title``, ``version`` (bump it when verdicts can
+    change), the names the learner writes (``required``), the grader calls with their
+    argument specs (``calls``, see :mod:`syncgrade.rubric.specs`), the checks in report
+    order, ``make_inputs()`` (hidden inputs by name) and ``make_references(inputs)``
+    (expected values by name, parent-side only). The statement is the stub's README
+    (:attr:`statement`)."""
+
     id: str
     title: str
     version: str
@@ -115,6 +127,16 @@ class Exercise:
     @property
     def max_score(self) -> float:
         return sum(c.points for c in self.checks)
+
+    @property
+    def statement(self) -> str:
+        """The statement learners read: the stub's ``README.md`` (``exercises/<id>/``,
+        shipped in the package as ``syncgrade/stubs/<id>/``). The rubric does not repeat
+        it, so there is one text to keep right."""
+        from importlib import resources
+
+        readme = resources.files("syncgrade").joinpath("stubs", self.id, "README.md")
+        return readme.read_text(encoding="utf-8")
 
 
 @dataclass

@@ -4,6 +4,10 @@ Parameters name which grader call a check reads (``call``), where in the returne
 result or samples are (``result``/``samples``, a path of indexes and keys), and which
 reference to compare with. Semantics: docs/checks.md. Messages never show hidden inputs or
 expected values: shapes and counts the learner was told are fine, numbers are not.
+
+The helpers they share (which intervals to judge, line numbers, timelines) are public in
+:mod:`syncgrade.rubric.intervals`; every check and its parameters are listed in
+docs/authoring.md.
 """
 
 from __future__ import annotations
@@ -14,90 +18,26 @@ from typing import Any
 
 import numpy as np
 
-from syncgrade.analysis import Interval, SampleMatch, analyse
+from syncgrade.analysis import Interval, analyse
 from syncgrade.models import Evidence
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
-from syncgrade.rubric.timeline import draw
+from syncgrade.rubric.intervals import (
+    Verdict,
+    function_of,
+    judged_intervals,
+    line_of,
+    no_intervals,
+    on_line,
+    sample_match,
+    samples_at,
+    timed_intervals,
+    with_timeline,
+)
 from syncgrade.trace import Call, Given, Placement, Wait
 from syncgrade.values import JaxArray, Opaque, is_finite_positive, is_number
 
 UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
-
-
-def _where(line: int | None) -> str:
-    return f" on line {line}" if line else ""
-
-
-def _samples(ctx: Context, call: str, samples: ValuePath) -> list[float]:
-    value = ctx.value(call, samples)
-    if not isinstance(value, (list, tuple)) or not all(is_number(v) for v in value):
-        raise Skip("the samples are not a list of numbers (see `sample-count`)")
-    return [float(v) for v in value]
-
-
-def sample_match(ctx: Context, call: str, samples: ValuePath,
-                 exclusive_of: tuple[ValuePath, ...] = ()) -> SampleMatch | None:
-    """Which of ``call``'s clock-read pairs each returned sample is the difference of (see
-    :meth:`syncgrade.analysis.Analysis.match`); ``None`` when the samples are not a list of
-    numbers. Read pairs matched by the sample lists at ``exclusive_of`` (each matched in
-    turn, excluding those before it) are taken: two lists never share an interval."""
-    analysis = ctx.analysis(call)
-    taken: frozenset[tuple[int, int]] = frozenset()
-    for other in exclusive_of:
-        try:
-            taken |= analysis.match(_samples(ctx, call, other), taken).keys
-        except Skip:
-            continue
-    try:
-        values = _samples(ctx, call, samples)
-    except Skip:
-        return None
-    return analysis.match(values, taken)
-
-
-def _intervals(ctx: Context, call: str, samples: ValuePath | None) -> list[Interval]:
-    """The intervals a check judges: those the returned samples are the differences of,
-    one per sample; every recorded interval when the samples name none (made-up or altered
-    samples are ``samples-measured``'s failure, and every interval is still judged)."""
-    analysis = ctx.analysis(call)
-    if samples is None:
-        return list(analysis.intervals)
-    match = sample_match(ctx, call, samples)
-    if match is None or not match.complete:
-        return list(analysis.intervals)
-    return match.matched
-
-
-def _with_timeline(ctx: Context, call: str, interval: Interval, **facts: Any) -> Evidence:
-    return Evidence(facts=facts, timeline=draw(interval, ctx.analysis(call), ctx.display_name))
-
-
-def _intervals_with_calls(ctx: Context, call: str, samples: ValuePath | None) -> list[Interval]:
-    """The intervals that time a call; fails or skips the check when there are none."""
-    intervals = _intervals(ctx, call, samples)
-    if not intervals:
-        raise _Verdict(_no_intervals(_function_of(ctx, call)))
-    timed = [i for i in intervals if i.calls]
-    if not timed:
-        raise Skip("no timed interval contains a call of a jitted function")
-    return timed
-
-
-class _Verdict(Exception):
-    """Carries an early verdict out of a helper."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        super().__init__(outcome.message)
-        self.outcome = outcome
-
-
-def _no_intervals(function: str) -> Outcome:
-    return Outcome.fail(
-        f"No timed interval was found in `{function}`: no two clock readings were subtracted.",
-        "Read a clock (for example `time.perf_counter()`) just before the call and again "
-        "after waiting for its output, and keep their difference as the sample.",
-    )
 
 
 # --------------------------------------------------------------------------- runs
@@ -111,7 +51,7 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
         err = ctx.load.error
         if err.type in ("SyntaxError", "IndentationError", "TabError"):
             return Outcome.fail(
-                f"Python could not read your file: {err.type}{_where(err.line)}: "
+                f"Python could not read your file: {err.type}{on_line(err.line)}: "
                 f"{_first_line(err.message)}",
                 "Fix the syntax on that line, then run `python submission.py` to check.",
                 Evidence(facts={"line": err.line, "error": err.type}),
@@ -119,7 +59,7 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
         if err.type == "MemoryError":
             return _out_of_memory("Importing your file", err.line)
         return Outcome.fail(
-            f"Importing your file raised {err.type}{_where(err.line)}: {_first_line(err.message)}",
+            f"Importing your file raised {err.type}{on_line(err.line)}: {_first_line(err.message)}",
             "Keep top-level code to imports and definitions; put experiments under "
             "`if __name__ == \"__main__\":`.",
             Evidence(facts={"line": err.line, "error": err.type}),
@@ -142,7 +82,7 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
     for call_id in calls:
         frame = ctx.frames.get(call_id)
         if frame is None:
-            return _broken(ctx, f"The grader's call of `{_function_of(ctx, call_id)}` did "
+            return _broken(ctx, f"The grader's call of `{function_of(ctx, call_id)}` did "
                                 "not finish")
         if frame.grader_error:
             # The engine raises for a rubric fault first (engine.unbuilt_calls), so this is
@@ -150,7 +90,7 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             # grader internals (workload names): show only the exception type.
             kind = frame.grader_error.split(":", 1)[0][:60]
             return Outcome.fail(
-                f"The grader could not prepare its call of `{_function_of(ctx, call_id)}` "
+                f"The grader could not prepare its call of `{function_of(ctx, call_id)}` "
                 f"({kind}): your code changed the grader's or a library's state.",
                 "Do not import or modify `syncgrade`, and do not replace or patch functions "
                 "of `jax`, `numpy` or `time` at import or in your functions.",
@@ -158,11 +98,11 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             )
         if frame.error is not None:
             err = frame.error
-            fn = _function_of(ctx, call_id)
+            fn = function_of(ctx, call_id)
             if err.type == "MemoryError":
                 return _out_of_memory(f"`{fn}`", err.line)
             return Outcome.fail(
-                f"`{fn}` raised {err.type}{_where(err.line)}: {_first_line(err.message)}",
+                f"`{fn}` raised {err.type}{on_line(err.line)}: {_first_line(err.message)}",
                 "Run `python submission.py` to reproduce it; the grader calls your function "
                 "with other inputs of the same kind, so avoid fixed shapes or sizes.",
                 Evidence(facts={"line": err.line, "error": err.type, "call": call_id}),
@@ -179,17 +119,10 @@ def _first_line(text: str, limit: int = 160) -> str:
 
 def _out_of_memory(who: str, line: int | None) -> Outcome:
     return Outcome.fail(
-        f"{who} hit the memory limit{_where(line)} (MemoryError).",
+        f"{who} hit the memory limit{on_line(line)} (MemoryError).",
         "Avoid building very large arrays or keeping every output.",
         Evidence(facts={"line": line, "error": "MemoryError"}),
     )
-
-
-def _function_of(ctx: Context, call_id: str) -> str:
-    for call in ctx.exercise.calls:
-        if call.id == call_id:
-            return call.function or call.attribute
-    return call_id
 
 
 def _broken(ctx: Context, what: str) -> Outcome:
@@ -322,7 +255,7 @@ def samples_measured(ctx: Context, call: str, samples: ValuePath,
     that are not finite positive numbers (this check is then skipped). ``exclusive_of``:
     other sample lists of the call whose read pairs are taken first (see
     :func:`sample_match`)."""
-    values = _samples(ctx, call, samples)
+    values = samples_at(ctx, call, samples)
     if not values or not all(math.isfinite(v) and v > 0 for v in values):
         raise Skip("the samples are not finite positive numbers (see `sample-count`)")
     match = sample_match(ctx, call, samples, exclusive_of)
@@ -375,34 +308,47 @@ def _describe(value: Any) -> str:
 # --------------------------------------------------------------------------- intervals
 
 
-def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
-    """Every timed interval contains exactly one call of the function under test."""
-    intervals = _intervals(ctx, call, samples)
-    fn = _function_of(ctx, call)
+def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
+                   calls: int = 1) -> Outcome:
+    """Every timed interval contains exactly ``calls`` calls of jitted functions: one by
+    default; ``k`` for an exercise whose sample times a chain of ``k`` dependent calls."""
+    if calls < 1:
+        raise ValueError(f"calls must be at least 1, not {calls}")
+    intervals = judged_intervals(ctx, call, samples)
+    fn = function_of(ctx, call)
     if not intervals:
-        return _no_intervals(fn)
+        return no_intervals(fn)
+    one = calls == 1
     for index, interval in enumerate(intervals):
         n = len(interval.calls)
-        if n == 1:
+        if n == calls:
             continue
         if n == 0:
-            message = (f"Timed interval {index + 1} (line {_line(interval.start)} to line "
-                       f"{_line(interval.stop)}) contains no call of the function: the timer "
+            message = (f"Timed interval {index + 1} (line {line_of(interval.start)} to line "
+                       f"{line_of(interval.stop)}) contains no call of the function: the timer "
                        "started after the call or around nothing.")
-            hint = "Start the clock just before `fn(*args)` and stop it after waiting."
-        else:
+            hint = ("Start the clock just before `fn(*args)` and stop it after waiting." if one
+                    else f"Start the clock just before the first of the {calls} calls and "
+                         "stop it after waiting for the last one's output.")
+        elif one:
             message = (f"Timed interval {index + 1} contains {n} calls: one sample should time "
                        "one call.")
             hint = "Start and stop the timer inside the loop, once per call."
-        return Outcome.fail(message, hint, _with_timeline(ctx, call, interval, calls=n))
-    return Outcome.ok(f"Each of the {len(intervals)} intervals times exactly one call.")
+        else:
+            message = (f"Timed interval {index + 1} contains {n} calls: one sample should time "
+                       f"the {calls} calls of one chain.")
+            hint = (f"Start the timer before the first call of a chain of {calls} and stop it "
+                    "after the last, once per sample.")
+        return Outcome.fail(message, hint, with_timeline(ctx, call, interval, calls=n))
+    what = "exactly one call" if one else f"exactly {calls} calls"
+    return Outcome.ok(f"Each of the {len(intervals)} intervals times {what}.")
 
 
 def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
     """Each interval waits for its own call's output before the timer stops."""
     try:
-        intervals = _intervals_with_calls(ctx, call, samples)
-    except _Verdict as verdict:
+        intervals = timed_intervals(ctx, call, samples)
+    except Verdict as verdict:
         return verdict.outcome
     failing = [
         (index, interval) for index, interval in enumerate(intervals)
@@ -420,60 +366,60 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
             reason = "nothing waited on the timed output before the timer stopped"
         other = [w for w in interval.waits if w not in waited]
         if not waited and other:
-            reason += f" (the wait on line {_line(other[0])} is on a different array)"
+            reason += f" (the wait on line {line_of(other[0])} is on a different array)"
         return Outcome.fail(
             f"In interval {index + 1}, {reason}; the sample measures dispatch, not the work.",
             "Wait on the output of the call you are timing, e.g. `out.block_until_ready()`, "
-            f"before the line that stops the timer (line {_line(interval.stop)}).",
-            _with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
+            f"before the line that stops the timer (line {line_of(interval.stop)}).",
+            with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
                            failing_intervals=len(failing)),
         )
     return Outcome.ok("Every interval waits for its own output before the timer stops.")
 
 
-def _line(event: Any) -> int | None:
-    site = getattr(event, "site", None)
-    return site[1] if site else None
-
-
 def placement_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
     """No explicit placement and no NumPy argument (implicit transfer) inside an interval."""
-    for index, interval in enumerate(_intervals(ctx, call, samples)):
+    for index, interval in enumerate(judged_intervals(ctx, call, samples)):
         if interval.placements:
-            where = _line(interval.placements[0])
+            where = line_of(interval.placements[0])
             return Outcome.fail(
-                f"Interval {index + 1} contains `jax.device_put`{_where(where)}: the sample "
+                f"Interval {index + 1} contains `jax.device_put`{on_line(where)}: the sample "
                 "includes moving inputs to the device.",
                 "Place the inputs once, before the timed loop, and wait for them.",
-                _with_timeline(ctx, call, interval),
+                with_timeline(ctx, call, interval),
             )
         if interval.implicit_transfers:
-            where = _line(interval.implicit_transfers[0])
+            where = line_of(interval.implicit_transfers[0])
             return Outcome.fail(
-                f"Interval {index + 1} passes NumPy arrays to a jitted function{_where(where)}: "
+                f"Interval {index + 1} passes NumPy arrays to a jitted function{on_line(where)}: "
                 "each call copies them to the device inside the timer.",
                 "Convert inputs with `jax.device_put` before the timer starts.",
-                _with_timeline(ctx, call, interval),
+                with_timeline(ctx, call, interval),
             )
     return Outcome.ok("No input placement inside the timed intervals.")
 
 
-def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
+                    static_arguments: bool = False) -> Outcome:
     """No interval contains a compilation, and the warm-up had finished when the first
     interval began: the latest jitted call before the first start read (a warm-up, a check)
     was completed by a wait on its output or on a later call's output (the device runs calls
     in dispatch order). A pause such as ``time.sleep`` is no evidence: it finishes the work
-    only on a machine fast enough, and the grader does not count it as a wait."""
-    intervals = _intervals(ctx, call, samples)
+    only on a machine fast enough, and the grader does not count it as a wait.
+
+    ``static_arguments``: the timed function has static arguments (``static_argnums``),
+    so a compile after a warm-up on the very same arrays is explained first by a static
+    value the warm-up did not use (the trace records arrays, not static values)."""
+    intervals = judged_intervals(ctx, call, samples)
     if not intervals:
-        return _no_intervals(_function_of(ctx, call))
+        return no_intervals(function_of(ctx, call))
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.compiles:
-            message, hint = _why_compiled(ctx, call, interval)
+            message, hint = _why_compiled(ctx, call, interval, static_arguments)
             return Outcome.fail(
                 f"Interval {index + 1} includes compiling the function: {message}", hint,
-                _with_timeline(ctx, call, interval),
+                with_timeline(ctx, call, interval),
             )
     first = min(intervals, key=lambda i: i.start.seq)
     before = analysis.before(first.start.seq)
@@ -483,17 +429,18 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None) -
     if dispatched and dispatched[-1].seq > _completed_upto(before, returns):
         pending = dispatched[-1]
         return Outcome.fail(
-            f"Nothing waited for the output of the call on line {_line(pending)} before the "
-            f"timer started on line {_line(first.start)}: its device work can still be "
+            f"Nothing waited for the output of the call on line {line_of(pending)} before the "
+            f"timer started on line {line_of(first.start)}: its device work can still be "
             "running inside the first sample.",
             "Wait on the warm-up's output before the timed loop, e.g. "
             "`fn(*args).block_until_ready()`; a pause such as `time.sleep` proves nothing.",
-            _with_timeline(ctx, call, first, pending_line=_line(pending)),
+            with_timeline(ctx, call, first, pending_line=line_of(pending)),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
 
 
-def _why_compiled(ctx: Context, call: str, interval: Interval) -> tuple[str, str]:
+def _why_compiled(ctx: Context, call: str, interval: Interval,
+                  static_arguments: bool = False) -> tuple[str, str]:
     """(what happened, what to change) for an interval that compiles. A warm-up is a call
     of the same function (by name) outside every interval before this one: none at all, one
     on the very arguments timed (so the timed callable is another jit), or one on other
@@ -514,12 +461,18 @@ def _why_compiled(ctx: Context, call: str, interval: Interval) -> tuple[str, str
                 "(e.g. `fn(*args).block_until_ready()`) before the timed loop.")
     same_args = [w for w in warmups
                  if w.inputs == timed.inputs and w.numpy_args == timed.numpy_args]
+    if same_args and static_arguments:
+        return (f"the warm-up on line {line_of(same_args[-1])} used the same arrays, so a "
+                "static argument had a value no earlier call used (each static value is a "
+                "new program that traces and compiles), or the timed callable is another jit.",
+                "Warm up every static value you time, with the callable you time: call it "
+                "once per value and wait for the output before timing that value.")
     if same_args:
-        return (f"the warm-up on line {_line(same_args[-1])} used the same arguments, but the "
+        return (f"the warm-up on line {line_of(same_args[-1])} used the same arguments, but the "
                 "timed call went to another callable, which compiles on its own first call.",
                 "Warm up the very callable you time: keep the function from `jax.jit(...)` "
                 "(or `make_fn()`) in one variable and reuse it.")
-    return (f"the warm-up on line {_line(warmups[-1])} ran on different arguments (for example "
+    return (f"the warm-up on line {line_of(warmups[-1])} ran on different arguments (for example "
             "NumPy arrays instead of the placed ones), so the timed call compiled again.",
             "Warm up on exactly the arguments you time (same shapes, dtypes and placement).")
 
@@ -529,8 +482,8 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
     the line of the input's placement when the learner placed it."""
     analysis = ctx.analysis(call)
     try:
-        intervals = _intervals_with_calls(ctx, call, samples)
-    except _Verdict as verdict:
+        intervals = timed_intervals(ctx, call, samples)
+    except Verdict as verdict:
         return verdict.outcome
     first = min(i.start.seq for i in intervals)
     needed = set(intervals[0].calls[0].call.inputs)
@@ -544,10 +497,10 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
     covered = _ready_before(before, analysis.returns())
     missing = needed - covered
     if missing:
-        start = _line(intervals[0].start)
+        start = line_of(intervals[0].start)
         placed = [e for e in before if isinstance(e, Placement) and missing.intersection(e.arrays)]
         if placed:
-            what = (f"The input placed on line {_line(placed[-1])} was not waited on before the "
+            what = (f"The input placed on line {line_of(placed[-1])} was not waited on before the "
                     f"timer started on line {start}")
         else:
             what = ("The inputs of the first timed call were not waited on before the timer "
@@ -556,8 +509,8 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
             f"{what}, so the first sample may include finishing their placement.",
             "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
             "warm-up call's output) before the timed loop.",
-            _with_timeline(ctx, call, intervals[0],
-                           placement_line=_line(placed[-1]) if placed else None),
+            with_timeline(ctx, call, intervals[0],
+                           placement_line=line_of(placed[-1]) if placed else None),
         )
     return Outcome.ok("The inputs were placed and ready before the first interval.")
 
@@ -591,39 +544,73 @@ def _completed_upto(before: list[Any], returns: dict[int, Any],
 
 
 def covers_device_work(
-    ctx: Context, call: str, samples: ValuePath, fraction: float = 0.35
+    ctx: Context, call: str, samples: ValuePath, fraction: float = 0.35,
+    runs_per_sample: int = 1,
 ) -> Outcome:
-    """With a spin workload of known duration D, every sample is at least fraction*D.
+    """With a spin workload of known duration D, every sample is at least
+    ``fraction * runs_per_sample * D``.
 
     D is the fastest run the grader measured, before and after the learner's call. A timer
     that stops at dispatch measures well under 1% of D, so a wide margin (35%) separates it
     from a correct timer even when machine load slows down single runs.
+    ``runs_per_sample``: how many runs of the probe one sample covers (a timed chain of
+    ``k`` dependent calls, or a static argument that repeats the work ``k`` times).
     """
+    if runs_per_sample < 1:
+        raise ValueError(f"runs_per_sample must be at least 1, not {runs_per_sample}")
     frame = ctx.frame(call)
     known = frame.probe_seconds
     if not known:
         raise RuntimeError("the probe call ran without a calibrated probe")
-    values = _samples(ctx, call, samples)
+    values = samples_at(ctx, call, samples)
     if not values:
         return Outcome.fail("No samples were returned for the probe workload.",
                             "Return one sample per call.")
     if not all(math.isfinite(v) for v in values):  # min() of a NaN is meaningless
         raise Skip("the samples are not finite numbers (see `sample-count`)")
+    work = known * runs_per_sample
     shortest = min(values)
-    if shortest < fraction * known:
-        ratio = shortest / known
+    runs = "" if runs_per_sample == 1 else f" ({runs_per_sample} runs of about " \
+        f"{known * 1e3:.0f} ms)"
+    facts: dict[str, Any] = {"known_ms": round(work * 1e3, 1)}
+    if runs_per_sample != 1:
+        facts["runs_per_sample"] = runs_per_sample
+    if shortest < fraction * work:
+        ratio = shortest / work
         return Outcome.fail(
-            f"With a workload the grader knows takes about {known * 1e3:.0f} ms, your shortest "
-            f"sample was {shortest * 1e3:.2f} ms ({ratio:.0%} of the work).",
+            f"With a workload the grader knows takes about {work * 1e3:.0f} ms{runs}, your "
+            f"shortest sample was {shortest * 1e3:.2f} ms ({ratio:.0%} of the work).",
             "The timer stops before the device finishes: wait for the output inside the "
-            "interval.", Evidence(facts={"known_ms": round(known * 1e3, 1),
-                                         "shortest_ms": round(shortest * 1e3, 3)}),
+            "interval.", Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 3)}),
         )
     return Outcome.ok(
-        f"With a workload of about {known * 1e3:.0f} ms, every sample covered the device work.",
-        Evidence(facts={"known_ms": round(known * 1e3, 1),
-                        "shortest_ms": round(shortest * 1e3, 1)}),
+        f"With a workload of about {work * 1e3:.0f} ms{runs}, every sample covered the "
+        "device work.",
+        Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 1)}),
     )
+
+
+def list_length(ctx: Context, call: str, value: ValuePath, count: int, name: str,
+                each: str = "") -> Outcome:
+    """The part of the return value at ``value`` is a list (or tuple) of ``count`` items.
+
+    For return values that nest, e.g. one list of samples per setting: checking the outer
+    list first gives a learner who returned the wrong layout a failure that says so,
+    instead of every per-item check being skipped. ``name`` is how the README calls the
+    part (``"samples"``); ``each`` what one item is (``"one list of samples per
+    setting"``)."""
+    got = ctx.value(call, value)
+    what = f" ({each})" if each else ""
+    if not isinstance(got, (list, tuple)):
+        return Outcome.fail(f"`{name}` is {_describe(got)}, not a list{what}.",
+                            f"Return `{name}` as a list of {count} items{what}.")
+    if len(got) != count:
+        return Outcome.fail(
+            f"`{name}` has {len(got)} items; the grader expected {count}{what}.",
+            f"Return exactly {count} items in `{name}`, in the order the grader gave.",
+            Evidence(facts={"got": len(got), "expected": count}),
+        )
+    return Outcome.ok(f"`{name}` holds {count} items.")
 
 
 CHECKS: dict[str, Callable[..., Outcome]] = {
@@ -639,3 +626,4 @@ CHECKS: dict[str, Callable[..., Outcome]] = {
     "inputs-ready": inputs_ready,
     "covers-device-work": covers_device_work,
 }
+"""The reusable checks of this module by the id they usually serve (docs/authoring.md)."""

@@ -9,7 +9,7 @@ as the exclusion checks (``Interval.placements``, ``Interval.implicit_transfers`
 from __future__ import annotations
 
 from syncgrade.analysis import Interval
-from syncgrade.rubric import checks as c
+from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, ValuePath
 from syncgrade.trace import READBACK_WAYS, Wait
 
@@ -30,15 +30,15 @@ def unplaced_inputs(interval: Interval) -> list[int]:
 def placement_included(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
     """Every interval places every input its timed call uses."""
     try:
-        intervals = c._intervals_with_calls(ctx, call, samples)
-    except c._Verdict as verdict:
+        intervals = iv.timed_intervals(ctx, call, samples)
+    except iv.Verdict as verdict:
         return verdict.outcome
     for index, interval in enumerate(intervals):
         missing = unplaced_inputs(interval)
         if not missing:
             continue
         total = sum(len(t.call.inputs) + t.call.numpy_args for t in interval.calls)
-        where = c._where(c._line(interval.calls[0].call))
+        where = iv.on_line(iv.line_of(interval.calls[0].call))
         if len(missing) == total:
             what = (f"none of the inputs of the call{where} is placed inside the timer: they "
                     "were put on the device before the sample started")
@@ -51,7 +51,7 @@ def placement_included(ctx: Context, call: str, samples: ValuePath | None = None
             "measured.",
             "Inside the timed region, place every host input on the device "
             "(`jax.device_put(a, device)` for each) and call `fn` on those placed arrays.",
-            c._with_timeline(ctx, call, interval, unplaced=len(missing), inputs=total),
+            iv.with_timeline(ctx, call, interval, unplaced=len(missing), inputs=total),
         )
     return Outcome.ok("Every interval places all host inputs on the device.")
 
@@ -59,8 +59,8 @@ def placement_included(ctx: Context, call: str, samples: ValuePath | None = None
 def readback_included(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
     """Every interval copies its timed call's output to the host before the stop."""
     try:
-        intervals = c._intervals_with_calls(ctx, call, samples)
-    except c._Verdict as verdict:
+        intervals = iv.timed_intervals(ctx, call, samples)
+    except iv.Verdict as verdict:
         return verdict.outcome
     for index, interval in enumerate(intervals):
         if interval.readbacks_of_timed_output():
@@ -73,8 +73,8 @@ def readback_included(ctx: Context, call: str, samples: ValuePath | None = None)
             f"In interval {index + 1}, {reason}: the sample leaves out bringing the result "
             "back to the host.",
             "Convert the call's output to a NumPy array (for example `np.asarray(out)`) "
-            f"before the line that stops the timer (line {c._line(interval.stop)}).",
-            c._with_timeline(ctx, call, interval),
+            f"before the line that stops the timer (line {iv.line_of(interval.stop)}).",
+            iv.with_timeline(ctx, call, interval),
         )
     return Outcome.ok("Every interval brings the output back to the host before stopping.")
 
@@ -85,5 +85,5 @@ def _later_readback(ctx: Context, call: str, interval: Interval) -> int | None:
     for event in ctx.analysis(call).events:
         if (isinstance(event, Wait) and event.seq > interval.stop.seq
                 and event.how in READBACK_WAYS and outputs.intersection(event.arrays)):
-            return c._line(event)
+            return iv.line_of(event)
     return None

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 from syncgrade.analysis import PHASES, Interval, SampleMatch
 from syncgrade.models import Evidence
 from syncgrade.rubric import checks as c
+from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.report_models import type_name
 from syncgrade.values import JaxArray, NumpyScalar, Opaque, is_number
@@ -48,7 +49,7 @@ def report_schema(ctx: Context, call: str, report: ValuePath, model: type[BaseMo
         ill_typed = {loc for loc, _ in found}
         found += [(loc, text) for loc, text in json_problems(value) if loc not in ill_typed]
     problems = _grouped(found)
-    fn = c._function_of(ctx, call)
+    fn = iv.function_of(ctx, call)
     if problems:
         listed = "; ".join(problems[:MAX_LISTED])
         more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
@@ -349,19 +350,19 @@ def first_call_includes_compile(ctx: Context, call: str, first: ValuePath,
     for index, interval in enumerate(first_ivs):
         if not interval.compiles:
             return Outcome.fail(
-                f"First-call interval {index + 1} (line {c._line(interval.start)} to line "
-                f"{c._line(interval.stop)}) contains no compilation: its callable was "
+                f"First-call interval {index + 1} (line {iv.line_of(interval.start)} to line "
+                f"{iv.line_of(interval.stop)}) contains no compilation: its callable was "
                 "already compiled, so the sample is a warm call.",
                 "Call `make_fn()` once per first-call sample and time that new callable's "
-                "first call.", c._with_timeline(ctx, call, interval),
+                "first call.", iv.with_timeline(ctx, call, interval),
             )
         if not interval.waits_on_timed_output() or interval.ready_at_stop is False:
             return Outcome.fail(
                 f"First-call interval {index + 1} stops the timer before the output is "
                 "ready: it measures tracing, compiling and dispatch, not the finished call.",
                 "Wait on the first call's output (e.g. `jax.block_until_ready(out)`) before "
-                f"the line that stops the timer (line {c._line(interval.stop)}).",
-                c._with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop),
+                f"the line that stops the timer (line {iv.line_of(interval.stop)}).",
+                iv.with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop),
             )
     if len(first_ivs) < reported:
         return Outcome.fail(
@@ -408,9 +409,9 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
         if not intervals:
             raise Skip(f"no {kind + ' ' if kind else ''}interval to compare the boundary with")
     else:
-        intervals = c._intervals(ctx, call, samples)
+        intervals = iv.judged_intervals(ctx, call, samples)
         if not intervals:
-            return c._no_intervals(c._function_of(ctx, call))
+            return iv.no_intervals(iv.function_of(ctx, call))
     named = f"{kind} interval" if kind else "interval"
     for index, interval in enumerate(intervals):
         measured = interval.phases()
@@ -428,7 +429,7 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
             f"{_phase_list(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
             "Declare the phases your interval really contains (or change the interval so it "
             "contains the ones you declared).",
-            c._with_timeline(ctx, call, interval, declared=len(declared),
+            iv.with_timeline(ctx, call, interval, declared=len(declared),
                              measured=len(measured)),
         )
     return Outcome.ok(f"The declared boundary {_phase_list(declared)} is what your "

@@ -1,51 +1,119 @@
-"""Argument specs for grader calls (see ``syncgrade.child.harness`` for their meaning)."""
+"""Argument specs: how a rubric says what the grader passes to a learner function.
+
+A :class:`~syncgrade.rubric.base.GraderCall` lists one spec per argument. A spec is a
+small JSON-able dict that travels to the child in the job; the child builds the live
+argument from it (``syncgrade.child.harness``) after the submission is loaded, so a rubric
+stays data and the child never sees a reference or a check. Reference:
+docs/authoring.md, "Argument specs".
+
+- :func:`value`: a JSON value passed as is (a count, a list of settings).
+- :func:`host`: hidden input ``name`` (from ``make_inputs``) as a NumPy array (a copy).
+- :func:`device`: that input placed on the default device, ready; ``ready=False`` hands
+  it over still being computed (~50 ms of device work), to test that the learner waits.
+- :func:`tuple_of`: a tuple of specs (``args`` for ``fn(*args)``).
+- :func:`jax_device`: the default ``jax.Device``.
+- :func:`rng`: ``np.random.default_rng(seed)``.
+- :func:`workload`: ``jax.jit`` of a named workload, optionally warmed up; a built-in one
+  (:data:`BUILTIN_WORKLOADS`) or one the rubric declares as source text (``source=``).
+- :func:`factory`: a zero-argument callable returning a fresh, uncompiled jit each call.
+- :func:`probe`, :func:`probe_args`, :func:`probe_host_args`: the calibrated spin of
+  about ``seconds`` and its placed or NumPy arguments; a call that uses any of them
+  records the probe's measured duration, which ``covers-device-work`` reads.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 Spec = dict[str, Any]
 
+BUILTIN_WORKLOADS = frozenset({
+    "predict", "predict_exact", "predict_off_by_a_little", "energy", "spin",
+})
+"""The workloads the child ships (``syncgrade.child.workloads.WORKLOADS``): ``predict(x,
+w) = tanh(x @ w)``; ``predict_exact`` / ``predict_off_by_a_little``: the same times 1 and
+times 1 + 1e-3 (exercise-4); ``energy(a, b) = sum((a @ b)**2, axis=1)``; ``spin(x, n)``:
+``n`` steps of ``sin(x) * 1.0001`` in a ``lax.while_loop``. Listed here because the
+parent never imports jax (a test keeps the two lists equal)."""
+
+WORKLOAD_GLOBALS = ("jax", "jnp", "lax", "np")
+"""The names a declared workload's source may use without importing them: ``jax``,
+``jax.numpy as jnp``, ``jax.lax as lax`` and ``numpy as np``."""
+
 
 def value(v: Any) -> Spec:
+    """``v`` itself (JSON: numbers, strings, booleans, None, lists, dicts)."""
     return {"kind": "value", "value": v}
 
 
 def host(name: str) -> Spec:
+    """A copy of hidden input ``name`` as a NumPy array."""
     return {"kind": "host", "name": name}
 
 
 def device(name: str, ready: bool = True) -> Spec:
+    """Hidden input ``name`` placed on the default device (``ready=False``: handed over
+    while a ~50 ms computation that produces it is still running)."""
     return {"kind": "device", "name": name, "ready": ready}
 
 
 def tuple_of(*items: Spec) -> Spec:
+    """A tuple built from ``items``."""
     return {"kind": "tuple", "items": list(items)}
 
 
 def jax_device() -> Spec:
+    """``jax.devices()[0]``."""
     return {"kind": "jax_device"}
 
 
 def rng(seed: int) -> Spec:
+    """``np.random.default_rng(seed)``."""
     return {"kind": "rng", "seed": seed}
 
 
-def workload(name: str, warm: list[Spec] | None = None) -> Spec:
-    return {"kind": "workload", "name": name, "warm": warm}
+def _declared(spec: Spec, source: str | None, static_argnums: Sequence[int]) -> Spec:
+    # Keys only when used: the jobs of exercises that do not declare workloads stay as
+    # they were.
+    if source is not None:
+        spec["source"] = source
+    if static_argnums:
+        spec["static_argnums"] = [int(i) for i in static_argnums]
+    return spec
 
 
-def factory(name: str) -> Spec:
-    return {"kind": "factory", "name": name}
+def workload(name: str, warm: list[Spec] | None = None, *, source: str | None = None,
+             static_argnums: Sequence[int] = ()) -> Spec:
+    """``jax.jit(f, static_argnums=...)`` of workload ``name``, a new function object per
+    grader call; compiled and waited on ``warm`` argument specs first when given (include
+    a :func:`value` for each static argument).
+
+    ``name`` is a built-in workload (:data:`BUILTIN_WORKLOADS`) or, with ``source``, the
+    name of a top-level ``def`` in ``source``: Python text the child executes with
+    :data:`WORKLOAD_GLOBALS` in scope. The source travels in the job (the learner's code
+    calls it anyway, so it is not secret); it must hold no expected values."""
+    return _declared({"kind": "workload", "name": name, "warm": warm}, source,
+                     static_argnums)
+
+
+def factory(name: str, *, source: str | None = None,
+            static_argnums: Sequence[int] = ()) -> Spec:
+    """``make_fn()``: each call returns a fresh ``jax.jit`` of workload ``name`` (see
+    :func:`workload`) whose first call traces and compiles."""
+    return _declared({"kind": "factory", "name": name}, source, static_argnums)
 
 
 def probe(seconds: float) -> Spec:
+    """The grader's jit of ``spin``, calibrated so one run takes about ``seconds``."""
     return {"kind": "probe", "seconds": seconds}
 
 
 def probe_args(seconds: float) -> Spec:
+    """The probe's arguments ``(x, n)``, placed on the device and ready."""
     return {"kind": "probe_args", "seconds": seconds}
 
 
 def probe_host_args(seconds: float) -> Spec:
+    """The probe's arguments ``(x, n)`` as NumPy arrays."""
     return {"kind": "probe_host_args", "seconds": seconds}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from syncgrade.analysis import Interval
 from syncgrade.rubric import checks as c
+from syncgrade.rubric import intervals as iv
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.compose import lower_first
@@ -24,10 +25,10 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
     """Every interval times a call of a jitted function, and nothing is traced or
     compiled after the first interval ends (one compilation per input specialization;
     compiling in the first interval is ``warmup-excluded``'s business, not this one's)."""
-    intervals = c._intervals(ctx, call, samples)
+    intervals = iv.judged_intervals(ctx, call, samples)
     if not intervals:
         raise Skip("no timed interval was found (see `sync-before-stop`)")
-    fn = c._function_of(ctx, call)
+    fn = iv.function_of(ctx, call)
     if not ctx.analysis(call).calls():
         return Outcome.fail(
             f"`{fn}` never called a `jax.jit` function: the workload ran eagerly, one "
@@ -41,14 +42,14 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
             return _no_jit_call(ctx, call, index, interval)
     recompiles = _compiles_between(ctx, call, intervals[0].stop.seq, intervals[-1].stop.seq)
     if recompiles:
-        where = c._line(recompiles[0])
+        where = iv.line_of(recompiles[0])
         return Outcome.fail(
             f"The workload was traced and compiled again during the timed loop"
-            f"{c._where(where)}: the jitted function is re-created (or re-specialized) for "
+            f"{iv.on_line(where)}: the jitted function is re-created (or re-specialized) for "
             "each sample instead of being reused.",
             "Create the `jax.jit` function once, before the loop, warm it up, and call that "
             "same function in every sample (a new `jax.jit(lambda ...)` compiles anew).",
-            c._with_timeline(ctx, call, _interval_holding(intervals, recompiles[0])
+            iv.with_timeline(ctx, call, _interval_holding(intervals, recompiles[0])
                              or intervals[-1], recompiles=len(recompiles)),
         )
     return Outcome.ok("Every sample times the same compiled `jax.jit` function.")
@@ -56,12 +57,12 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
 
 def _no_jit_call(ctx: Context, call: str, index: int, interval: Interval) -> Outcome:
     return Outcome.fail(
-        f"Timed interval {index + 1} (line {c._line(interval.start)} to line "
-        f"{c._line(interval.stop)}) contains no call of a `jax.jit` function: the timed "
+        f"Timed interval {index + 1} (line {iv.line_of(interval.start)} to line "
+        f"{iv.line_of(interval.stop)}) contains no call of a `jax.jit` function: the timed "
         "work ran eagerly (or outside the timer).",
         "Time a call of the function you compiled with `jax.jit`, started just before the "
         "call and stopped after waiting for its output.",
-        c._with_timeline(ctx, call, interval),
+        iv.with_timeline(ctx, call, interval),
     )
 
 
@@ -79,12 +80,12 @@ def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: st
     happened while it ran (the hidden shapes are new to the child, so any ``jax.numpy``
     operation on them traces and compiles, which the trace shows). Agreement uses
     ``numpy-match``'s derived tolerance for a float32 result computed on the host."""
-    fn = c._function_of(ctx, call)
+    fn = iv.function_of(ctx, call)
     jax_work = _jax_work(ctx.analysis(call).events)
     if jax_work is not None:
         what, event = jax_work
         return Outcome.fail(
-            f"`{fn}` used JAX{c._where(c._line(event))} ({what}), so it is not an "
+            f"`{fn}` used JAX{iv.on_line(iv.line_of(event))} ({what}), so it is not an "
             "independent NumPy check: a bug in JAX code could hide in both results.",
             "Compute the reference with `numpy` functions on the host arrays only (`np.sum`, "
             "`@`, `np.einsum`, ...); don't call `jax`, `jnp` or jitted functions in it.",

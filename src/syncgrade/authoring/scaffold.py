@@ -1,0 +1,285 @@
+"""`grade new`: scaffold a new exercise that grades from the first minute.
+
+Writes, under the course checkout ``root``:
+
+- ``src/syncgrade/rubric/exercise_<N>.py``: a complete, loadable declaration (a timed
+  ``tanh(x @ w)`` workload plus the calibrated probe, the checks of exercise-1) with
+  ``TODO(author)`` markers where the author decides;
+- ``exercises/exercise-<N>/README.md`` and ``submission.py``: statement and stub (the stub
+  starts with the lesson's mistake: no wait before the timer stops);
+- ``src/syncgrade/stubs/exercise-<N>/``: the shipped copy of the stub, unless ``stubs`` is
+  a link to ``exercises/`` (as in the syncgrade checkout, where the copy is the same file);
+- ``solutions/exercise-<N>/submission.py``: a full-marks solution;
+- ``solutions/exercise-<N>/mutants/no_wait.py``: one example mutant.
+
+The result does not pass ``grade validate`` as it is, on purpose: the rubric still says
+TODO, the files say ``TODO(author)``, and one mutant covers only two checks.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from string import Template
+
+_ID = re.compile(r"exercise-([1-9][0-9]*)$")
+FUNCTION = "timed_samples"
+
+
+class ScaffoldError(Exception):
+    """The scaffold was refused: a bad id or title, or files that would be overwritten."""
+
+
+def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -> list[Path]:
+    """Write the new exercise's files under ``root``; return their paths.
+
+    Raises :class:`ScaffoldError` for an id that is not ``exercise-<number>``, an empty or
+    multi-line title, or (without ``force``) an exercise that already exists: any of the
+    files already there, or an id the installed rubrics already declare.
+    """
+    match = _ID.match(exercise_id)
+    if not match:
+        raise ScaffoldError(f"invalid exercise id {exercise_id!r}: use exercise-<number>, "
+                            "e.g. exercise-9")
+    title = title.strip()
+    if not title or "\n" in title:
+        raise ScaffoldError("--title must be one non-empty line")
+    number = int(match.group(1))
+    files = _files(exercise_id, number, title)
+    targets = {root / rel: text for rel, text in files.items()}
+    stubs = root / "src" / "syncgrade" / "stubs"
+    if not stubs.is_symlink():  # a real folder (or none yet): the shipped copy is separate
+        for name in ("README.md", "submission.py"):
+            targets[stubs / exercise_id / name] = files[f"exercises/{exercise_id}/{name}"]
+    if not force:
+        existing = [p for p in targets if p.exists()]
+        if existing:
+            raise ScaffoldError(f"{exercise_id} already exists ({existing[0].relative_to(root)}"
+                                "); use --force to overwrite its files")
+        if _registered(exercise_id):
+            raise ScaffoldError(f"{exercise_id} already exists in the installed rubrics; "
+                                "pick another number or use --force")
+    for path, text in targets.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(targets)
+
+
+def _registered(exercise_id: str) -> bool:
+    try:
+        from syncgrade.rubric import EXERCISES
+    except Exception:  # a broken rubric elsewhere is validate's business, not new's
+        return False
+    return exercise_id in EXERCISES
+
+
+def _files(exercise_id: str, number: int, title: str) -> dict[str, str]:
+    values = {
+        "id": exercise_id, "number": str(number), "title": title, "title_repr": repr(title),
+        "function": FUNCTION,
+        # Hidden data unlike the lesson's (seed 0, 64x32 @ 32x16) and unlike the stub's own
+        # heavy 1024x1024: a seed per exercise number, odd-sized shapes.
+        "seed": f"{number * 1_000_003 + 90_210:_}", "rows": "896", "k": "640", "out": "384",
+    }
+    folder_ex, folder_sol = f"exercises/{exercise_id}", f"solutions/{exercise_id}"
+    return {
+        f"src/syncgrade/rubric/exercise_{number}.py": Template(_RUBRIC).substitute(values),
+        f"{folder_ex}/README.md": Template(_README).substitute(values),
+        f"{folder_ex}/submission.py": Template(_STUB).substitute(values),
+        f"{folder_sol}/submission.py": Template(_SOLUTION).substitute(values),
+        f"{folder_sol}/mutants/no_wait.py": Template(_MUTANT).substitute(values),
+    }
+
+
+_RUBRIC = '''\
+"""$id — $title.
+
+TODO(author): one paragraph: what the learner writes, and how the grader calls it (which
+calls, with which hidden inputs). See docs/authoring.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import specs as s
+from syncgrade.rubric import tolerance
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.compose import all_of
+
+REPEATS = 6
+PROBE_SECONDS = 0.1
+PROBE_REPEATS = 2
+SAMPLES = (1,)  # where the samples are in the returned value
+RESULT = (0,)  # where the result is
+
+
+def make_inputs() -> dict[str, np.ndarray]:
+    # TODO(author): hidden inputs. Another seed and other shapes than the stub's, and
+    # enough work that XLA:CPU runs it asynchronously (a missing wait must be visible).
+    rng = np.random.default_rng($seed)
+    return {
+        "x": rng.normal(size=($rows, $k)).astype(np.float32),
+        "w": rng.normal(size=($k, $out)).astype(np.float32),
+    }
+
+
+def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
+    return {"predict": tolerance.tanh_matmul(inputs["x"], inputs["w"])}
+
+
+MAIN = "main"
+PROBE = "probe"
+
+EXERCISE = Exercise(
+    id="$id",
+    title=$title_repr,
+    version="1",
+    # TODO(author): the function(s) the learner writes.
+    required=(Required("$function", "fn, args, repeats", positional=3),),
+    calls=(
+        GraderCall(MAIN, "$function", (
+            s.workload("predict", warm=[s.device("x"), s.device("w")]),
+            s.tuple_of(s.device("x"), s.device("w")),
+            s.value(REPEATS),
+        )),
+        GraderCall(PROBE, "$function", (
+            s.probe(PROBE_SECONDS), s.probe_args(PROBE_SECONDS), s.value(PROBE_REPEATS),
+        )),
+    ),
+    # TODO(author): the checks this exercise teaches; every one needs a mutant
+    # (solutions/$id/mutants/) that fails it.
+    checks=(
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
+                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
+        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
+            ("", c.samples_measured, {"call": MAIN, "samples": SAMPLES}),
+            ("On the grader's calibration workload", c.samples_measured,
+             {"call": PROBE, "samples": SAMPLES}),
+        ), "ok": "Every sample is the difference of two clock readings your code took."}),
+        CheckSpec("times-the-call", "Times one call", c.times_the_call, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
+                  {"call": MAIN, "samples": SAMPLES}),
+        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 2,
+                  {"call": PROBE, "samples": SAMPLES}),
+    ),
+    make_inputs=make_inputs,
+    make_references=make_references,
+)
+'''
+
+_README = '''\
+# Exercise $number: $title
+
+TODO(author): the situation, in the lesson's words: what goes wrong when this is timed
+naively, and why.
+
+## Your task
+
+Write one function in `submission.py`:
+
+```python
+def $function(fn, args, repeats) -> tuple[jax.Array, list[float]]:
+```
+
+- Call `fn(*args)` exactly `repeats` times, timing each call until its output is ready.
+- Return `(last_output, samples)`: samples in **seconds**.
+
+## The interval to draw
+
+TODO(author): draw the interval the learner must time.
+
+## Hints
+
+TODO(author): hints that give nothing away.
+
+## Run it
+
+```bash
+python submission.py      # prints your own timings on the lesson's data
+grade $id          # grades submission.py
+```
+
+The grader calls your function with its own (hidden) inputs, so don't hard-code anything
+about the lesson's arrays.
+'''
+
+_STUB_BODY = '''\
+
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def $function(fn, args, repeats):
+    """Time `repeats` calls of `fn(*args)`, each until its output is ready.
+
+    Returns:
+        (last_output, samples): the output of the last call, and `repeats` samples in
+        seconds.
+    """
+$body    return out, samples
+
+
+if __name__ == "__main__":
+    # The lesson's world.
+    rng = np.random.default_rng(0)
+    x_host = rng.normal(size=(64, 32)).astype(np.float32)
+    w_host = rng.normal(size=(32, 16)).astype(np.float32)
+    cpu = jax.devices("cpu")[0]
+    x = jax.device_put(x_host, cpu)
+    w = jax.device_put(w_host, cpu)
+    compiled_predict = jax.jit(lambda x, w: jnp.tanh(x @ w))
+    jax.block_until_ready((x, w))
+    compiled_predict(x, w).block_until_ready()
+
+    result, samples = $function(compiled_predict, (x, w), 5)
+    np.testing.assert_allclose(np.asarray(result), np.tanh(x_host @ w_host),
+                               atol=2e-5, rtol=2e-5)
+    print("samples (s):", [f"{s:.6f}" for s in samples])
+'''
+
+_LOOP_NO_WAIT = '''\
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        stop = time.perf_counter()
+        samples.append(stop - start)
+'''
+
+_LOOP_WAIT = '''\
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()  # wait for *this* call's output before stopping
+        stop = time.perf_counter()
+        samples.append(stop - start)
+'''
+
+_STUB = ('"""Exercise $number: $title.\n\nTODO(author): one line for the learner. Run '
+         '`python submission.py` to see your own\ntimings, and `grade $id` to grade this '
+         'file.\n"""\n' + _STUB_BODY.replace(
+             "$body", "    # TODO: this version stops the timer as soon as the call returns.\n"
+             + _LOOP_NO_WAIT))
+_SOLUTION = ('"""Exercise $number: $title (reference solution)."""\n'
+             + _STUB_BODY.replace("$body", _LOOP_WAIT))
+_MUTANT = ("# mutant: the timer stops when the call returns, before its output is ready\n"
+           "# must-fail: sync-before-stop covers-device-work\n"
+           "# TODO(author): one mutant per mistake, until every check is in some must-fail.\n"
+           + _SOLUTION.replace("        out.block_until_ready()  # wait for *this* call's "
+                               "output before stopping\n", ""))

@@ -1,0 +1,359 @@
+"""Validate a rubric when it loads: an author's mistake is a :class:`RubricError` that names
+the exercise, the check and the parameter, never a learner's "not your fault".
+
+Two parts (docs/authoring.md, "What is checked when a rubric loads"):
+
+- :func:`validate_declaration`, run by discovery (``syncgrade.rubric``) on import: the
+  shape of the declaration. Ids, titles, version; required names; grader calls (unique
+  ids, functions that are required, argument specs the child can build, workloads that
+  exist, declared workload source that defines the function); checks (unique ids, points
+  > 0, a known visibility, and every check's params bound against its function's
+  signature, recursively through ``all_of`` parts and ``on_intervals``; ``call``/``calls``
+  params naming grader calls). No rubric code runs.
+- :func:`validate_data`, run once per process by ``get_exercise`` (it calls
+  ``make_inputs`` and ``make_references``, ~0.02-0.1 s per exercise): every ``host`` /
+  ``device`` spec names a hidden input, and every ``reference`` param names a key of
+  ``make_references``' result.
+
+:func:`validate` runs both (``grade validate`` and the tests use it).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from syncgrade.rubric import compose
+from syncgrade.rubric.base import Exercise
+from syncgrade.rubric.specs import BUILTIN_WORKLOADS
+
+ID = re.compile(r"exercise-[1-9]\d*$")
+CHECK_ID = re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
+VISIBILITIES = frozenset({"visible", "hidden", "after_due_date"})
+SPEC_KINDS = frozenset({
+    "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
+    "probe_args", "probe_host_args",
+})
+"""The argument spec kinds the child builds (``syncgrade.child.harness.KINDS``)."""
+REQUIRED_KINDS = frozenset({"function", "constant"})
+
+
+class RubricError(ValueError):
+    """A rubric is wrong: its author must fix it. The message starts with
+    ``rubric error in exercise-N:`` and names the check, call or param at fault."""
+
+
+Expand = Callable[[Mapping[str, Any]], list[tuple[str, Any, Mapping[str, Any]]]]
+"""A combinator's sub-checks: ``params -> [(label, check fn, params), ...]``."""
+
+
+def _expand_all_of(params: Mapping[str, Any]) -> list[tuple[str, Any, Mapping[str, Any]]]:
+    parts = params.get("parts")
+    if not isinstance(parts, Sequence) or isinstance(parts, str) or not parts:
+        raise _Problem("param 'parts' must be a non-empty sequence of "
+                       "(label, check, params) triples")
+    found = []
+    for index, part in enumerate(parts):
+        if (not isinstance(part, tuple) or len(part) != 3 or not isinstance(part[0], str)
+                or not isinstance(part[2], Mapping)):
+            raise _Problem(f"part {index + 1} of 'parts' is not a (label, check, params) "
+                           "triple")
+        found.append((f"part {index + 1}", part[1], part[2]))
+    return found
+
+
+def _expand_on_intervals(params: Mapping[str, Any]) -> list[tuple[str, Any,
+                                                                  Mapping[str, Any]]]:
+    if not callable(params.get("select")):
+        raise _Problem("param 'select' must be an interval selector "
+                       "(e.g. report_checks.warm_intervals(...))")
+    inner = {k: v for k, v in params.items() if k not in ("check", "select", "label")}
+    return [("the check it restricts", params.get("check"), inner)]
+
+
+COMBINATORS: dict[Any, Expand] = {
+    compose.all_of: _expand_all_of,
+    compose.on_intervals: _expand_on_intervals,
+}
+"""Checks that run other checks; their sub-checks are validated too. A new combinator
+registers here with :func:`register_combinator`."""
+
+
+def register_combinator(fn: Any, expand: Expand) -> None:
+    """Declare that check ``fn`` runs the sub-checks ``expand(params)`` gives, so the
+    validation of a rubric looks inside it."""
+    COMBINATORS[fn] = expand
+
+
+class _Problem(Exception):
+    """One thing wrong, before the exercise and the place are prefixed."""
+
+
+def _name(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+# --------------------------------------------------------------------------- declaration
+
+
+def validate_declaration(exercise: Any, expected_id: str | None = None) -> None:
+    """Check the declaration without running any of its code; raise :class:`RubricError`.
+    ``expected_id``: the id the module's name implies (``exercise_9`` -> ``exercise-9``)."""
+    label = expected_id or getattr(exercise, "id", "an exercise")
+    try:
+        _declaration(exercise, expected_id)
+    except _Problem as problem:
+        raise RubricError(f"rubric error in {label}: {problem}") from None
+
+
+def _declaration(exercise: Any, expected_id: str | None) -> None:
+    if not isinstance(exercise, Exercise):
+        raise _Problem("the module must define EXERCISE = Exercise(...) "
+                       f"(found {type(exercise).__name__})")
+    if not isinstance(exercise.id, str) or not ID.match(exercise.id):
+        raise _Problem(f"id {exercise.id!r} is not of the form 'exercise-N'")
+    if expected_id is not None and exercise.id != expected_id:
+        raise _Problem(f"id {exercise.id!r} does not match its module (expected "
+                       f"{expected_id!r})")
+    for field in ("title", "version"):
+        if not isinstance(getattr(exercise, field), str) or not getattr(exercise, field):
+            raise _Problem(f"{field} must be a non-empty string")
+    if not callable(exercise.make_inputs) or not callable(exercise.make_references):
+        raise _Problem("make_inputs and make_references must be functions")
+    required = _required(exercise)
+    call_ids = _calls(exercise, required)
+    _checks(exercise, call_ids)
+
+
+def _required(exercise: Exercise) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for item in exercise.required:
+        if not item.name.isidentifier():
+            raise _Problem(f"required name {item.name!r} is not a Python identifier")
+        if item.name in names:
+            raise _Problem(f"required name {item.name!r} is listed twice")
+        if item.kind not in REQUIRED_KINDS:
+            raise _Problem(f"required {item.name!r}: kind {item.kind!r} is not one of "
+                           f"{sorted(REQUIRED_KINDS)}")
+        if item.positional < 0:
+            raise _Problem(f"required {item.name!r}: positional must be >= 0")
+        names[item.name] = item.kind
+    if not names:
+        raise _Problem("required is empty: name at least one function the learner writes")
+    return names
+
+
+def _calls(exercise: Exercise, required: Mapping[str, str]) -> set[str]:
+    ids: set[str] = set()
+    if not exercise.calls:
+        raise _Problem("calls is empty: the grader must call the learner's code")
+    for call in exercise.calls:
+        where = f"call {call.id!r}"
+        if not call.id or call.id in ids:
+            raise _Problem(f"{where}: call ids must be non-empty and unique")
+        ids.add(call.id)
+        if call.attribute:
+            if call.attribute not in required:
+                raise _Problem(f"{where}: attribute {call.attribute!r} is not in required")
+            continue
+        if required.get(call.function) != "function":
+            raise _Problem(f"{where}: function {call.function!r} is not a required "
+                           "function (add Required(...) for it)")
+        specs = [(f"argument {i + 1}", s) for i, s in enumerate(call.args)]
+        specs += [(f"keyword argument {k!r}", s) for k, s in call.kwargs.items()]
+        for what, spec in specs:
+            _spec(f"{where}, {what}", spec)
+    return ids
+
+
+def _spec(where: str, spec: Any) -> None:
+    if not isinstance(spec, dict) or spec.get("kind") not in SPEC_KINDS:
+        raise _Problem(f"{where}: {spec!r} is not an argument spec (use syncgrade.rubric.specs)")
+    kind = spec["kind"]
+    if kind == "value":
+        try:
+            json.dumps(spec.get("value"), allow_nan=False)
+        except (TypeError, ValueError):
+            raise _Problem(f"{where}: value {spec.get('value')!r} is not JSON") from None
+    elif kind in ("host", "device"):
+        if not isinstance(spec.get("name"), str):
+            raise _Problem(f"{where}: a {kind} spec needs the name of a hidden input")
+    elif kind == "tuple":
+        for index, item in enumerate(spec.get("items", [])):
+            _spec(f"{where}, item {index + 1}", item)
+    elif kind in ("workload", "factory"):
+        _workload(where, spec)
+        for index, item in enumerate(spec.get("warm") or []):
+            _spec(f"{where}, warm-up argument {index + 1}", item)
+    elif kind.startswith("probe"):
+        seconds = spec.get("seconds")
+        if not isinstance(seconds, (int, float)) or not 0 < seconds <= 10:
+            raise _Problem(f"{where}: probe seconds must be a number in (0, 10]")
+
+
+def _workload(where: str, spec: dict[str, Any]) -> None:
+    name = spec.get("name")
+    source = spec.get("source")
+    static = spec.get("static_argnums", [])
+    if not isinstance(static, list) or not all(type(i) is int and i >= 0 for i in static):
+        raise _Problem(f"{where}: static_argnums must be non-negative ints")
+    if source is None:
+        if name not in BUILTIN_WORKLOADS:
+            raise _Problem(f"{where}: unknown workload {name!r} (built-in: "
+                           f"{', '.join(sorted(BUILTIN_WORKLOADS))}; or declare it with "
+                           "source=...)")
+        return
+    if not isinstance(source, str) or not isinstance(name, str):
+        raise _Problem(f"{where}: a declared workload needs a name and source text")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise _Problem(f"{where}: the source of workload {name!r} does not parse: "
+                       f"{exc.msg} (line {exc.lineno})") from None
+    defined = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    target = next((n for n in defined if n.name == name), None)
+    if target is None:
+        raise _Problem(f"{where}: the source of workload {name!r} defines no top-level "
+                       f"`def {name}(...)`")
+    positional = len(target.args.posonlyargs) + len(target.args.args)
+    if target.args.vararg is None and any(i >= positional for i in static):
+        raise _Problem(f"{where}: static_argnums {static} is out of range for "
+                       f"`{name}` ({positional} positional parameters)")
+
+
+def _checks(exercise: Exercise, call_ids: set[str]) -> None:
+    if not exercise.checks:
+        raise _Problem("checks is empty")
+    seen: set[str] = set()
+    for spec in exercise.checks:
+        where = f"check {spec.id!r}"
+        if not isinstance(spec.id, str) or not CHECK_ID.match(spec.id):
+            raise _Problem(f"{where}: a check id is words of letters and digits joined by '-'")
+        if spec.id in seen:
+            raise _Problem(f"{where}: the id is used twice")
+        seen.add(spec.id)
+        if not isinstance(spec.title, str) or not spec.title:
+            raise _Problem(f"{where}: title must be a non-empty string")
+        points = spec.points
+        if (not isinstance(points, (int, float)) or isinstance(points, bool)
+                or not math.isfinite(points) or points <= 0):
+            raise _Problem(f"{where}: points must be a number > 0, not {points!r}")
+        if spec.visibility not in VISIBILITIES:
+            raise _Problem(f"{where}: visibility {spec.visibility!r} is not one of "
+                           f"{sorted(VISIBILITIES)}")
+        if not isinstance(spec.params, Mapping):
+            raise _Problem(f"{where}: params must be a dict")
+        _params(f"{where} ({_name(spec.fn)})", spec.fn, spec.params, call_ids)
+
+
+def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) -> None:
+    """Bind ``params`` to ``fn(ctx, **params)``; check call ids; recurse into
+    combinators."""
+    if not callable(fn):
+        raise _Problem(f"{where}: {fn!r} is not a check function")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        raise _Problem(f"{where}: the check's signature cannot be read") from None
+    parameters = list(signature.parameters.values())
+    if not parameters or parameters[0].kind not in (parameters[0].POSITIONAL_ONLY,
+                                                     parameters[0].POSITIONAL_OR_KEYWORD):
+        raise _Problem(f"{where}: a check takes the context first: fn(ctx, **params)")
+    named = {p.name: p for p in parameters[1:]
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    open_ended = any(p.kind == p.VAR_KEYWORD for p in parameters)
+    takes = ", ".join(named) or "no params"
+    for key in params:
+        if key not in named and not open_ended:
+            raise _Problem(f"{where}: unknown param {key!r} (it takes: {takes})")
+    for key, parameter in named.items():
+        if parameter.default is parameter.empty and key not in params:
+            raise _Problem(f"{where}: missing param {key!r} (it takes: {takes})")
+    if "call" in params and params["call"] not in call_ids:
+        raise _Problem(f"{where}: param call={params['call']!r} is not a grader call "
+                       f"(calls: {', '.join(sorted(call_ids))})")
+    if "calls" in params:
+        calls = params["calls"]
+        if isinstance(calls, str) or not isinstance(calls, Sequence):
+            raise _Problem(f"{where}: param calls must be a tuple of call ids")
+        for call in calls:
+            if call not in call_ids:
+                raise _Problem(f"{where}: param calls names {call!r}, which is not a grader "
+                               f"call (calls: {', '.join(sorted(call_ids))})")
+    if "reference" in params and not isinstance(params["reference"], str):
+        raise _Problem(f"{where}: param reference must be the name of a reference")
+    expand = COMBINATORS.get(fn)
+    if expand is not None:
+        try:
+            parts = expand(params)
+        except _Problem as problem:
+            raise _Problem(f"{where}: {problem}") from None
+        for label, part_fn, part_params in parts:
+            _params(f"{where}, {label} ({_name(part_fn)})", part_fn, part_params, call_ids)
+
+
+# --------------------------------------------------------------------------- data
+
+
+def references_named(exercise: Exercise) -> Iterator[tuple[str, str]]:
+    """``(where, key)`` for every ``reference`` param, combinators included."""
+    def walk(where: str, fn: Any, params: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+        if isinstance(params.get("reference"), str):
+            yield where, params["reference"]
+        expand = COMBINATORS.get(fn)
+        if expand is not None:
+            for label, part_fn, part_params in expand(params):
+                yield from walk(f"{where}, {label} ({_name(part_fn)})", part_fn, part_params)
+
+    for spec in exercise.checks:
+        yield from walk(f"check {spec.id!r} ({_name(spec.fn)})", spec.fn, spec.params)
+
+
+def _input_names(spec: Any) -> Iterator[str]:
+    if not isinstance(spec, dict):
+        return
+    if spec.get("kind") in ("host", "device"):
+        yield spec["name"]
+    for item in [*spec.get("items", []), *(spec.get("warm") or [])]:
+        yield from _input_names(item)
+
+
+def validate_data(exercise: Exercise) -> None:
+    """Run ``make_inputs`` and ``make_references`` once and check that the names the
+    declaration uses exist in them; raise :class:`RubricError`."""
+    def fail(message: str) -> RubricError:
+        return RubricError(f"rubric error in {exercise.id}: {message}")
+
+    try:
+        inputs = exercise.make_inputs()
+    except Exception as exc:
+        raise fail(f"make_inputs() raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(inputs, dict) or not all(isinstance(k, str) for k in inputs):
+        raise fail("make_inputs() must return a dict of named NumPy arrays")
+    for call in exercise.calls:
+        for spec in [*call.args, *call.kwargs.values()]:
+            for name in _input_names(spec):
+                if name not in inputs:
+                    raise fail(f"call {call.id!r}: no hidden input named {name!r} "
+                               f"(make_inputs() gives: {', '.join(sorted(inputs)) or 'none'})")
+    try:
+        references = exercise.make_references(inputs)
+    except Exception as exc:
+        raise fail(f"make_references() raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(references, dict):
+        raise fail("make_references() must return a dict")
+    for where, key in references_named(exercise):
+        if key not in references:
+            raise fail(f"{where}: param reference={key!r} is not a key of "
+                       f"make_references() (it gives: {', '.join(sorted(references)) or 'none'})")
+
+
+def validate(exercise: Any, expected_id: str | None = None) -> None:
+    """:func:`validate_declaration`, then :func:`validate_data`."""
+    validate_declaration(exercise, expected_id)
+    validate_data(exercise)

@@ -1,0 +1,30 @@
+"""The corpus minimums of tests/corpus/README.md, for every exercise, discovered."""
+
+from __future__ import annotations
+
+import pytest
+from corpus_support import CORPUS, corpus_cases
+
+from syncgrade.rubric import EXERCISES
+
+MIN_CORRECT = 3
+MIN_FLAWED = 4
+CASES = corpus_cases()
+
+
+def test_corpus_folders_and_rubrics_agree_both_ways() -> None:
+    folders = {p.name for p in CORPUS.glob("exercise-*") if p.is_dir()}
+    assert folders == set(EXERCISES)
+
+
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_corpus_minimums(exercise: str) -> None:
+    correct = [c for c in CASES if c.exercise == exercise and not c.expected_failures]
+    flawed = [c for c in CASES if c.exercise == exercise and c.expected_failures]
+    assert len(correct) >= MIN_CORRECT, f"{exercise}: {len(correct)} correct files"
+    assert len(flawed) >= MIN_FLAWED, f"{exercise}: {len(flawed)} flawed files"
+    checks = {spec.id for spec in EXERCISES[exercise].checks}
+    failed_somewhere = set().union(*(c.expected_failures for c in flawed))
+    assert failed_somewhere <= checks, f"unknown check ids {failed_somewhere - checks}"
+    assert checks <= failed_somewhere, (
+        f"{exercise}: no flawed corpus file fails {sorted(checks - failed_somewhere)}")
