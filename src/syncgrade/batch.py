@@ -101,8 +101,8 @@ class ReportWriter:
     def write(self, report: GradeReport, source_lines: list[str] | None = None) -> None:
         """Write one report; ``source_lines`` lets the text view and the platforms'
         timelines quote the learner's own lines."""
-        from syncgrade.platforms import PLATFORMS, to_platform
         from syncgrade.platforms.output import format_report
+        from syncgrade.platforms.registry import PLATFORMS, to_platform
 
         if self._csv is not None:
             view = report if self._reveal else _redacted(report)

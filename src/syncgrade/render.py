@@ -37,7 +37,7 @@ def render(report: GradeReport, source_lines: list[str] | None = None,
            colour: bool = False) -> str:
     paint = _Paint(colour)
     out = [f"{report.exercise} · {report.title}", f"{report.submission}", ""]
-    width = max((len(c.id) for c in report.checks), default=10)
+    width = max((len(_label(c)) for c in report.checks), default=10)
     shown: dict[str, str] = {}  # each timeline drawn once: its key -> the check that drew it
     for check in report.checks:
         out.extend(_check_lines(check, width, paint, source_lines, shown))
@@ -56,6 +56,36 @@ def render(report: GradeReport, source_lines: list[str] | None = None,
     return "\n".join(out) + "\n"
 
 
+def _label(check: CheckResult) -> str:
+    """The check's id, tagged when learners see only its verdict (see
+    :mod:`syncgrade.platforms.visibility`), so an instructor's ``--reveal`` view shows which
+    details learners do not get."""
+    return check.id if check.visibility == "visible" else f"{check.id} ({check.visibility})"
+
+
+def check_message(check: CheckResult) -> str:
+    """A check's message and, for a failure, its hint, as plain text."""
+    if check.status == "failed" and check.hint:
+        return f"{check.message}\n→ {check.hint}"
+    return check.message
+
+
+def timeline_text(check: CheckResult, source_lines: list[str] | None = None) -> str:
+    """For a failed check with a timeline, the learner's interval drawn from their own
+    lines as plain text; otherwise empty."""
+    if check.status != "failed" or check.evidence.timeline is None:
+        return ""
+    return "\n".join(_timeline_lines(check.evidence.timeline, "", _Paint(False),
+                                     source_lines))
+
+
+def check_detail(check: CheckResult, source_lines: list[str] | None = None) -> str:
+    """One check as plain text for a platform's per-test output: the message, then for a
+    failure the hint and the learner's interval (no colour, no id line)."""
+    timeline = timeline_text(check, source_lines)
+    return check_message(check) + ("\n" + timeline if timeline else "")
+
+
 def _check_lines(check: CheckResult, width: int, paint: _Paint,
                  source_lines: list[str] | None, shown: dict[str, str] | None = None) -> list[str]:
     """The check's line, and for a failure its hint and timeline. A timeline already drawn
@@ -63,7 +93,7 @@ def _check_lines(check: CheckResult, width: int, paint: _Paint,
     stub's interval often fails several checks."""
     mark = paint(MARKS[check.status], check.status)
     points = f"{check.points:g}/{check.max_points:g}"
-    lines = [f"  {mark} {check.id:<{width}}  {points:>5}  {check.message}"]
+    lines = [f"  {mark} {_label(check):<{width}}  {points:>5}  {check.message}"]
     if check.status == "failed":
         indent = " " * (width + 12)
         if check.hint:

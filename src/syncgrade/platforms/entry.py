@@ -1,0 +1,330 @@
+"""The container entry points' shared body: find the submission, read the configuration,
+grade, and always write a valid results file.
+
+Used by ``python -m syncgrade.platforms.gradescope`` (root ``/autograder``) and
+``python -m syncgrade.platforms.prairielearn`` (root ``/grade``). Both take::
+
+    --root DIR        the platform's directory (tests point it at a simulated layout)
+    --exercise ID     which exercise this assignment grades
+    --timeout S       wall-clock limit for the learner's code (default 60)
+    --memory GIB      address-space limit for it (default 4)
+    --reveal          no redaction of hidden checks (staff runs only)
+
+Configuration, later sources winning: a JSON file (Gradescope ``source/syncgrade.json``,
+PrairieLearn ``tests/syncgrade.json``), then PrairieLearn's ``data/data.json``
+``params.syncgrade`` object, then the ``SYNCGRADE_EXERCISE`` environment variable, then the
+arguments. The JSON objects take the keys ``exercise``, ``timeout``, ``memory_gib``,
+``submission`` (the file name to grade, default ``submission.py``) and ``reveal``; an
+unknown key is an error, so a typo cannot silently fall back to a default.
+
+The submission: the ``.py`` file named ``submission`` (the shallowest one, if nested);
+failing that, the only ``.py`` file there is. No ``.py`` file, or several and none with the
+expected name, is the learner's to fix: the result says so (``cause`` ``unreadable``, so
+PrairieLearn does not count the attempt). Hidden files, ``__MACOSX`` and ``__pycache__`` are
+ignored.
+
+Whatever happens (a bad configuration, a grader fault, a bug here) a valid results file is
+written, replaced atomically after the learner's code has finished, and the process exits
+0, the contract Gradescope and Exercism state: a crashed runner shows learners a generic
+failure instead of our explanation. Exit 1 only if the results file itself cannot be
+written. Details for staff go to stdout: on Gradescope the full, unredacted text report
+(Gradescope shows stdout to instructors only); on PrairieLearn one summary line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform as _platform
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from syncgrade.models import (
+    SCHEMA_VERSION,
+    CheckResult,
+    GradeReport,
+    GradingInfo,
+    Provenance,
+    StreamExcerpt,
+)
+from syncgrade.platforms.common import GRADER_FAULT_MESSAGE
+
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MEMORY_GIB = 4.0
+DEFAULT_SUBMISSION = "submission.py"
+EXERCISE_ENV = "SYNCGRADE_EXERCISE"
+CONFIG_KEYS = frozenset({"exercise", "timeout", "memory_gib", "submission", "reveal"})
+MISCONFIGURED = ("The autograder is not set up correctly, so your submission was not "
+                 "graded; this is not your fault. Please tell course staff.")
+_IGNORED_PARTS = ("__MACOSX", "__pycache__")
+
+
+class ConfigError(Exception):
+    """The autograder's own setup is wrong (staff's to fix); one line."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one platform keeps things, relative to its root, and how it renders."""
+
+    platform: str
+    default_root: str
+    submission_dir: str
+    results_file: str
+    config_files: tuple[str, ...]
+    data_json: str | None
+    render: Callable[..., dict[str, Any]]
+    fallback: Callable[[str, float], dict[str, Any]]
+    log_full_report: bool
+
+
+@dataclass(frozen=True)
+class Config:
+    exercise: str
+    timeout: float = DEFAULT_TIMEOUT_S
+    memory_gib: float = DEFAULT_MEMORY_GIB
+    submission: str = DEFAULT_SUBMISSION
+    reveal: bool = False
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError(f"bad arguments: {message}")
+
+
+def _parser(layout: Layout) -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"python -m syncgrade.platforms.{layout.platform}",
+                     description=f"Grade one {layout.platform} submission into its results "
+                                 "file (always writes one).")
+    parser.add_argument("--root", type=Path, default=Path(layout.default_root),
+                        help=f"the platform's directory (default: {layout.default_root})")
+    parser.add_argument("--exercise", help="exercise id, e.g. exercise-1")
+    parser.add_argument("--timeout", type=float, help="seconds for the learner's code")
+    parser.add_argument("--memory", type=float, dest="memory_gib", metavar="GIB",
+                        help="address-space limit for the learner's code in GiB")
+    parser.add_argument("--reveal", action="store_true", default=None,
+                        help="show hidden checks in full (staff runs only)")
+    return parser
+
+
+def _root_from(argv: Sequence[str], default: str) -> Path:
+    """The root, found before full parsing: a bad argument still needs a results file."""
+    for i, arg in enumerate(argv):
+        if arg == "--root" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if arg.startswith("--root="):
+            return Path(arg.split("=", 1)[1])
+    return Path(default)
+
+
+def run_entry(layout: Layout, argv: Sequence[str],
+              environ: Mapping[str, str] | None = None) -> int:
+    """Grade and write the results file; see the module docstring. Returns the exit code."""
+    started = time.perf_counter()
+    root = _root_from(argv, layout.default_root)
+    results_path = root / layout.results_file
+    try:
+        args = _parser(layout).parse_args(list(argv))
+        root = args.root
+        results_path = root / layout.results_file
+        config = load_config(layout, root, vars(args),
+                             os.environ if environ is None else environ)
+        results = _grade(layout, root, config)
+    except ConfigError as exc:
+        print(f"syncgrade: the autograder is misconfigured: {exc}", flush=True)
+        results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
+    except Exception:  # a bug of ours: the learner still gets a results file
+        print("syncgrade: the grader failed:\n" + traceback.format_exc(), flush=True)
+        results = layout.fallback(GRADER_FAULT_MESSAGE, time.perf_counter() - started)
+    try:
+        write_results(results_path, results)
+    except OSError as exc:
+        print(f"syncgrade: cannot write {results_path}: {exc}", flush=True)
+        return 1
+    return 0
+
+
+def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
+                environ: Mapping[str, str]) -> Config:
+    """Merge the configuration sources (see the module docstring) and check them."""
+    merged: dict[str, Any] = {}
+    for name in layout.config_files:
+        path = root / name
+        if path.is_file():
+            merged.update(_checked(_read_json(path), str(path)))
+    if layout.data_json is not None and (root / layout.data_json).is_file():
+        data = _read_json(root / layout.data_json)
+        params = data.get("params") if isinstance(data, dict) else None
+        if isinstance(params, dict) and "syncgrade" in params:
+            merged.update(_checked(params["syncgrade"], f"{layout.data_json} params.syncgrade"))
+    if environ.get(EXERCISE_ENV):
+        merged["exercise"] = environ[EXERCISE_ENV]
+    merged.update({k: v for k, v in args.items() if k in CONFIG_KEYS and v is not None})
+    exercise = merged.get("exercise")
+    if not isinstance(exercise, str) or not exercise:
+        where = " or ".join([*layout.config_files, EXERCISE_ENV, "--exercise"])
+        raise ConfigError(f"no exercise configured: set it in {where}")
+    from syncgrade.rubric import UnknownExercise, get_exercise
+
+    try:
+        get_exercise(exercise)
+    except UnknownExercise as exc:
+        raise ConfigError(str(exc)) from None
+    config = Config(exercise=exercise)
+    for key, kind in (("timeout", float), ("memory_gib", float)):
+        if key in merged:
+            value = merged[key]
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ConfigError(f"{key} must be a positive number, not {value!r}")
+            config = _with(config, **{key: kind(value)})
+    if "submission" in merged:
+        name = merged["submission"]
+        if not isinstance(name, str) or not name.endswith(".py") or "/" in name:
+            raise ConfigError(f"submission must be a .py file name, not {name!r}")
+        config = _with(config, submission=name)
+    if "reveal" in merged:
+        if not isinstance(merged["reveal"], bool):
+            raise ConfigError(f"reveal must be true or false, not {merged['reveal']!r}")
+        config = _with(config, reveal=merged["reveal"])
+    return config
+
+
+def _with(config: Config, **changes: Any) -> Config:
+    return Config(**{**config.__dict__, **changes})
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+
+
+def _checked(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a JSON object")
+    unknown = sorted(set(value) - CONFIG_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: "
+                          f"{', '.join(sorted(CONFIG_KEYS))})")
+    return value
+
+
+def find_submission(folder: Path, preferred: str = DEFAULT_SUBMISSION) -> tuple[Path | None,
+                                                                                 str]:
+    """The file to grade in ``folder`` and ``""``, or ``None`` and a message for the
+    learner saying what to change. Raises :class:`ConfigError` if ``folder`` is missing
+    (the platform did not provide one: not the learner's doing)."""
+    if not folder.is_dir():
+        raise ConfigError(f"no submission folder at {folder}")
+    candidates = sorted(
+        (p for p in folder.rglob("*.py")
+         if p.is_file() and not any(part.startswith(".") or part in _IGNORED_PARTS
+                                    for part in p.relative_to(folder).parts)),
+        key=lambda p: (len(p.relative_to(folder).parts), str(p)))
+    named = [p for p in candidates if p.name == preferred]
+    if named:
+        depth = len(named[0].relative_to(folder).parts)
+        shallowest = [p for p in named if len(p.relative_to(folder).parts) == depth]
+        if len(shallowest) == 1:
+            return shallowest[0], ""
+        names = ", ".join(str(p.relative_to(folder)) for p in shallowest)
+        return None, (f"Your submission has {len(shallowest)} files named {preferred} "
+                      f"({names}); submit just one.")
+    if len(candidates) == 1:
+        return candidates[0], ""
+    if not candidates:
+        return None, (f"Your submission has no Python file; submit your solution as "
+                      f"{preferred}.")
+    shown = ", ".join(str(p.relative_to(folder)) for p in candidates[:5])
+    more = f" and {len(candidates) - 5} more" if len(candidates) > 5 else ""
+    return None, (f"Your submission has {len(candidates)} Python files ({shown}{more}) and "
+                  f"none is named {preferred}; submit just your solution, as {preferred}.")
+
+
+def problem_report(exercise_id: str, message: str, *, display_name: str, timeout: float,
+                   seconds: float = 0.0) -> GradeReport:
+    """A report for a submission there is nothing to run of (no file, too many files):
+    ``runs`` failed with ``message``, every other check not checked, cause ``unreadable``."""
+    import syncgrade
+    from syncgrade.rubric import get_exercise
+
+    exercise = get_exercise(exercise_id)
+    checks = [
+        CheckResult(id=spec.id, title=spec.title,
+                    status="failed" if spec.id == "runs" else "skipped", points=0.0,
+                    max_points=spec.points,
+                    message=message if spec.id == "runs"
+                    else "Not checked: there was no file to grade.",
+                    hint="" if spec.id != "runs"
+                    else "Submit one Python file with your solution and grade it again.",
+                    visibility=spec.visibility)
+        for spec in exercise.checks
+    ]
+    empty = StreamExcerpt(text="", truncated=False, total_bytes=0)
+    return GradeReport(
+        schema_version=SCHEMA_VERSION, exercise=exercise.id, title=exercise.title,
+        submission=display_name, status="failed", cause="unreadable", score=0.0,
+        max_score=exercise.max_score, summary=message, checks=checks, stdout=empty,
+        stderr=empty, grading=GradingInfo(seconds=seconds, timeout_s=timeout),
+        provenance=Provenance(syncgrade_version=syncgrade.__version__,
+                              rubric_version=exercise.version,
+                              python_version=_platform.python_version()))
+
+
+def _grade(layout: Layout, root: Path, config: Config) -> dict[str, Any]:
+    from syncgrade.engine import SubmissionError, grade
+    from syncgrade.render import render
+
+    started = time.perf_counter()
+    folder = root / layout.submission_dir
+    path, problem = find_submission(folder, config.submission)
+    source_lines: list[str] | None = None
+    if path is None:
+        report = problem_report(config.exercise, problem, display_name=config.submission,
+                                timeout=config.timeout)
+    else:
+        # The learner sees their file's own name, never the platform's path.
+        display = str(path.relative_to(folder))
+        try:
+            report = grade(config.exercise, path, timeout=config.timeout,
+                           memory_bytes=int(config.memory_gib * 2**30), display_name=display)
+        except SubmissionError as exc:
+            report = problem_report(config.exercise, f"Your file could not be read ({exc}).",
+                                    display_name=display, timeout=config.timeout,
+                                    seconds=time.perf_counter() - started)
+        try:
+            source_lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            source_lines = None
+    print(f"syncgrade {layout.platform}: {report.exercise} {report.submission}: "
+          f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}",
+          flush=True)
+    if report.grading.internal_error:
+        print(f"syncgrade: {report.grading.internal_error}", flush=True)
+    if layout.log_full_report:
+        print(render(report, source_lines), flush=True)
+    return layout.render(report, reveal=config.reveal, source_lines=source_lines)
+
+
+def write_results(path: Path, results: dict[str, Any]) -> None:
+    """Write ``results`` as JSON to ``path``, atomically: a temporary file in the same
+    folder, then a rename that replaces whatever is at ``path`` (a file or link the
+    learner's code may have planted) rather than writing through it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,97 @@
+"""PrairieLearn: external-grader ``results.json`` from a report, and the grader entry point.
+
+Field set (PrairieLearn ``docs/externalGrading.md``): a gradable result has ``gradable``
+(true), ``score`` in [0, 1], ``message``, ``output`` and ``tests``, each test ``name``,
+``points``, ``max_points``, ``message``, ``output``. An ungradable one has ``gradable``
+false, ``format_errors`` (a list of strings), ``message`` and ``output``, and no score:
+PrairieLearn then awards and takes no points and does not count the attempt.
+
+Which causes are ungradable (syncgrade's choice, see docs/platforms.md):
+
+- ``syntax_error`` and ``unreadable`` (empty, binary, not UTF-8, no Python file): nothing
+  of the learner's ran, exactly PrairieLearn's "invalid, not gradable" case.
+- ``grader_fault``: the grader failed, so there is no verdict to charge an attempt for;
+  ``format_errors`` says it is not the learner's fault.
+
+Every other cause (timeouts, limits, crashes, tampering) is gradable: the learner's code
+ran and the checks scored what it did. Hidden and ``after_due_date`` checks are redacted
+unless ``reveal=True``: PrairieLearn has no per-test visibility.
+
+Run ``python -m syncgrade.platforms.prairielearn`` (or ``syncgrade-prairielearn``) as the
+question's ``externalGradingOptions.entrypoint``; see :mod:`syncgrade.platforms.entry`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from syncgrade.models import CheckResult, GradeReport
+from syncgrade.platforms.common import GRADER_FAULT_MESSAGE, headline, name_of, stderr_tail
+from syncgrade.platforms.entry import Layout
+from syncgrade.platforms.visibility import redact
+from syncgrade.render import check_message, timeline_text
+
+DEFAULT_ROOT = "/grade"
+UNGRADABLE = frozenset({"syntax_error", "unreadable", "grader_fault"})
+
+
+def to_prairielearn(report: GradeReport, *, reveal: bool = False,
+                    source_lines: list[str] | None = None) -> dict[str, Any]:
+    """PrairieLearn's ``results.json`` for ``report`` (a pure function)."""
+    view = report if reveal else redact(report)
+    output = stderr_tail(report)
+    if report.cause in UNGRADABLE:
+        errors = _format_errors(view)
+        message = (GRADER_FAULT_MESSAGE if report.cause == "grader_fault" else
+                   "Not graded, and this attempt does not count: "
+                   + errors[0].splitlines()[0])
+        return {"gradable": False, "format_errors": errors, "message": message,
+                "output": output}
+    fraction = report.score / report.max_score if report.max_score > 0 else 0.0
+    return {
+        "gradable": True,
+        "score": min(1.0, max(0.0, fraction)),
+        "message": headline(view),
+        "output": output,
+        "tests": [_test(check, source_lines) for check in view.checks],
+    }
+
+
+def _format_errors(view: GradeReport) -> list[str]:
+    if view.cause == "grader_fault":
+        return [GRADER_FAULT_MESSAGE]
+    runs = next((c for c in view.checks if c.id == "runs"), None)
+    return [check_message(runs) if runs is not None else view.summary]
+
+
+def _test(check: CheckResult, source_lines: list[str] | None) -> dict[str, Any]:
+    return {"name": name_of(check), "points": check.points, "max_points": check.max_points,
+            "message": check_message(check), "output": timeline_text(check, source_lines)}
+
+
+def fallback(message: str, seconds: float = 0.0) -> dict[str, Any]:
+    """The results file when no report could be made: not gradable, so the learner loses
+    neither points nor an attempt."""
+    return {"gradable": False, "format_errors": [message], "message": message, "output": ""}
+
+
+def layout() -> Layout:
+    """Where PrairieLearn keeps things, for :func:`~syncgrade.platforms.entry.run_entry`."""
+    return Layout(
+        platform="prairielearn", default_root=DEFAULT_ROOT,
+        submission_dir="student", results_file="results/results.json",
+        config_files=("tests/syncgrade.json",), data_json="data/data.json",
+        render=to_prairielearn, fallback=fallback, log_full_report=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The external-grader entry: grade ``ROOT/student`` into ``ROOT/results/results.json``."""
+    from syncgrade.platforms.entry import run_entry
+
+    return run_entry(layout(), sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

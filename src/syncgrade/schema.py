@@ -1,0 +1,149 @@
+"""The shapes syncgrade publishes for machines: the GradeReport JSON Schema and the catalogue.
+
+``report_schema()`` is the JSON Schema (draft 2020-12) of :class:`~syncgrade.models.GradeReport`
+as syncgrade reads it, named by ``SCHEMA_VERSION`` in its ``$id`` and ``title``. A copy is
+committed as ``docs/schema/gradereport-<version>.schema.json`` (``grade schema --write
+docs/schema``); tests/test_schema.py fails when the copy and the model drift apart, or when
+the model's structure changes without a new version.
+
+The schema is exact for its version: ``additionalProperties`` is false everywhere, because
+syncgrade itself rejects unknown fields. ``schema_version`` must match ``MAJOR.x`` of this
+syncgrade. The versioning rule is in :mod:`syncgrade.models`; docs/platforms.md says what
+other consumers should do with fields they do not know.
+
+``catalogue()`` is what ``grade list --json`` prints and ``GET /v1/exercises`` returns: each
+exercise with its rubric version, maximum score and checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+import syncgrade
+from syncgrade.models import SCHEMA_VERSION, GradeReport, Visibility
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_id(version: str = SCHEMA_VERSION) -> str:
+    """The ``$id`` of the report schema of ``version``: a URN, since it names the schema
+    rather than a place to download it from."""
+    return f"urn:syncgrade:schema:gradereport:{version}"
+
+
+def schema_file_name(version: str = SCHEMA_VERSION) -> str:
+    return f"gradereport-{version}.schema.json"
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema of a GradeReport of this syncgrade's ``SCHEMA_VERSION``.
+
+    Generated from the pydantic model (validation mode: what syncgrade accepts), plus the
+    dialect, ``$id`` and a title naming the version, and a ``pattern`` on
+    ``schema_version`` so a JSON Schema validator rejects another major version just as
+    :meth:`GradeReport.model_validate_json` does.
+    """
+    generated = GradeReport.model_json_schema()
+    major = SCHEMA_VERSION.split(".")[0]
+    properties = dict(generated["properties"])
+    properties["schema_version"] = {**properties["schema_version"],
+                                    "pattern": rf"^{major}\.[0-9]+$"}
+    return {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "$id": schema_id(),
+        **generated,
+        "title": f"GradeReport {SCHEMA_VERSION}",
+        "description": (f"A syncgrade grade report, schema_version {SCHEMA_VERSION}. "
+                        "MAJOR.MINOR: a new optional field bumps MINOR; removing or renaming "
+                        "a field, changing a type or adding an enumeration value bumps MAJOR."),
+        "properties": properties,
+    }
+
+
+def schema_text() -> str:
+    """``report_schema()`` exactly as ``grade schema`` prints it and the committed copy
+    holds it (two-space indent, trailing newline)."""
+    return json.dumps(report_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_schema(folder: Path) -> Path:
+    """Write ``schema_text()`` to ``folder/gradereport-<version>.schema.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / schema_file_name()
+    target.write_text(schema_text(), encoding="utf-8")
+    return target
+
+
+_PROSE_KEYS = frozenset({"title", "description"})
+
+
+def structural_fingerprint(schema: dict[str, Any] | None = None) -> str:
+    """A short hash of the schema without its prose (titles, descriptions) and without the
+    version-bearing ``$id``: it changes exactly when a report's shape changes, which is when
+    ``SCHEMA_VERSION`` must change too."""
+
+    def strip(node: Any, key: str = "") -> Any:
+        if isinstance(node, dict):
+            # A dict of properties or $defs has names as keys, so "title" there is a field
+            # called title (kept); everywhere else it is prose (dropped).
+            names = key in ("properties", "$defs")
+            return {k: strip(v, k) for k, v in sorted(node.items())
+                    if names or (k not in _PROSE_KEYS and k != "$id")}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    body = json.dumps(strip(schema if schema is not None else report_schema()),
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CheckInfo(_Strict):
+    id: str = Field(description="stable check id from EXERCISES.md, as in a report's checks")
+    title: str
+    points: float
+    visibility: Visibility
+
+
+class ExerciseInfo(_Strict):
+    id: str = Field(description="exercise id, e.g. exercise-1")
+    title: str
+    rubric_version: str = Field(description="the rubric's version; a report of it has "
+                                "provenance.rubric_version `<id>@<rubric_version>`")
+    max_score: float
+    checks: list[CheckInfo] = Field(description="in the order a report lists them")
+
+
+class Catalogue(_Strict):
+    syncgrade_version: str
+    report_schema_version: str = Field(description="the schema_version of the reports this "
+                                       "syncgrade produces")
+    exercises: list[ExerciseInfo]
+
+
+def catalogue() -> Catalogue:
+    """Every exercise syncgrade grades, in number order, with its checks."""
+    from syncgrade.rubric import EXERCISES
+
+    return Catalogue(
+        syncgrade_version=syncgrade.__version__,
+        report_schema_version=SCHEMA_VERSION,
+        exercises=[
+            ExerciseInfo(
+                id=exercise.id, title=exercise.title, rubric_version=exercise.version,
+                max_score=exercise.max_score,
+                checks=[CheckInfo(id=c.id, title=c.title, points=c.points,
+                                  visibility=c.visibility) for c in exercise.checks],
+            )
+            for exercise in EXERCISES.values()
+        ],
+    )

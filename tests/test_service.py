@@ -1,0 +1,341 @@
+"""The HTTP service over real HTTP on loopback: `grade serve` started by the test in a
+subprocess, spoken to with http.client. Two real grades in all (a passing and a flawed
+exercise-1 source, which also exercise the concurrency limit); every bad request is
+refused before any grading. Grader faults use an in-process uvicorn thread, so the fault
+can be injected; learner code still runs only in sandboxed children."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncgrade import cli
+from syncgrade.models import SCHEMA_VERSION, GradeReport
+from syncgrade.schema import catalogue, report_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = (ROOT / "solutions" / "exercise-1" / "submission.py").read_text(encoding="utf-8")
+NO_WAIT = (ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py").read_text(
+    encoding="utf-8")
+MAX_BODY = 64 * 1024
+
+Response = tuple[int, dict[str, str], bytes]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _request(port: int, method: str, path: str, body: bytes | None = None,
+             headers: dict[str, str] | None = None, chunked: bool = False) -> Response:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        if chunked:
+            def pieces() -> Iterator[bytes]:
+                assert body is not None
+                for start in range(0, len(body), 8192):
+                    yield body[start:start + 8192]
+            conn.request(method, path, body=pieces(), headers=headers or {},
+                         encode_chunked=True)
+        else:
+            conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return (response.status, {k.lower(): v for k, v in response.getheaders()},
+                response.read())
+    finally:
+        conn.close()
+
+
+def _post_json(port: int, payload: Any) -> Response:
+    return _request(port, "POST", "/v1/grade", json.dumps(payload).encode("utf-8"),
+                    {"Content-Type": "application/json"})
+
+
+def _json(response: Response) -> Any:
+    _status, headers, body = response
+    assert headers.get("content-type", "").startswith("application/json"), headers
+    return json.loads(body)
+
+
+def _wait_until_up(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"grade serve exited with {process.returncode}")
+        with contextlib.suppress(OSError):
+            if _request(port, "GET", "/healthz")[0] == 200:
+                return
+        time.sleep(0.1)
+    raise AssertionError("the server did not come up within 60 s")
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    """`grade serve` in a subprocess: one worker, a queue of one, a 64 KiB body limit."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "syncgrade.cli", "serve", "--port", str(port),
+         "--workers", "1", "--queue", "1", "--max-body", str(MAX_BODY)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_until_up(port, process)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _load(port: int) -> dict[str, Any]:
+    return _json(_request(port, "GET", "/healthz"))  # type: ignore[no-any-return]
+
+
+def _wait_for_load(port: int, running: int, queued: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        load = _load(port)
+        if (load["running"], load["queued"]) == (running, queued):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"never saw running={running}, queued={queued}: {_load(port)}")
+
+
+def test_grades_over_http_and_a_full_queue_answers_429(port: int) -> None:
+    """A (the solution, slowed by a sleep at load so it is surely still running) takes the
+    one worker, B (a flawed timer) the one queue place, C gets 429 at once. A and B are
+    then graded for real: passed and failed, under the names the caller chose."""
+    results: dict[str, Response] = {}
+
+    def post(key: str, payload: dict[str, Any]) -> None:
+        results[key] = _post_json(port, payload)
+
+    slow_solution = "import time\ntime.sleep(3)\n" + SOLUTION
+    a = threading.Thread(target=post, args=("a", {
+        "exercise": "exercise-1", "source": slow_solution, "display_name": "attempt.py"}))
+    a.start()
+    _wait_for_load(port, running=1, queued=0)
+    b = threading.Thread(target=post, args=("b", {"exercise": "exercise-1", "source": NO_WAIT}))
+    b.start()
+    _wait_for_load(port, running=1, queued=1)
+
+    started = time.monotonic()
+    status, headers, body = _post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
+    assert status == 429
+    assert time.monotonic() - started < 5, "a full queue answers at once"
+    assert int(headers["retry-after"]) >= 1
+    assert "busy" in json.loads(body)["error"]
+
+    a.join(180)
+    b.join(180)
+    status_a, _, body_a = results["a"]
+    status_b, _, body_b = results["b"]
+    assert (status_a, status_b) == (200, 200)
+    passed = GradeReport.model_validate_json(body_a)
+    flawed = GradeReport.model_validate_json(body_b)
+    assert (passed.status, passed.cause, passed.score) == ("passed", "graded", passed.max_score)
+    assert passed.submission == "attempt.py"
+    assert passed.schema_version == SCHEMA_VERSION
+    assert flawed.status == "failed" and flawed.submission == "submission.py"
+    assert {c.id for c in flawed.checks if c.status == "failed"} == {
+        "sync-before-stop", "covers-device-work"}
+    # The same sandbox as the CLI: the child's protections are recorded in the report.
+    assert passed.grading.protections and any(p.applied for p in passed.grading.protections)
+    assert _load(port)["running"] == 0 and _load(port)["queued"] == 0
+
+
+def _assert_error(response: Response, status: int, *words: str) -> str:
+    assert response[0] == status, response
+    error = _json(response)
+    assert set(error) == {"error"}
+    message: str = error["error"]
+    assert message and "\n" not in message and "Traceback" not in message
+    for word in words:
+        assert word in message, message
+    return message
+
+
+GOOD = {"exercise": "exercise-1", "source": "x = 1\n"}
+
+
+@pytest.mark.parametrize(("content_type", "words"), [
+    ("text/plain", ["application/json", "text/plain"]),
+    ("application/x-www-form-urlencoded", ["application/json"]),
+    ("application/json; charset=latin-1", ["UTF-8"]),
+    (None, ["Content-Type"]),
+])
+def test_a_body_that_is_not_json_is_415(port: int, content_type: str | None,
+                                        words: list[str]) -> None:
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = _request(port, "POST", "/v1/grade", json.dumps(GOOD).encode(), headers)
+    _assert_error(response, 415, *words)
+
+
+def test_json_with_a_charset_and_a_json_suffix_is_accepted(port: int) -> None:
+    """Accepted as far as validation: the unknown field proves the body was parsed."""
+    for content_type in ("application/json; charset=utf-8", "application/problem+json"):
+        response = _request(port, "POST", "/v1/grade",
+                            json.dumps({**GOOD, "extra": 1}).encode(),
+                            {"Content-Type": content_type})
+        _assert_error(response, 422, "unknown field 'extra'")
+
+
+def test_an_oversize_body_is_413(port: int) -> None:
+    big = json.dumps({"exercise": "exercise-1", "source": "#" * (MAX_BODY + 10)}).encode()
+    declared = _request(port, "POST", "/v1/grade", big, {"Content-Type": "application/json"})
+    _assert_error(declared, 413, str(MAX_BODY))
+    streamed = _request(port, "POST", "/v1/grade", big, {"Content-Type": "application/json"},
+                        chunked=True)
+    _assert_error(streamed, 413, str(MAX_BODY))
+    # Just under the limit is read and parsed (and refused only for its unknown field).
+    fits = json.dumps({**GOOD, "pad": "#" * (MAX_BODY - 100)}).encode()
+    assert len(fits) <= MAX_BODY
+    _assert_error(_request(port, "POST", "/v1/grade", fits,
+                           {"Content-Type": "application/json"}), 422, "pad")
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    (b'{"exercise": "exercise-1", "source": "\xff\xfe"}', ["UTF-8", "byte 38"]),
+    (b'{"exercise": "exercise-1", "source": ', ["not valid JSON", "line 1"]),
+    (b"", ["not valid JSON"]),
+    (b"exercise=exercise-1", ["not valid JSON"]),
+])
+def test_bytes_that_are_not_utf8_json_are_400(port: int, body: bytes,
+                                              words: list[str]) -> None:
+    response = _request(port, "POST", "/v1/grade", body, {"Content-Type": "application/json"})
+    _assert_error(response, 400, *words)
+
+
+@pytest.mark.parametrize(("payload", "words"), [
+    ({"exercise": "exercise-99", "source": "x = 1\n"}, ["unknown exercise 'exercise-99'",
+                                                        "exercise-1"]),
+    ({"exercise": "exercise-1"}, ["missing field 'source'"]),
+    ({"source": "x = 1\n"}, ["missing field 'exercise'"]),
+    ({**GOOD, "timeout": 1}, ["unknown field 'timeout'"]),
+    ({"exercise": "exercise-1", "source": 5}, ["'source'", "string"]),
+    ({**GOOD, "display_name": "n" * 300}, ["'display_name'"]),
+    ([GOOD], ["JSON object"]),
+    ("exercise-1", ["JSON object"]),
+])
+def test_a_body_that_is_not_a_grade_request_is_422(port: int, payload: Any,
+                                                   words: list[str]) -> None:
+    _assert_error(_post_json(port, payload), 422, *words)
+
+
+def test_unknown_routes_and_methods_are_json_errors(port: int) -> None:
+    _assert_error(_request(port, "GET", "/v1/nothing"), 404, "/v1/nothing")
+    _assert_error(_request(port, "GET", "/v1/grade"), 405, "GET")
+
+
+def test_healthz(port: int) -> None:
+    response = _request(port, "GET", "/healthz")
+    assert response[0] == 200
+    health = _json(response)
+    assert health["status"] == "ok"
+    assert health["report_schema_version"] == SCHEMA_VERSION
+    assert (health["workers"], health["queue"]) == (1, 1)
+
+
+def test_schema_and_exercises(port: int) -> None:
+    schema = _request(port, "GET", "/v1/schema")
+    assert schema[0] == 200 and _json(schema) == report_schema()
+    exercises = _request(port, "GET", "/v1/exercises")
+    assert exercises[0] == 200
+    assert _json(exercises) == json.loads(catalogue().model_dump_json())
+
+
+def test_openapi_is_generated_from_the_models(port: int) -> None:
+    response = _request(port, "GET", "/openapi.json")
+    assert response[0] == 200
+    spec = _json(response)
+    components = spec["components"]["schemas"]
+    assert {"GradeReport", "GradeRequest", "CheckResult", "Catalogue", "ErrorBody"} <= set(
+        components)
+    grade = spec["paths"]["/v1/grade"]["post"]
+    ok = grade["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok == {"$ref": "#/components/schemas/GradeReport"}
+    assert {"400", "413", "415", "422", "429"} <= set(grade["responses"])
+    assert set(components["GradeRequest"]["required"]) == {"exercise", "source"}
+
+
+# --- in-process server, for injected faults ------------------------------------------
+
+@contextlib.contextmanager
+def _thread_server() -> Iterator[int]:
+    import uvicorn
+
+    from syncgrade.service import ServiceConfig, create_app
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(ServiceConfig(workers=1, queue=0)),
+                                           host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        _wait_until_up(port)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+def test_a_grader_fault_is_a_200_report_with_status_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from syncgrade import engine
+
+    def no_sandbox(*args: Any, **kwargs: Any) -> Any:
+        raise engine.sandbox.SandboxError("cannot create the jail")
+
+    # Cold children only: a warm pool's children were started before the patch.
+    monkeypatch.setenv("SYNCGRADE_WARM_POOL", "0")
+    monkeypatch.setattr(engine.sandbox, "run_sandboxed", no_sandbox)
+    with _thread_server() as port:
+        response = _post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
+    assert response[0] == 200
+    report = GradeReport.model_validate_json(response[2])
+    assert (report.status, report.cause, report.score) == ("error", "grader_fault", 0.0)
+    assert "cannot create the jail" in (report.grading.internal_error or "")
+
+
+def test_a_service_fault_is_a_500_json_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from syncgrade import engine
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the service broke")
+
+    monkeypatch.setattr(engine, "grade", broken)
+    with _thread_server() as port:
+        _assert_error(_post_json(port, GOOD), 500, "internal error", "the service broke")
+        # The slot was released: with no queue, a second request is not refused as busy.
+        _assert_error(_post_json(port, GOOD), 500, "the service broke")
+
+
+def test_serve_without_the_extra_says_how_to_install_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "fastapi", None)  # makes `import fastapi` fail
+    assert cli.main(["serve", "--port", "8000"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "pip install 'syncgrade[serve]'" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["--workers", "0"], ["--queue", "-1"], ["--port", "http"],
+                                  ["--max-body", "0"], ["--timeout", "0"]])
+def test_serve_rejects_bad_options(args: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["serve", *args])
+    assert exit_info.value.code == 2
