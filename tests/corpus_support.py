@@ -52,6 +52,51 @@ def failed_ids(report) -> frozenset[str]:  # type: ignore[no-untyped-def]
     return frozenset(c.id for c in report.checks if c.status == "failed")
 
 
+# ---------------------------------------------------------------- rounds (test_corpus.py)
+
+RACE_CHECKS = frozenset({
+    # compares measured sample durations with the calibrated probe duration
+    "covers-device-work",
+    # read the readiness record: was the timed output done at the stop read (a race)
+    "sync-before-stop", "first-call-includes-compile", "boundary-matches",
+    # about a warm-up that may still be running when the first interval starts
+    "warmup-excluded",
+    # matches returned numbers to clock values by value, within a tolerance
+    "samples-measured",
+})
+"""Checks whose inputs include something that differs from one grade of the same file to
+the next (durations, clock values, readiness at a read). A flawed file that fails one of
+them is graded :data:`RACE_ROUNDS` times per default run. Left out, because nothing
+measured can move them: ``sample-count`` (a count, a type, or a unit 1000x apart),
+``times-the-call``, ``placement-excluded``, ``inputs-ready`` (which events lie between
+two reads), and the value, schema and answer checks (fixed hidden inputs)."""
+
+RACE_ROUNDS = 2
+FULL_ROUNDS_DEFAULT = 5
+
+
+def races(case: CorpusCase) -> bool:
+    """Whether ``case``'s verdict rests on a measured race: a flawed file expected to fail a
+    :data:`RACE_CHECKS` check, or any file that sleeps (a sleep stands in for a wait only
+    as long as the work happens to be shorter).
+
+    Correct files are not: each waits on its output before the stop read (waits are
+    recorded when they return, so the output is ready at that read by construction), and
+    its ``covers-device-work`` margin (a sample >= 0.35 x the fastest calibration run) only
+    grows under load. tests/test_timing_checks.py varies clock values, durations, load and
+    readiness under every race check, without a child."""
+    if case.expected_failures & RACE_CHECKS:
+        return True
+    source = case.path.read_text(encoding="utf-8", errors="replace")
+    return re.search(r"\bsleep\s*\(", source) is not None
+
+
+def default_rounds(case: CorpusCase, full_rounds: int) -> int:
+    """How many of ``full_rounds`` rounds of ``case`` the default run grades; the rest are
+    marked ``slow`` (run by ``-m slow``, or everything with ``-m ''``)."""
+    return min(full_rounds, RACE_ROUNDS if races(case) else 1)
+
+
 
 # ---------------------------------------------------------------- the integrity corpus
 

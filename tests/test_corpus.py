@@ -1,21 +1,37 @@
 """Every corpus submission through the real engine: correct ones get full marks, flawed
-ones fail exactly the checks their header names, and verdicts repeat across rounds."""
+ones fail exactly the checks their header names, and verdicts repeat across rounds.
+
+Rounds: ``SYNCGRADE_CORPUS_ROUNDS`` (default 5) per file in the full run. The default run
+(``-m "not slow"``) grades every file once, and twice a file whose verdict rests on a
+measured race (``corpus_support.races``); its other rounds are marked ``slow``
+(``bash .ci/run -m slow`` runs them, ``-m ''`` everything).
+"""
 
 from __future__ import annotations
 
 import os
 
 import pytest
-from corpus_support import CorpusCase, corpus_cases, failed_ids
+from corpus_support import (
+    FULL_ROUNDS_DEFAULT,
+    CorpusCase,
+    corpus_cases,
+    default_rounds,
+    failed_ids,
+)
 
 import syncgrade
 
-ROUNDS = int(os.environ.get("SYNCGRADE_CORPUS_ROUNDS", "5"))
+ROUNDS = int(os.environ.get("SYNCGRADE_CORPUS_ROUNDS", str(FULL_ROUNDS_DEFAULT)))
 CASES = corpus_cases()
+ROUNDS_OF_CASES = [
+    pytest.param(case, round_, id=f"{case.id}-{round_}",
+                 marks=() if round_ < default_rounds(case, ROUNDS) else (pytest.mark.slow,))
+    for case in CASES for round_ in range(ROUNDS)
+]
 
 
-@pytest.mark.parametrize("round_", range(ROUNDS))
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize(("case", "round_"), ROUNDS_OF_CASES)
 def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
     report = syncgrade.grade(case.exercise, case.path, timeout=120)
     failed = failed_ids(report)
@@ -44,3 +60,18 @@ def test_every_exercise_has_a_corpus() -> None:
         assert declared - {"runs"} <= failed_somewhere | {"runs"}, (
             f"{exercise}: no flawed corpus file fails {sorted(declared - failed_somewhere)}"
         )
+
+
+def test_the_default_run_grades_every_file_and_slow_holds_only_repeats() -> None:
+    from corpus_support import RACE_CHECKS, RACE_ROUNDS, races
+
+    from syncgrade.rubric import EXERCISES
+
+    assert len(ROUNDS_OF_CASES) == len(CASES) * ROUNDS
+    default = [p.values for p in ROUNDS_OF_CASES if not p.marks]
+    assert {case for case, _ in default} == set(CASES)
+    for case in CASES:
+        graded = sum(1 for c, _ in default if c == case)
+        assert graded == min(ROUNDS, RACE_ROUNDS if races(case) else 1), case.id
+    declared = {spec.id for exercise in EXERCISES.values() for spec in exercise.checks}
+    assert declared >= RACE_CHECKS, RACE_CHECKS - declared  # a renamed check id

@@ -51,6 +51,7 @@ def test_a_sandbox_that_cannot_start_is_an_internal_error(
         raise engine.sandbox.SandboxError("cannot create the jail")
 
     monkeypatch.setattr(engine.sandbox, "run_sandboxed", no_sandbox)
+    monkeypatch.delenv("SYNCGRADE_WARM_POOL", raising=False)  # a cold start, not a pooled child
     report = syncgrade.grade("exercise-1", SOLUTION)
     assert (report.status, report.cause) == ("error", "grader_fault")
     assert "cannot create the jail" in (report.grading.internal_error or "")

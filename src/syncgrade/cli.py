@@ -2,8 +2,15 @@
 
     grade list                          the exercises and their titles
     grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
-    grade EXERCISE [PATH] [--json]      grade PATH (default exercises/EXERCISE/submission.py)
+    grade EXERCISE [PATH] [--format F]  grade PATH (default exercises/EXERCISE/submission.py);
+                                        F: text (default), json (or --json), gradescope,
+                                        prairielearn, exercism; --reveal: hidden checks too
     grade batch PATHS... --exercise ID  grade many files; one JSON line (or CSV row) each
+    grade validate [EXERCISE... | --all] check exercises before release (instructors)
+    grade new EXERCISE --title TITLE    scaffold a new exercise (instructors)
+    grade list --json                   the catalogue: exercises, checks, points (platforms)
+    grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
+    grade serve [--port 8000] ...       the HTTP service (needs the `serve` extra)
 
 Exit codes: 0 full marks (for `batch`: every file got a report); 1 graded, not full marks
 (a crashing submission included); 2 usage error (unknown exercise, missing file); 3 the
@@ -17,9 +24,13 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from syncgrade import __version__
+from syncgrade import __version__, cli_author, cli_schema, cli_serve
 
 EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+# Kept here, not imported, so `grade --help` stays fast; tests check they match
+# syncgrade.platforms.output.
+OUTPUT_FORMATS = ("text", "json", "gradescope", "prairielearn", "exercism")
+BATCH_FORMATS = ("jsonl", "csv", *OUTPUT_FORMATS)
 
 
 class UsageError(Exception):
@@ -52,8 +63,13 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser.add_argument("exercise", help="exercise id, e.g. exercise-1 (see `grade list`)")
     parser.add_argument("path", nargs="?", type=Path,
                         help="the file to grade (default: exercises/EXERCISE/submission.py)")
+    parser.add_argument("--format", choices=OUTPUT_FORMATS, default=None,
+                        help="text: the terminal view (default); json: exactly one "
+                             "GradeReport; gradescope, prairielearn, exercism: that "
+                             "platform's results.json. Nothing else goes to stdout")
     parser.add_argument("--json", action="store_true",
-                        help="print exactly one GradeReport as JSON on stdout, nothing else")
+                        help="the same as --format json")
+    _add_reveal(parser)
     parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
                         help="wall-clock limit for your code (default: 60)")
     _add_memory(parser)
@@ -61,9 +77,23 @@ def _grade_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_reveal(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reveal", action="store_true",
+                        help="instructors: show hidden checks in full (learners see only "
+                             "their verdict and a generic hint)")
+
+
 def cmd_list(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="grade list", description="List the exercises.")
-    parser.parse_args(argv)
+    parser.add_argument("--json", action="store_true",
+                        help="print the catalogue as JSON: each exercise's id, title, rubric "
+                             "version, max_score and checks (id, title, points, visibility)")
+    args = parser.parse_args(argv)
+    if args.json:
+        from syncgrade.schema import catalogue
+
+        sys.stdout.write(catalogue().model_dump_json(indent=2) + "\n")
+        return EXIT_FULL_MARKS
     from syncgrade.rubric import EXERCISES
 
     width = max(len(e) for e in EXERCISES)
@@ -73,12 +103,14 @@ def cmd_list(argv: Sequence[str]) -> int:
 
 
 def _known_exercise(exercise_id: str) -> None:
-    from syncgrade.rubric import UnknownExercise, get_exercise
+    from syncgrade.rubric import RubricError, UnknownExercise, get_exercise
 
     try:
         get_exercise(exercise_id)
     except UnknownExercise as exc:
         raise UsageError(f"{exc}; run `grade list`") from None
+    except RubricError as exc:  # the author's mistake, shown to the author: exit 2
+        raise UsageError(str(exc)) from None
 
 
 def cmd_start(argv: Sequence[str]) -> int:
@@ -104,6 +136,10 @@ def cmd_start(argv: Sequence[str]) -> int:
 
 def cmd_grade(argv: Sequence[str]) -> int:
     args = _grade_parser().parse_args(argv)
+    from syncgrade.pool import prestart
+
+    # The child starts importing jax now, while this process imports the grader (issue 10).
+    pool = prestart(args.timeout, int(args.memory * 2**30))
     _known_exercise(args.exercise)
     from syncgrade.engine import SubmissionError, grade
 
@@ -111,17 +147,20 @@ def cmd_grade(argv: Sequence[str]) -> int:
     if not path.is_file():
         hint = "" if args.path else f" (run `grade start {args.exercise}` to get the stub)"
         raise UsageError(f"no such file: {path}{hint}")
+    if args.json and args.format not in (None, "json"):
+        raise UsageError(f"--json means --format json; give only --format {args.format}")
+    fmt = "json" if args.json else (args.format or "text")
     try:
         report = grade(args.exercise, path, timeout=args.timeout,
-                       memory_bytes=int(args.memory * 2**30))
+                       memory_bytes=int(args.memory * 2**30), pool=pool)
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
-    if args.json:
-        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
-    else:
-        from syncgrade.render import print_report
+    from syncgrade.platforms.output import format_report
+    from syncgrade.render import use_colour
 
-        print_report(report, _source_lines(path))
+    sys.stdout.write(format_report(report, fmt, reveal=args.reveal,
+                                   source_lines=_source_lines(path),
+                                   colour=fmt == "text" and use_colour(sys.stdout)))
     if report.grading.internal_error:
         return EXIT_INTERNAL
     return EXIT_FULL_MARKS if report.status == "passed" else EXIT_NOT_FULL
@@ -131,7 +170,9 @@ def cmd_batch(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="grade batch",
         description="Grade many submissions of one exercise, each in its own sandbox. "
-                    "Writes one report per file as it finishes (JSON lines, or CSV).")
+                    "Writes one report per file as it finishes: a JSON line (a "
+                    "GradeReport, or {\"submission\", \"results\"} holding a platform's "
+                    "results.json), a CSV row, or the text view.")
     parser.add_argument("paths", nargs="+", type=Path,
                         help="submission files, or folders of *.py files")
     parser.add_argument("--exercise", required=True, help="exercise id, e.g. exercise-1")
@@ -139,8 +180,12 @@ def cmd_batch(argv: Sequence[str]) -> int:
                         help="submissions graded at once (default: 2)")
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="write reports to FILE (default: stdout)")
-    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
-                        help="jsonl: one GradeReport per line (default); csv: one row each")
+    parser.add_argument("--format", choices=BATCH_FORMATS, default="jsonl",
+                        help="jsonl (or json): one GradeReport per line (default); csv: one "
+                             "row each; text: the terminal view of each; gradescope, "
+                             "prairielearn, exercism: one JSON line per file, "
+                             "{\"submission\": NAME, \"results\": RESULTS_JSON}")
+    _add_reveal(parser)
     parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
                         help="wall-clock limit per submission (default: 60)")
     _add_memory(parser)
@@ -150,6 +195,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
         raise UsageError("--jobs must be at least 1")
     from syncgrade import batch
     from syncgrade.engine import grade
+    from syncgrade.render import use_colour
     from syncgrade.rubric import get_exercise
 
     paths = batch.expand(args.paths)
@@ -163,17 +209,28 @@ def cmd_batch(argv: Sequence[str]) -> int:
     stream = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
     tally = batch.Tally(total=len(paths))
     show_progress = sys.stderr.isatty()
+    from syncgrade.pool import WarmPool
+
+    # One warm child per job: each submission still gets a fresh child (issue 10).
+    pool = WarmPool(args.jobs, timeout=args.timeout, memory_bytes=int(args.memory * 2**30))
     try:
-        writer = batch.ReportWriter(stream, args.format, check_ids)
+        writer = batch.ReportWriter(stream, args.format, check_ids, reveal=args.reveal,
+                                    colour=args.format == "text" and not args.out
+                                    and use_colour(stream))
         for report in batch.grade_all(
                 paths, lambda p: grade(args.exercise, p, timeout=args.timeout,
-                                       memory_bytes=int(args.memory * 2**30)), args.jobs):
-            writer.write(report)
+                                       memory_bytes=int(args.memory * 2**30), pool=pool),
+                args.jobs):
+            # Only the text view and the platforms' timelines quote the learner's lines;
+            # without a display_name the report names the file as it was given.
+            quotes = args.format not in ("jsonl", "json", "csv")
+            writer.write(report, _source_lines(Path(report.submission)) if quotes else None)
             tally.add(report)
             if show_progress:
                 sys.stderr.write(batch.progress_line(tally))
                 sys.stderr.flush()
     finally:
+        pool.close()
         if args.out:
             stream.close()
     if show_progress:
@@ -191,6 +248,8 @@ def _source_lines(path: Path) -> list[str] | None:
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
+    "validate": cli_author.cmd_validate, "new": cli_author.cmd_new,
+    "schema": cli_schema.cmd_schema, "serve": cli_serve.cmd_serve,
 }
 
 

@@ -15,9 +15,9 @@ import io
 import json
 import re
 import secrets
-import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from syncgrade.models import (
     ReportStatus,
     StreamExcerpt,
 )
+from syncgrade.pool import WarmPool, run_cold, shared_pool
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Exercise, GraderCall, Outcome, Skip
 from syncgrade.trace import CallFrame, End, Frame, Hello, Load
@@ -107,9 +108,15 @@ def grade(
     timeout: float = DEFAULT_TIMEOUT_S,
     memory_bytes: int | None = None,
     display_name: str | None = None,
+    pool: WarmPool | None = None,
 ) -> GradeReport:
     """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
     (``source=``), exactly one of them.
+
+    ``pool``: a :class:`~syncgrade.pool.WarmPool` whose pre-started children run the
+    submission (same isolation and the same report as a cold child, see
+    :mod:`syncgrade.pool`); by default the process-wide pool when
+    ``SYNCGRADE_WARM_POOL=N`` is set, else a cold child per run.
 
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given) and
@@ -125,6 +132,8 @@ def grade(
     limits = sandbox.Limits(wall_s=timeout, **({"memory_bytes": memory_bytes}
                                                if memory_bytes else {}))
     inputs = exercise.make_inputs()
+    # The references depend only on the inputs: computed while the child runs.
+    references = _Background(exercise.make_references, inputs)
     runs: list[ChildRun] = []
     try:
         for calls in _call_groups(exercise):
@@ -133,15 +142,39 @@ def grade(
                 break  # out of time: the calls not run are reported as not finished
             runs.append(_run_child(exercise, submission, inputs, calls,
                                    dataclasses.replace(limits, wall_s=max(remaining,
-                                                                          MIN_RUN_S))))
+                                                                          MIN_RUN_S)),
+                                   pool=pool))
             if runs[-1].outcome.termination != "exited":
                 break  # a timeout or crash: later calls would only repeat it
         return _assemble(exercise, submission, inputs, runs, limits,
-                         time.perf_counter() - started)
+                         time.perf_counter() - started, references=references.result)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         return _internal_error_report(exercise, submission,
                                       runs[-1].outcome if runs else None, limits, exc,
                                       time.perf_counter() - started)
+
+
+class _Background:
+    """``fn(*args)`` on a daemon thread; :meth:`result` waits and returns or raises."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn, *args), daemon=True,
+                                        name="syncgrade-references")
+        self._thread.start()
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            self._value = fn(*args)
+        except BaseException as exc:  # re-raised by result() on the grading thread
+            self._error = exc
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 MIN_RUN_S = 5.0
@@ -166,17 +199,17 @@ def _call_groups(exercise: Exercise) -> list[tuple[GraderCall, ...]]:
 
 
 def _run_child(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
-               calls: Sequence[GraderCall], limits: sandbox.Limits) -> ChildRun:
+               calls: Sequence[GraderCall], limits: sandbox.Limits, *,
+               pool: WarmPool | None = None) -> ChildRun:
+    """One child run of ``calls``: in ``pool`` (or the process-wide pool) when given,
+    else cold. The job, with its fresh key, exists only from here on."""
     assert submission.source is not None
     job = _job(exercise, submission, calls)
-    outcome = sandbox.run_sandboxed(
-        [sys.executable, "-m", "syncgrade.child"],
-        stdin=json.dumps(job).encode(),
-        files={"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)},
-        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
-        limits=limits,
-        hidden_paths=_hidden_paths(),
-    )
+    stdin = json.dumps(job).encode()
+    files = {"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)}
+    pool = pool if pool is not None else shared_pool()
+    outcome = (pool.run(stdin, files, limits) if pool is not None
+               else run_cold(stdin, files, limits))
     return ChildRun(outcome, bytes.fromhex(job["key"]), tuple(c.id for c in calls))
 
 
@@ -198,15 +231,6 @@ def _npz(arrays: dict[str, np.ndarray]) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)  # type: ignore[arg-type]
     return buffer.getvalue()
-
-
-def _hidden_paths() -> list[Path]:
-    """What the child must not read: the rubric, and a checkout's solutions."""
-    hidden = [PACKAGE_ROOT / "rubric"]
-    checkout = PACKAGE_ROOT.parent.parent
-    if (checkout / "solutions").is_dir():
-        hidden.append(checkout / "solutions")
-    return hidden
 
 
 @dataclass(frozen=True)
@@ -304,9 +328,11 @@ def parse_frames(raw: Sequence[bytes], key: bytes, call_ids: Sequence[str], *,
 
 
 def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
-              runs: Sequence[ChildRun], limits: sandbox.Limits,
-              seconds: float) -> GradeReport:
-    """The report from one or more children (one per call group, in call order)."""
+              runs: Sequence[ChildRun], limits: sandbox.Limits, seconds: float, *,
+              references: Callable[[], dict[str, Any]] | None = None) -> GradeReport:
+    """The report from one or more children (one per call group, in call order).
+    ``references``: returns the exercise's references for ``inputs`` (default: computed
+    here)."""
     parsed = [_parse_run(run) for run in runs]
     hello, load = parsed[0].hello, parsed[0].load
     frames: dict[str, CallFrame] = {}
@@ -323,7 +349,8 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
     outcome = _telling_outcome([run.outcome for run in runs])
     ctx = Context(
         exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
-        frames=frames, inputs=inputs, references=exercise.make_references(inputs),
+        frames=frames, inputs=inputs,
+        references=references() if references else exercise.make_references(inputs),
         termination=describe_termination(outcome, limits, submission.display_name),
     )
     checks = [_evaluate(ctx, spec) for spec in exercise.checks]
@@ -464,8 +491,18 @@ def _void_for_tampering(check: CheckResult, tampered: list[str]) -> CheckResult:
             "hint": "Do not write to file descriptors you did not open yourself; print "
                     "with `print` and return results from your functions.",
         })
-    if check.status != "passed" or check.id == "runs":
+    if check.status != "passed":
         return check
+    if check.id == "runs":
+        # It ran, but nothing it produced is trusted: no point for running either.
+        return check.model_copy(update={
+            "status": "failed", "points": 0.0,
+            "message": "Your code ran, but it altered or reached into the grader's "
+                       f"instrumentation ({'; '.join(tampered[:3])}), so no result of it "
+                       "can be trusted.",
+            "hint": "Use `time`, `jax` and NumPy as they are, and do not import or inspect "
+                    "the grader's modules.",
+        })
     return check.model_copy(update={
         "status": "failed", "points": 0.0,
         "message": "Not trusted: your code altered or reached into the grader's "

@@ -1,8 +1,10 @@
 """Entry point of the grading child: ``python -m syncgrade.child`` inside the sandbox.
 
-Reads one job (JSON) from stdin, compiles the submission (a syntax error is reported at
-once, before jax is imported), imports jax, installs the instrumentation, loads the
-submission and runs the job's calls. Frames, in this order only: ``hello`` (versions,
+Starts importing jax and its own modules on a warm-up thread (:class:`_Warmup`; in a
+warm pool's pre-started child this finishes before the job exists), reads one job (JSON)
+from stdin, compiles the submission (a syntax error is reported at once, without waiting
+for jax), waits for the imports, installs the instrumentation, loads the submission and
+runs the job's calls. Frames, in this order only: ``hello`` (versions,
 backend), ``load`` (did the file load, are the names there), one ``call`` per job call in
 job order (none when the load failed), ``end``. A frame is sent as soon as its step ends,
 so a later hang or crash loses nothing already decided. Nothing here knows the rubric or
@@ -200,6 +202,70 @@ def _start_worker(step: Any) -> Any:
     return ask
 
 
+# --------------------------------------------------------------------------- warm-up
+
+
+class _Warmup:
+    """Imports jax, the backend and the grader's child modules on a helper thread while
+    the main thread waits for the job, then says so on the readiness fd, if any.
+
+    The same in a cold child (job already on stdin: a syntax error is reported without
+    waiting for jax) and in a warm pool's pre-started child (job delivered later:
+    everything is imported before the learner's wall clock starts). Only grader and
+    library code runs here, and the thread has ended before any learner code runs; no
+    job, key or submission exists in the process while it runs."""
+
+    def __init__(self, ready_fd: int | None) -> None:
+        import threading
+
+        self._ready_fd = ready_fd
+        self._fd_lock = threading.Lock()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="syncgrade-warmup",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            import jax
+            import jaxlib  # noqa: F401
+            import numpy  # noqa: F401
+
+            from syncgrade.child import (  # noqa: F401
+                guard,
+                harness,
+                instrument,
+                recorder,
+                values,
+                workloads,
+            )
+
+            jax.devices()  # the backend, as the cold child's hello frame needs it anyway
+        except BaseException as exc:  # re-raised on the main thread by join()
+            self._error = exc
+            self.job_arrived()  # EOF on the readiness fd: a pool will not wait for us
+            return
+        with self._fd_lock:
+            if self._ready_fd is not None:
+                with contextlib.suppress(OSError):  # the grader may have stopped waiting
+                    os.write(self._ready_fd, b"R")
+
+    def job_arrived(self) -> None:
+        """Close the readiness fd (kept open until now: its EOF tells the grader that an
+        idle child died or cannot warm up). Under the lock, so a late warm-up never
+        writes to a closed and possibly reused fd number."""
+        with self._fd_lock:
+            if self._ready_fd is not None:
+                os.close(self._ready_fd)
+                self._ready_fd = None
+
+    def join(self) -> None:
+        """Wait for the imports; raise what they raised."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
 # --------------------------------------------------------------------------- main thread
 
 
@@ -209,7 +275,9 @@ def main() -> int:
         print("syncgrade.child: no SYNCGRADE_CHANNEL_FD; run through the grader", file=sys.stderr)
         return 2
     stack_fd = _arm_stack_dump()
+    warming = _Warmup(_take_fd("SYNCGRADE_READY_FD"))
     job = json.loads(sys.stdin.buffer.read())
+    warming.job_arrived()
     call_ids = [call["id"] for call in job["calls"]]
     display = job["display_name"]
     with open(job["submission"], encoding="utf-8") as handle:
@@ -224,6 +292,7 @@ def main() -> int:
         _report_unparsable(core, unparsable, display)
         return 0
 
+    warming.join()
     import jax
     import jaxlib
     import numpy as np

@@ -15,7 +15,14 @@ Typical use by the grading engine::
     outcome.termination              # "exited" | "timeout" | "memory" | "signal" | "cpu"
 """
 
-from ._runner import CHANNEL_FD_VAR, STACK_FD_VAR, run_sandboxed
+from ._runner import (
+    CHANNEL_FD_VAR,
+    READY_FD_VAR,
+    STACK_FD_VAR,
+    PreStarted,
+    run_sandboxed,
+    start_sandboxed,
+)
 from .models import (
     Captured,
     Isolation,
@@ -28,13 +35,16 @@ from .models import (
 
 __all__ = [
     "CHANNEL_FD_VAR",
+    "READY_FD_VAR",
     "STACK_FD_VAR",
     "Captured",
     "Isolation",
     "Limits",
+    "PreStarted",
     "Protection",
     "SandboxError",
     "SandboxOutcome",
     "Termination",
     "run_sandboxed",
+    "start_sandboxed",
 ]

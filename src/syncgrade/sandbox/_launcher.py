@@ -511,6 +511,15 @@ def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: 
         os._exit(127)
 
 
+def _close_target_only(cfg: dict[str, Any]) -> None:
+    """Close, in the launcher and init, the fds only the target may hold (the readiness
+    pipe of a pre-started run), so the grader sees EOF on them the moment the target
+    dies, not when the whole namespace has been torn down."""
+    for fd in cfg.get("target_only_fds", []):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def _close_all_but(keep: list[int]) -> None:
     """Close every fd not in ``keep`` (sorted), so the child inherits nothing else."""
     low = 0
@@ -586,6 +595,7 @@ def run_init(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
     pid = os.fork()
     if pid == 0:
         exec_target(cfg, prot, status, jailed)
+    _close_target_only(cfg)
     init.target = pid
     if init.stop_requested:
         _kill(pid, signal.SIGKILL)
@@ -663,6 +673,7 @@ def supervise(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
     pid = os.fork()
     if pid == 0:
         run_init(cfg, prot, status)
+    _close_target_only(cfg)
     fwd.child = pid
     for sig in fwd.pending:
         _kill(pid, sig)

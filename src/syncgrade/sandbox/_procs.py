@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Iterable
 
 TOKEN_VAR = "SYNCGRADE_RUN_TOKEN"
@@ -123,3 +124,16 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
     """Signal a whole process group, ignoring an already-empty group."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+def wait_gone(token: str, group: int | None, timeout: float) -> bool:
+    """Wait (up to ``timeout`` s) until no live process of the run is left (zombies do
+    not count: they run nothing and hold no directory); True if none is."""
+    if not proc_scan_available():
+        return True
+    deadline = time.monotonic() + timeout
+    while find_leftovers(token, group, ()):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

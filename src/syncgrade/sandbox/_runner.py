@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
 import subprocess
@@ -25,6 +27,7 @@ from .models import Isolation, Limits, Protection, SandboxError, SandboxOutcome
 
 CHANNEL_FD_VAR = "SYNCGRADE_CHANNEL_FD"
 STACK_FD_VAR = "SYNCGRADE_STACK_FD"
+READY_FD_VAR = "SYNCGRADE_READY_FD"
 LAUNCHER = Path(__file__).with_name("_launcher.py")
 
 _STACK_BYTES = 1 << 20
@@ -65,9 +68,10 @@ class _Status:
 
 
 def child_environment(workdir: Path, extra: Mapping[str, str], fds: tuple[int, int],
-                      token: str) -> dict[str, str]:
+                      token: str, ready_fd: int | None = None) -> dict[str, str]:
     """The scrubbed environment: nothing of the grader's, defaults, caller's ``env``,
-    and the sandbox's own variables last (they cannot be overridden)."""
+    and the sandbox's own variables last (they cannot be overridden). ``ready_fd``: the
+    readiness pipe of a pre-started run (``READY_FD_VAR``)."""
     env = {
         "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(workdir),
@@ -80,6 +84,8 @@ def child_environment(workdir: Path, extra: Mapping[str, str], fds: tuple[int, i
     env[CHANNEL_FD_VAR] = str(fds[0])
     env[STACK_FD_VAR] = str(fds[1])
     env[_procs.TOKEN_VAR] = token
+    if ready_fd is not None:
+        env[READY_FD_VAR] = str(ready_fd)
     return env
 
 
@@ -151,6 +157,11 @@ class _Run:
         self.status = _Status()
         self.cpu_limit = limits.effective_cpu_s(os.cpu_count() or 1)
         self.stack_fd = -1  # read end of the stack pipe, once spawned
+        self.feed = -1  # pre-started run: write end of the child's stdin pipe
+        self.ready_fd = -1  # pre-started run: read end of the readiness pipe
+        self.start = 0.0  # time.monotonic() the wall limit counts from
+        self.proc: subprocess.Popen[bytes]
+        self.pump: Pump
 
     def config(self, env: dict[str, str], fds: dict[str, int], hidden: Sequence[str],
                readable: Sequence[str]) -> dict[str, Any]:
@@ -160,7 +171,9 @@ class _Run:
         return {
             "argv": self.argv, "env": env, "cwd": work, "isolation": self.isolation,
             "grader_pid": os.getpid(), "uid": _pick_uid(), "status_fd": fds["status"],
-            "keep_fds": [fds["channel"], fds["stack"]],
+            "keep_fds": [fds["channel"], fds["stack"], *([fds["ready"]] if "ready" in fds
+                                                          else [])],
+            "target_only_fds": [fds["ready"]] if "ready" in fds else [],
             "needed": [*exposed, work],
             "rlimits": {"cpu": self.cpu_limit, "as": self.limits.memory_bytes,
                         "fsize": self.limits.file_bytes, "nproc": self.limits.processes},
@@ -175,7 +188,8 @@ class _Run:
             return subprocess.Popen(
                 [sys.executable, "-I", "-S", str(LAUNCHER), str(cfg_path)],
                 stdin=stdin_fd, stdout=ends["stdout"][1], stderr=ends["stderr"][1],
-                pass_fds=(ends["channel"][1], ends["stack"][1], ends["status"][1]),
+                pass_fds=tuple(w for name, (_, w) in ends.items()
+                               if name not in ("stdout", "stderr")),
                 start_new_session=True, cwd=self.rundir.path,
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
             )
@@ -210,41 +224,83 @@ class _Run:
     def execute(self, stdin: bytes, env: Mapping[str, str], hidden: Sequence[str],
                 readable: Sequence[str]) -> SandboxOutcome:
         """Spawn, pump until exit or timeout, sweep, reap, and build the outcome."""
-        ends = {name: os.pipe() for name in ("stdout", "stderr", "channel", "stack", "status")}
+        self.launch(env, hidden, readable, stdin=stdin)
+        return self.finish()
+
+    def launch(self, env: Mapping[str, str], hidden: Sequence[str], readable: Sequence[str],
+               *, stdin: bytes | None) -> None:
+        """Spawn the launcher and set up the pump; the wall clock starts now.
+
+        ``stdin=None`` pre-starts the run: the child's stdin is a pipe whose write end is
+        kept in ``self.feed`` (see :meth:`deliver`), and the child gets the write end of a
+        readiness pipe (``SYNCGRADE_READY_FD``, read end in ``self.ready_fd``)."""
+        names = ["stdout", "stderr", "channel", "stack", "status"]
+        if stdin is None:
+            names.append("ready")
+        ends = {name: os.pipe() for name in names}
         fds = {name: w for name, (_, w) in ends.items()}
         child_env = child_environment(self.rundir.work, env, (fds["channel"], fds["stack"]),
-                                      self.token)
+                                      self.token, ready_fd=fds.get("ready"))
+        feed: tuple[int, int] | None = None
         try:
             cfg_path = self.rundir.write_config(self.config(child_env, fds, hidden, readable))
-            stdin_fd = self.rundir.open_stdin(stdin)
+            if stdin is None:
+                feed = os.pipe()
+                enlarge_pipe(feed[1])
+                stdin_fd = feed[0]
+            else:
+                stdin_fd = self.rundir.open_stdin(stdin)
             try:
-                start = time.monotonic()
+                self.start = time.monotonic()
                 proc = self.spawn(cfg_path, stdin_fd, ends)
             finally:
                 os.close(stdin_fd)
         except BaseException:
             for r, _ in ends.values():
                 os.close(r)
+            if feed is not None:
+                os.close(feed[1])
             raise
         finally:
             for _, w in ends.values():
                 os.close(w)  # only the child holds write ends: EOF means they are gone
+        self.proc = proc
+        if feed is not None:
+            self.feed = feed[1]
+            self.ready_fd = ends.pop("ready")[0]
+            os.set_blocking(self.ready_fd, False)
         try:
-            pump = self.pump_for(proc.pid, ends)
+            self.pump = self.pump_for(proc.pid, ends)
         except BaseException:  # the child is running: never leave it behind
             self.abort(proc)
             for r, _ in ends.values():
                 with contextlib.suppress(OSError):
                     os.close(r)
+            self.close_feed()
             raise
+
+    def finish(self) -> SandboxOutcome:
+        """Pump until exit or the wall limit (from ``self.start``), sweep, reap, and build
+        the outcome. Always leaves nothing running."""
         try:
-            timed_out, wall, swept, wait_status, cpu = self.supervise(proc, pump, start)
+            timed_out, wall, swept, wait_status, cpu = self.supervise(self.proc, self.pump,
+                                                                      self.start)
         except BaseException:  # e.g. KeyboardInterrupt in the grader: leave nothing running
-            self.abort(proc)
+            self.abort(self.proc)
             raise
         finally:
-            pump.close()
+            self.pump.close()
+            self.close_feed()
         return self.outcome(wait_status, timed_out, wall, swept, cpu)
+
+    def close_feed(self) -> None:
+        """Close the parent's ends of the stdin and readiness pipes (pre-started runs)."""
+        for name in ("feed", "ready_fd"):
+            fd = getattr(self, name)
+            if fd >= 0:
+                setattr(self, name, -1)
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
     def pump_for(self, pid: int, ends: dict[str, tuple[int, int]]) -> Pump:
         """A pump that feeds each read end into its bounded sink."""
@@ -380,3 +436,154 @@ def run_sandboxed(
                            [str(p) for p in readable_paths])
     finally:
         rundir.remove()
+
+
+class PreStarted:
+    """A sandboxed child started before its input exists (see :func:`start_sandboxed`).
+
+    Used exactly once: :meth:`deliver` runs it to the end, or :meth:`discard` kills it.
+    Not thread-safe: one owner at a time (the warm pool hands each to one caller).
+    """
+
+    def __init__(self, run: _Run) -> None:
+        self._run = run
+        self._ready = False
+        self._gone = False  # EOF on the readiness pipe: the child is dead or dying
+        self._used = False
+
+    @property
+    def limits(self) -> Limits:
+        """The limits it was started under (its rlimits are fixed)."""
+        return self._run.limits
+
+    @property
+    def pid(self) -> int:
+        """The launcher's pid (the process group of the run)."""
+        return self._run.proc.pid
+
+    @property
+    def said_ready(self) -> bool:
+        """Whether the child ever said it is warm (alive or not now)."""
+        return self._ready
+
+    def ready(self) -> bool:
+        """Whether the child said it is warm (a byte on its readiness fd) and is still
+        alive; never blocks."""
+        return self.alive() and self._ready
+
+    def alive(self) -> bool:
+        """Whether the child is still there: its readiness pipe (held by the child alone,
+        until it has read its job) has not reached EOF and the launcher has not exited.
+        Never blocks and never reaps (the pid stays reserved until :meth:`discard`)."""
+        fd = self._run.ready_fd
+        while fd >= 0 and not self._gone:
+            try:
+                data = os.read(fd, 16)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            self._ready = self._ready or bool(data)
+            self._gone = not data
+        return not (self._used or self._gone or self._run.pump.exited())
+
+    def deliver(self, stdin: bytes, files: Mapping[str, bytes], wall_s: float
+                ) -> SandboxOutcome:
+        """Write ``files`` into the workdir, then ``stdin`` (and EOF) to the child, and
+        run it to the end with ``wall_s`` of wall time counted from now. Same outcome
+        and same cleanup as :func:`run_sandboxed`; raises only for grader faults."""
+        if self._used:
+            raise RuntimeError("a pre-started sandbox run can be used only once")
+        if wall_s <= 0:
+            raise ValueError("wall_s must be positive")
+        self._used = True
+        run = self._run
+        try:
+            run.limits = dataclasses.replace(run.limits, wall_s=wall_s)
+            try:
+                run.rundir.write_files(files)
+            except BaseException:
+                run.abort(run.proc)
+                run.pump.close()
+                run.close_feed()
+                raise
+            run.start = time.monotonic()
+            self._feed(stdin, run.start + wall_s)
+            return run.finish()
+        finally:
+            run.rundir.remove()
+
+    def _feed(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` to the child's stdin and close it. A child that is gone or
+        does not read by ``deadline`` is left to :meth:`_Run.finish` to report."""
+        fd, self._run.feed = self._run.feed, -1
+        try:
+            os.set_blocking(fd, False)
+            view = memoryview(data)
+            while view and time.monotonic() < deadline:
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    select.select([], [fd], [], min(0.05, max(0.0, deadline - time.monotonic())))
+                except OSError:  # EPIPE: the child is gone
+                    break
+        finally:
+            os.close(fd)
+
+    def discard(self) -> None:
+        """Kill the child and everything it started, reap, and remove its directory.
+        Idempotent; a no-op after :meth:`deliver`."""
+        if self._used:
+            return
+        self._used = True
+        run = self._run
+        try:
+            run.abort(run.proc)
+            # SIGKILL is asynchronous: return only once init and the child are gone too.
+            _procs.wait_gone(run.token, run.proc.pid, _STOP_GRACE_S)
+        finally:
+            run.pump.close()
+            run.close_feed()
+            run.rundir.remove()
+
+
+def start_sandboxed(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] = {},
+    limits: Limits = Limits(),  # noqa: B008 - frozen dataclass
+    hidden_paths: Sequence[str | Path] = (),
+    readable_paths: Sequence[str | Path] = (),
+    isolation: Isolation = "auto",
+    base: str | None = None,
+) -> PreStarted:
+    """Start ``argv`` in a fresh sandbox now; give it its stdin and files later.
+
+    Everything is as in :func:`run_sandboxed` (same launcher, jail, hidden paths,
+    rlimits, scrubbed environment, sweep), except:
+
+    - the child starts with an empty workdir and its stdin is a pipe; nothing of the
+      later input exists yet. :meth:`PreStarted.deliver` writes the files, then the stdin
+      bytes, and supervises the child with the wall limit counted from that moment;
+    - the child finds a readiness fd in ``SYNCGRADE_READY_FD``: writing a byte to it
+      (then closing it) marks the child warm (:meth:`PreStarted.ready`);
+    - the rlimits, including the CPU limit derived from ``limits.wall_s``, are fixed
+      now, so deliver with a ``wall_s`` no larger than ``limits.wall_s``;
+    - ``base``: the directory for the run directory (default: the temp directory now).
+
+    The launcher's parent-death signal follows the *thread* that calls this: call it
+    from a thread that outlives the run (the warm pool's own spawner thread).
+    """
+    if not argv:
+        raise ValueError("argv must name a program")
+    if limits.wall_s <= 0:
+        raise ValueError("Limits.wall_s must be positive")
+    rundir = RunDir(base)
+    try:
+        run = _Run(argv, limits, isolation, rundir)
+        run.launch(env, [str(p) for p in hidden_paths], [str(p) for p in readable_paths],
+                   stdin=None)
+    except BaseException:
+        rundir.remove()
+        raise
+    return PreStarted(run)

@@ -1,0 +1,385 @@
+"""A warm pool of pre-started grading children: jax already imported, no learner code yet.
+
+Importing jax costs 1-2 s per process on a 2-core machine, most of a cold grade. A
+:class:`WarmPool` keeps ``size`` sandboxed children started ahead of time. Each has
+imported jax, initialised its backend and imported the grader's child modules (the
+instrumentation, the recorder, the guard), then waits for a job. Nothing of any
+submission exists in it yet: no job, no key, no learner file, no hidden input.
+
+Isolation is the cold child's, unchanged (docs/performance.md, "How the pool keeps
+isolation"):
+
+- every pooled child is started by the same launcher with the same jail, hidden paths,
+  rlimits, per-run uid, scrubbed environment and leftover sweep as a cold one
+  (:func:`syncgrade.sandbox.start_sandboxed`), and runs the same ``syncgrade.child``
+  program; the audit-hook guard, the sealed recorder and the channel key are set up only
+  after the job arrives, exactly as in a cold child;
+- each child serves exactly ONE child run of one submission and is then discarded (its
+  processes killed, its directory removed); a fresh one is started in the background;
+- the job (with the per-run HMAC key) is written to the child's stdin pipe and the
+  submission and inputs into its fresh workdir only at delivery, and the learner's wall
+  clock counts from delivery;
+- a child that died while idle is discarded and replaced, never handed a job; one lost
+  between the liveness check and delivery (it wrote no frame, so no learner code ran)
+  is replaced by a cold run of the same job.
+
+The pool falls back to a cold spawn, with the same result, when the requested limits
+differ from its own (other memory, or a longer wall limit than it was started for), when
+it is closed, or when no child is warm within ``wait_s``.
+
+Usage::
+
+    with WarmPool(size=2) as pool:
+        report = engine.grade("exercise-1", path, pool=pool)
+
+``SYNCGRADE_WARM_POOL=N`` (N > 0) makes :func:`syncgrade.engine.grade` use one
+process-wide pool of size N (:func:`shared_pool`) whenever no pool is passed. This module
+never imports jax: only the children do.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import syncgrade
+from syncgrade import sandbox
+
+PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
+ENV_VAR = "SYNCGRADE_WARM_POOL"
+DEFAULT_TIMEOUT_S = 60.0
+"""The engine's default wall limit; a pool started for it serves any grade up to it."""
+SHARED_MAX_WALL_S = 600.0
+"""The longest wall limit the process-wide pool serves warm. Its children start with the
+CPU-time backstop of this wall limit; a run's own, shorter wall limit still counts from
+delivery and ends it first, so a warm run ends exactly as a cold one would."""
+_RESPAWN_BACKOFF_S = 1.0  # after a failed start: do not spin on a broken sandbox
+_LIVENESS_S = 0.5  # how often idle children are checked for an early death
+
+
+@dataclass(frozen=True)
+class ChildCommand:
+    """How the engine's grading child is started: the same for cold and pooled runs."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    hidden_paths: tuple[Path, ...]
+
+
+def child_command() -> ChildCommand:
+    """``python -m syncgrade.child`` with the package on ``PYTHONPATH``; hidden from it:
+    the rubric and a checkout's ``solutions/``."""
+    hidden = [PACKAGE_ROOT / "rubric"]
+    checkout = PACKAGE_ROOT.parent.parent
+    if (checkout / "solutions").is_dir():
+        hidden.append(checkout / "solutions")
+    return ChildCommand(
+        argv=(sys.executable, "-m", "syncgrade.child"),
+        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
+        hidden_paths=tuple(hidden),
+    )
+
+
+def run_cold(stdin: bytes, files: Mapping[str, bytes],
+             limits: sandbox.Limits) -> sandbox.SandboxOutcome:
+    """One grading child started now for this job (no pool)."""
+    command = child_command()
+    return sandbox.run_sandboxed(list(command.argv), stdin=stdin, files=files,
+                                 env=command.env, limits=limits,
+                                 hidden_paths=command.hidden_paths)
+
+
+@dataclass
+class PoolStats:
+    """Counters, for tests, benchmarks and ``/healthz``-style reporting."""
+
+    started: int = 0  # children started (warm-up begun)
+    warm: int = 0  # child runs served by a pooled child
+    cold: int = 0  # child runs that fell back to a cold spawn
+    replaced: int = 0  # pooled children that died while idle and were replaced
+    start_failures: int = 0  # pooled starts that raised (SandboxError)
+    fallback_reasons: dict[str, int] = field(default_factory=dict)
+
+
+class WarmPool:
+    """``size`` pre-started grading children, each used for exactly one child run.
+
+    Thread-safe: any number of threads may call :meth:`run` (or grade with
+    ``pool=``) at once. ``timeout``/``memory_bytes`` (or ``limits``) are the limits the
+    children are started under; a run asking for the same memory and a wall limit up to
+    ``timeout`` is served warm. ``wait_s`` bounds how long a run waits for a warm child
+    before starting a cold one. ``refill=False`` starts ``size`` children once and never
+    replaces them; ``only_ready=False`` hands a child the job even while it is still
+    importing (:func:`prestart`). ``base``: where the children's run directories go
+    (default: the temp directory when the pool is made). ``idle_limit_s``: discard a
+    child idle longer than this (default: never). Close it (or use ``with``): that kills
+    the idle children, waits for runs in progress and removes every directory; it is
+    also closed at interpreter exit, and a one-shot pool closes itself once its children
+    are used or discarded.
+
+    All children are started from one long-lived thread of the pool: the sandbox's
+    parent-death signal follows the thread that started a child, so a short-lived
+    caller thread must never start one.
+    """
+
+    def __init__(self, size: int = 2, *, timeout: float = DEFAULT_TIMEOUT_S,
+                 memory_bytes: int | None = None, limits: sandbox.Limits | None = None,
+                 wait_s: float = 3.0, refill: bool = True,
+                 only_ready: bool = True, base: str | None = None,
+                 idle_limit_s: float | None = None) -> None:
+        if size < 1:
+            raise ValueError("a warm pool needs at least one child")
+        self.size = size
+        self.refill = refill
+        self.only_ready = only_ready
+        self.idle_limit_s = idle_limit_s
+        self.limits = limits or sandbox.Limits(
+            wall_s=timeout, **({"memory_bytes": memory_bytes} if memory_bytes else {}))
+        self.wait_s = wait_s
+        self.stats = PoolStats()
+        # Captured now: run directories go where the temp dir was when the pool was made
+        # (or into ``base``), wherever it points later.
+        self._base = base or tempfile.gettempdir()
+        self._command = child_command()
+        self._cond = threading.Condition()
+        self._idle: list[sandbox.PreStarted] = []
+        self._born: dict[int, float] = {}  # id(child) -> when it was started
+        self._in_use = 0
+        self._closed = False
+        self._failing = False  # the last child died before it was warm: do not wait
+        self._thread = threading.Thread(target=self._keep_filled, name="syncgrade-warm-pool",
+                                        daemon=True)
+        self._thread.start()
+        atexit.register(self.close)
+
+    # ------------------------------------------------------------------ public API
+
+    def __enter__(self) -> WarmPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def warm_children(self) -> int:
+        """How many idle children are warm and alive now (benchmarks, health checks)."""
+        with self._cond:
+            return sum(child.ready() for child in self._idle)
+
+    def compatible(self, limits: sandbox.Limits) -> bool:
+        """Whether a run under ``limits`` can use a child started under the pool's: the
+        same limits in every field but ``wall_s``, which may be shorter (the CPU-time
+        backstop, fixed at start, then stays that of the pool's wall limit)."""
+        return (limits.wall_s <= self.limits.wall_s
+                and _without_wall(limits) == _without_wall(self.limits))
+
+    def run(self, stdin: bytes, files: Mapping[str, bytes],
+            limits: sandbox.Limits) -> sandbox.SandboxOutcome:
+        """Run the grading child on ``stdin`` (the job) and ``files``: in a warm child
+        when one fits, else cold. The same contract as :func:`run_cold`."""
+        child = self._take(limits)
+        if child is None:
+            return run_cold(stdin, files, limits)
+        try:
+            outcome = child.deliver(stdin, files, limits.wall_s)
+        finally:
+            with self._cond:
+                self._in_use -= 1
+                self._cond.notify_all()
+        if not outcome.frames and outcome.termination in ("exited", "signal"):
+            # Not one frame: the child was gone before it read the job (the hello frame
+            # comes before any learner code), e.g. killed between the liveness check
+            # and delivery. Never the learner's doing; run the same job cold.
+            self._count_fallback("lost at delivery")
+            return run_cold(stdin, files, limits)
+        return outcome
+
+    def close(self) -> None:
+        """Kill every idle child, wait for the runs in progress, remove all their
+        directories, stop the pool's thread. Idempotent; later runs go cold."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
+        atexit.unregister(self.close)
+
+    # ------------------------------------------------------------------ internals
+
+    def _count_fallback(self, reason: str) -> None:
+        with self._cond:
+            self.stats.cold += 1
+            self.stats.fallback_reasons[reason] = self.stats.fallback_reasons.get(reason,
+                                                                                  0) + 1
+
+    def _take(self, limits: sandbox.Limits) -> sandbox.PreStarted | None:
+        """A ready, live child, now owned by the caller; None to go cold."""
+        if not self.compatible(limits):
+            self._count_fallback("other limits")
+            return None
+        deadline = time.monotonic() + self.wait_s
+        with self._cond:
+            while not self._closed:
+                for child in self._idle:
+                    # ready() implies alive(): a dead child is never taken.
+                    if child.ready() or (not self.only_ready and child.alive()):
+                        self._failing = self._failing and not child.said_ready
+                        self._idle.remove(child)
+                        self._born.pop(id(child), None)
+                        self._in_use += 1
+                        self.stats.warm += 1
+                        self._cond.notify_all()  # the filler starts a replacement
+                        return child
+                left = deadline - time.monotonic()
+                if left <= 0 or self._failing or (not self.refill and not self._idle
+                                 and self.stats.started + self.stats.start_failures):
+                    break  # out of time, or a one-shot pool already handed out its child
+                self._cond.wait(min(left, 0.02))  # readiness is polled, not signalled
+        self.stats.cold += 1
+        reason = ("closed" if self._closed else "children fail to warm up" if self._failing
+                  else "none warm in time")
+        self.stats.fallback_reasons[reason] = self.stats.fallback_reasons.get(reason, 0) + 1
+        return None
+
+    def _start_one(self) -> sandbox.PreStarted | None:
+        try:
+            child = sandbox.start_sandboxed(
+                list(self._command.argv), env=self._command.env, limits=self.limits,
+                hidden_paths=self._command.hidden_paths, base=self._base)
+        except Exception:  # a broken sandbox: runs go cold, and report it themselves
+            with self._cond:
+                self.stats.start_failures += 1
+            return None
+        with self._cond:
+            self.stats.started += 1
+        return child
+
+    def _keep_filled(self) -> None:
+        """The pool's own thread: starts children up to ``size``, replaces those that die
+        idle, and at close discards the idle ones and outlives the runs in progress (their
+        launchers' parent-death signal is tied to this thread)."""
+        while True:
+            with self._cond:
+                dead = [c for c in self._idle if not c.alive()]
+                self.stats.replaced += len(dead)
+                if self.idle_limit_s is not None:
+                    old = time.monotonic() - self.idle_limit_s
+                    dead += [c for c in self._idle
+                             if c not in dead and self._born.get(id(c), 0.0) < old]
+                self._idle = [c for c in self._idle if c not in dead]
+                for child in dead:
+                    self._born.pop(id(child), None)
+                if (not self.refill and not self._idle and not self._in_use
+                        and self.stats.started + self.stats.start_failures):
+                    self._closed = True  # a one-shot pool with nothing left to do
+                closing = self._closed
+                if closing:
+                    dead += self._idle
+                    self._idle = []
+                    self._born.clear()
+                missing = 0 if closing else self.size - len(self._idle)
+                if not self.refill and self.stats.started + self.stats.start_failures:
+                    missing = 0  # a one-shot pool starts its children once
+            for child in dead:
+                child.discard()
+            if not closing and any(not child.said_ready for child in dead):
+                # Died while warming up (e.g. a memory limit too small for jax): do not
+                # restart in a tight loop, and let grades go cold at once meanwhile
+                # (the cold child reports what went wrong).
+                with self._cond:
+                    self._failing = True
+                time.sleep(_RESPAWN_BACKOFF_S)
+            if closing:
+                with self._cond:
+                    while self._in_use:
+                        self._cond.wait()
+                return
+            for _ in range(missing):
+                started = self._start_one()
+                if started is None:
+                    time.sleep(_RESPAWN_BACKOFF_S)
+                    break
+                with self._cond:
+                    kept = not self._closed
+                    if kept:
+                        self._idle.append(started)
+                        self._born[id(started)] = time.monotonic()
+                        self._cond.notify_all()
+                if not kept:
+                    started.discard()  # closed while it was starting
+            with self._cond:
+                if not self._closed and (len(self._idle) >= self.size or not self.refill):
+                    self._cond.wait(_LIVENESS_S)
+
+
+def prestart(timeout: float = DEFAULT_TIMEOUT_S,
+             memory_bytes: int | None = None) -> WarmPool:
+    """One grading child started now, for the single grade the caller is about to
+    prepare (the CLI's cold grade): its jax import overlaps the parent's own imports
+    and preparation, and the job is handed over as soon as it exists, warm or not (the
+    child reports a syntax error without waiting for jax). Only the first child run of
+    the grade uses it; any further one (an exercise that isolates its calls) is cold.
+    Closed at interpreter exit, or by the caller."""
+    return WarmPool(1, timeout=timeout, memory_bytes=memory_bytes, refill=False,
+                    only_ready=False, idle_limit_s=PRESTART_IDLE_LIMIT_S)
+
+
+PRESTART_IDLE_LIMIT_S = 30.0
+"""A pre-started child nobody used (the command stopped at a usage error, in a process
+that lives on, e.g. a test calling ``cli.main``) is discarded after this long."""
+
+
+def _without_wall(limits: sandbox.Limits) -> sandbox.Limits:
+    return dataclasses.replace(limits, wall_s=1.0)
+
+
+_SHARED: WarmPool | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def _system_tempdir() -> str:
+    """The temp directory the environment names (``TMPDIR``, ``TEMP``, ``TMP``, else
+    ``/tmp``), ignoring a process-local ``tempfile.tempdir``: the shared pool lives for
+    the whole process, so its children's run directories must not land in a directory
+    that one test pointed ``tempfile`` at and then checks for leftovers."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        path = os.environ.get(name)
+        if path and os.path.isdir(path):
+            return path
+    return "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+
+
+def shared_pool() -> WarmPool | None:
+    """The process-wide pool when ``SYNCGRADE_WARM_POOL=N`` (N > 0) is set, else None.
+
+    Read on every call (unset it and grades go cold again); the pool is created on first
+    use with N children, the engine's default memory limit and wall limits up to
+    :data:`SHARED_MAX_WALL_S`, and closed at interpreter exit.
+    Raises ``ValueError`` when the variable is not a whole number.
+    """
+    text = os.environ.get(ENV_VAR, "").strip()
+    if not text:
+        return None
+    try:
+        size = int(text)
+    except ValueError:
+        raise ValueError(f"{ENV_VAR} must be a whole number of children, not {text!r}") \
+            from None
+    if size <= 0:
+        return None
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None or _SHARED.closed:
+            _SHARED = WarmPool(size, timeout=SHARED_MAX_WALL_S, base=_system_tempdir())
+        return _SHARED
