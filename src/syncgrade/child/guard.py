@@ -48,8 +48,12 @@ def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
     ``protected``: grader classes and functions whose attributes must not be set.
     ``fds``: the private fds (report channel, stack dump) that must not be reopened.
     """
-    sealed_ids = frozenset(map(id, sealed))
-    protected_ids = frozenset(map(id, protected))
+    # Identity by address without id(): id() is itself audited ("builtins.id"), so
+    # calling it here re-entered this hook. object.__hash__ is the address, rotated (one
+    # to one for live objects), and is not audited.
+    address = object.__hash__
+    sealed_ids = frozenset(map(address, sealed))
+    protected_ids = frozenset(map(address, protected))
     fd_numbers = frozenset(fds)
     fd_names = frozenset(map(str, fd_numbers))
     attempts: list[str] = []
@@ -87,7 +91,7 @@ def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
                 refuse("ctypes")
             return
         if event == "object.__getattr__":  # the common case: f_code, __code__ reads
-            if id(args[0]) in sealed_ids and args[1] in frame_attributes:
+            if address(args[0]) in sealed_ids and args[1] in frame_attributes:
                 refuse("reading the grader's sealed state")
         elif event in refused:
             refuse(event)
@@ -110,7 +114,7 @@ def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
                 source = decode(source, "utf-8", "replace")
             if type(source) is not str_type or "proc" in source or "fd" in source:
                 refuse("a symbolic link into /proc")
-        elif id(args[0]) in protected_ids:  # object.__setattr__ / __delattr__
+        elif address(args[0]) in protected_ids:  # object.__setattr__ / __delattr__
             refuse("changing the grader's own classes or functions")
 
     sys.addaudithook(hook)

@@ -133,22 +133,22 @@ def _plain(reading: Any) -> Any:
 def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls: type) -> Any:
     def read() -> Any:
         value = original()
+        if not recorder.enabled:  # checked first: no frame look-up while not recording
+            return value
         frame = sys._getframe(1)
         caller = frame.f_code.co_filename
-        if not recorder.enabled or (
-            caller not in recorder.learner_files and caller != "<timeit-src>"
-        ):
+        if caller not in recorder.learner_files and caller != "<timeit-src>":
             return value  # jax and the stdlib read clocks too; their reads are not intervals
-        reading = cls(value)
         # The caller is learner code already: its line is the site (no second frame walk,
-        # which would cost two more audited events per read).
-        reading.seq = recorder.emit(
-            "timer", clock=clock, value=value if type(value) is int else float(value),
-            site=(caller, frame.f_lineno),
-        )
-        # After the clock read: were the latest call's outputs ready? (proof of an early
-        # stop). The recorder checks with its own captured is_ready.
-        recorder.readiness(reading.seq)
+        # which would cost two more audited events per read). The same send records,
+        # right after the clock read, whether the latest call's outputs were ready (proof
+        # of an early stop); the recorder checks with its own captured is_ready.
+        seq = recorder.timer(clock=clock, value=value if type(value) is int else float(value),
+                             site=(caller, frame.f_lineno))
+        if seq is None:  # recording stopped meanwhile
+            return value
+        reading = cls(value)
+        reading.seq = seq
         return reading
 
     read.__name__ = clock
@@ -201,9 +201,9 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
         # argument, a deleted array) waited for nothing.
         result = original(self, *args, **kwargs)
         if recorder.enabled:
-            recorder.emit(
-                "wait", how=how, arrays=[recorder.token(self)], site=recorder.caller_site(2)
-            )
+            # The core turns ``arrays`` into tokens (one send, not one per array).
+            recorder.emit_arrays("wait", "arrays", how=how, arrays=[self],
+                                 site=recorder.caller_site(2))
         return result
 
     return hooked
@@ -313,14 +313,17 @@ def _record_call(recorder: Recorder, name: str, call: Callable[[], Any], args: A
     if not recorder.enabled or _is_tracing(leaves):
         return call()  # nested inside a trace: not a dispatch of its own
     numpy_args = sum(1 for leaf in leaves if isinstance(leaf, np.ndarray))
-    inputs = [recorder.token(leaf) for leaf in leaves if isinstance(leaf, ArrayImpl)]
-    seq = recorder.emit(
-        "call", name=name, site=recorder.caller_site(3), inputs=inputs, numpy_args=numpy_args
+    inputs = [leaf for leaf in leaves if isinstance(leaf, ArrayImpl)]
+    # The core turns ``inputs`` into tokens; one send for the event and its tokens.
+    seq = recorder.emit_arrays(
+        "call", "inputs", name=name, site=recorder.caller_site(3), inputs=inputs,
+        numpy_args=numpy_args,
     )
     out = call()
     outputs = [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
-    recorder.emit("return", call=seq, outputs=[recorder.token(a) for a in outputs])
-    recorder.called(seq, outputs)
+    # The return event (with the outputs' tokens) and the outputs later readiness checks
+    # look at, in one send.
+    recorder.returned(seq, outputs)
     return out
 
 

@@ -46,6 +46,9 @@ Event = dict[str, Any]
 
 # Operation codes for the core generator (ints: cheapest to send and compare).
 EMIT, TOKEN, ENABLED, CALLED, READY, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(11)
+# Fused operations for the hot paths (one send instead of two or three, same events and
+# same checks): a clock read with its readiness check, and a call's return with CALLED.
+TIMER, RETURN = 11, 12
 
 
 def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: int,
@@ -55,7 +58,14 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     locals here, so nothing it calls can be replaced from learner code."""
     import _hashlib
 
-    getframe = sys._getframe
+    # This generator's own frame, taken once: while a send() runs it, its f_back is the
+    # frame that called send(), exactly what getframe(1) would return, without an audited
+    # sys._getframe per event (every audited event calls the guard's Python hook).
+    me: Any = sys._getframe(0)
+    # Identity without id(): CPython audits every id() call ("builtins.id"), and each
+    # audited event calls the guard's hook. object.__hash__ is the object's address,
+    # rotated (a one-to-one map of live objects), and is not audited.
+    address = object.__hash__
     get_ident = __import__("_thread").get_ident
     write = os.write
     pack = struct.Struct(">I").pack
@@ -73,10 +83,16 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     latest_call: int | None = None
     latest_outputs: list[Any] = []
     tampered: list[str] = []
-    hook_codes: frozenset[Any] = frozenset()
-    emit_codes: frozenset[Any] = frozenset()
-    # hook code -> (cells, their values, dict getters, keys, their values)
-    checks: dict[Any, tuple[tuple[Any, ...], ...]] = {}
+    # Code objects are compared by identity: address -> the code object itself (kept
+    # alive here, so an address is never reused). A learner cannot make a code object
+    # that *is* a grader's, while an equal copy would pass a set's ``in`` test; and
+    # hashing a code object hashes its constants and names again on every event.
+    control_ids = {address(code): code for code in control_codes}
+    hook_ids: dict[int, Any] = {}
+    emit_ids: dict[int, Any] = {}
+    # address(hook code) -> (the code, cells, their values, dict getters, keys, their
+    # values)
+    checks: dict[int, tuple[Any, ...]] = {}
     get_cell = operator.attrgetter("cell_contents")
     call = operator.call
     frames_sent = 0
@@ -98,8 +114,44 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     if type(k) is str_type}
         return None
 
+    def tokens_of(arrays: Any) -> list[int]:
+        # An exact list only (iterating anything else could run learner code here).
+        if type(arrays) is not list_type:
+            raise TypeError("arrays")
+        return [token(array) for array in arrays]
+
+    def accept(kind: str, fields: Any, number: int, hook: Any) -> None:
+        # The checks of an EMIT once the sender is known to be Recorder code: the caller
+        # must be a grader hook whose captured cells and globals are unchanged.
+        hook_code_id = None if hook is None else address(hook.f_code)
+        if hook_code_id not in hook_ids:
+            tampered.append("recorder: an event was sent by code that is not a "
+                            "grader hook")
+            return
+        if not intact(hook_code_id):
+            tampered.append("recorder: a hook's captured functions or globals "
+                            "were replaced")
+            return
+        if kind == "timer":
+            reads[number] = fields.get("value")
+        elif kind == "pair":
+            # Both operands must be the reads they claim to be, value for value.
+            start, stop = fields.get("start"), fields.get("stop")
+            a, b = fields.pop("start_value", None), fields.pop("stop_value", None)
+            if (type(start) is not int_type or type(stop) is not int_type
+                    or type(a) not in (int_type, float_type)
+                    or type(b) not in (int_type, float_type)
+                    or start not in reads or stop not in reads
+                    or reads[start] != a or reads[stop] != b):
+                tampered.append("recorder: a subtraction of clock reads that were "
+                                "never made")
+                return
+        fields["seq"] = number
+        fields["kind"] = kind
+        events.append(fields)
+
     def token(array: Any) -> int:
-        key_ = id(array)
+        key_ = address(array)
         entry = tokens.get(key_)
         if entry is not None and entry[0]() is array:
             return entry[1]
@@ -112,13 +164,13 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             pass
         return new
 
-    def intact(code: Any) -> bool:
+    def intact(code_id: int) -> bool:
         # Only what this hook's code can reach: its closures' cells and the module
         # globals its code (and the grader helpers it calls) names. C loops only.
-        entry = checks.get(code)
+        entry = checks.get(code_id)
         if entry is None:
             return True
-        cells, cell_values, gets, keys, values = entry
+        _code, cells, cell_values, gets, keys, values = entry
         return all(map(is_, map(get_cell, cells), cell_values)) and all(
             map(is_, map(call, gets, keys), values))
 
@@ -140,57 +192,83 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 tampered.append("recorder: a malformed request was sent")
                 continue
             op = message[0]
-            if op == EMIT:
+            if op in (EMIT, TIMER):
+                # TIMER is an EMIT of a "timer" event followed by READY for that read, in
+                # one send; EMIT may name one field (message[3]) whose exact list of
+                # arrays becomes their tokens, as the hooks' TOKEN sends did before.
+                if op == TIMER:
+                    if not enabled:
+                        continue  # reply None: the hook returns a plain reading
+                    what, fields = "timer", message[1]
+                else:
+                    what, fields = message[1], message[2]
                 number = next(seq)
                 reply = number
                 if not enabled:
                     continue
-                # One audited getframe and two f_code reads: f_back is not audited, and
-                # every audited event costs a call of the guard's hook.
-                sender = getframe(1)
-                caller_frame = sender.f_back
-                caller_code = None if caller_frame is None else caller_frame.f_code
-                if sender.f_code not in emit_codes or caller_code not in hook_codes:
+                if type(fields) is not dict_type:
+                    raise TypeError("fields")
+                if len(message) > 3:
+                    name = message[3]
+                    if type(name) is not str_type:
+                        raise TypeError("field name")
+                    fields[name] = tokens_of(fields[name])
+                # Two audited f_code reads: f_back is not audited, and every audited
+                # event costs a call of the guard's hook.
+                sender = me.f_back
+                hook = None if sender is None else sender.f_back
+                if sender is None or address(sender.f_code) not in emit_ids:
                     tampered.append("recorder: an event was sent by code that is not a "
                                     "grader hook")
+                else:
+                    accept(what, fields, number, hook)
+                if op != TIMER or latest_call is None or hook is None or (
+                        address(hook.f_code) not in hook_ids):
                     continue
-                if not intact(caller_code):
-                    tampered.append("recorder: a hook's captured functions or globals "
-                                    "were replaced")
-                    continue
-                fields = message[2]
-                kind = message[1]
-                if kind == "timer":
-                    reads[number] = fields.get("value")
-                elif kind == "pair":
-                    # Both operands must be the reads they claim to be, value for value.
-                    start, stop = fields.get("start"), fields.get("stop")
-                    a, b = fields.pop("start_value", None), fields.pop("stop_value", None)
-                    if (type(start) is not int_type or type(stop) is not int_type
-                            or type(a) not in (int_type, float_type)
-                            or type(b) not in (int_type, float_type)
-                            or start not in reads or stop not in reads
-                            or reads[start] != a or reads[stop] != b):
-                        tampered.append("recorder: a subtraction of clock reads that were "
-                                        "never made")
+                # READY for this read (the same conditions as the READY operation).
+                ready = True
+                for array in latest_outputs:
+                    try:
+                        # is_ready() on a deleted array segfaults: check is_deleted() first.
+                        if is_deleted(array):
+                            continue
+                        if not is_ready(array):
+                            ready = False
+                    except Exception:  # donated or invalid: no claim
                         continue
-                fields["seq"] = number
-                fields["kind"] = kind
-                events.append(fields)
+                events.append({"seq": next(seq), "kind": "ready", "read": number,
+                               "call": latest_call, "ready": ready})
+            elif op == RETURN:
+                # An EMIT of a "return" event followed by CALLED, in one send.
+                call_seq, outputs = message[1], message[2]
+                fields = {"call": call_seq, "outputs": tokens_of(outputs)}
+                number = next(seq)
+                reply = number
+                sender = me.f_back
+                hook = None if sender is None else sender.f_back
+                if enabled:
+                    if sender is None or address(sender.f_code) not in emit_ids:
+                        tampered.append("recorder: an event was sent by code that is not "
+                                        "a grader hook")
+                    else:
+                        accept("return", fields, number, hook)
+                if hook is not None and address(hook.f_code) in hook_ids:
+                    latest_call = call_seq
+                    latest_outputs = [a for a in outputs if type(a) is array_type]
             elif op == TOKEN:
                 reply = token(message[1])
             elif op == ENABLED:
                 reply = enabled
             elif op == CALLED:
-                caller_frame = getframe(1).f_back
-                if (caller_frame is not None and caller_frame.f_code in hook_codes
+                caller_frame = me.f_back.f_back
+                if (caller_frame is not None and address(caller_frame.f_code) in hook_ids
                         and type(message[2]) is list_type):
                     latest_call = message[1]
                     latest_outputs = [a for a in message[2] if type(a) is array_type]
             elif op == READY:
-                caller_frame = getframe(1).f_back
+                caller_frame = me.f_back.f_back
                 if not enabled or latest_call is None or caller_frame is None or (
-                        caller_frame.f_code not in hook_codes):
+                        address(caller_frame.f_code) not in hook_ids):
                     continue
                 ready = True
                 for array in latest_outputs:
@@ -204,7 +282,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                         continue
                 events.append({"seq": next(seq), "kind": "ready", "read": message[1],
                                "call": latest_call, "ready": ready})
-            elif get_ident() != main_thread or getframe(1).f_code not in control_codes:
+            elif get_ident() != main_thread or address(me.f_back.f_code) not in control_ids:
                 tampered.append("recorder: a grader control step was called from "
                                 "learner code")
             elif op == SET:
@@ -244,12 +322,19 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             elif op == PROTECT:
                 hook_codes, more_control, emit_codes, protected = message[1:]
                 control_codes = control_codes | more_control
+                hook_ids = {address(code): code for code in hook_codes}
+                emit_ids = {address(code): code for code in emit_codes}
+                control_ids = {address(code): code for code in control_codes}
                 checks = {}
                 for code, (cells, entries) in dict_type.items(protected):
-                    checks[code] = (tuple(cells), tuple(map(get_cell, cells)),
-                                    tuple(d.get for d, k in entries),
-                                    tuple(k for d, k in entries),
-                                    tuple(d.get(k) for d, k in entries))
+                    # A cell listed twice (a hook installed under two names) is checked
+                    # once; order kept.
+                    unique = tuple({address(cell): cell for cell in cells}.values())
+                    # The entry holds the code, so its address stays its own.
+                    checks[address(code)] = (code, unique, tuple(map(get_cell, unique)),
+                                        tuple(d.get for d, k in entries),
+                                        tuple(k for d, k in entries),
+                                        tuple(d.get(k) for d, k in entries))
             elif op == STATUS:
                 reply = (frames_sent, tuple(tampered))
             elif op == NOTE:
@@ -278,6 +363,23 @@ class Recorder:
     def emit(self, kind: str, **fields: Any) -> int:
         """Append one event (if recording is on) and return its sequence number."""
         return int(self._send((EMIT, kind, fields)))
+
+    def emit_arrays(self, kind: str, arrays_field: str, **fields: Any) -> int:
+        """:meth:`emit`, with ``fields[arrays_field]`` (a list of arrays) replaced by their
+        tokens inside the core: one send instead of one per array."""
+        return int(self._send((EMIT, kind, fields, arrays_field)))
+
+    def timer(self, **fields: Any) -> int | None:
+        """A clock read by learner code: a ``timer`` event, then (as :meth:`readiness`)
+        whether the latest call's outputs were ready. The read's sequence number, or
+        ``None`` when recording is off."""
+        number = self._send((TIMER, fields))
+        return None if number is None else int(number)
+
+    def returned(self, seq: int, outputs: list[Any]) -> None:
+        """Call ``seq`` returned ``outputs``: its ``return`` event (with their tokens),
+        then as :meth:`called`."""
+        self._send((RETURN, seq, outputs))
 
     def token(self, array: Any) -> int:
         """A stable token for a live array object (``id()`` alone can be reused)."""
@@ -318,4 +420,5 @@ def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: 
 
 
 EMIT_CODES = frozenset({Recorder.emit.__code__, Recorder.called.__code__,
-                        Recorder.readiness.__code__})
+                        Recorder.readiness.__code__, Recorder.emit_arrays.__code__,
+                        Recorder.timer.__code__, Recorder.returned.__code__})
