@@ -20,10 +20,11 @@ NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
 
 
 def test_the_exceptions_are_exported() -> None:
-    assert {"grade", "GradeReport", "SubmissionError", "UnknownExercise"} <= set(
+    assert {"grade", "GradeReport", "RubricError", "SubmissionError", "UnknownExercise"} <= set(
         syncgrade.__all__)
     assert syncgrade.SubmissionError is engine.SubmissionError
     assert syncgrade.UnknownExercise is rubric.UnknownExercise
+    assert syncgrade.RubricError is rubric.RubricError
     assert syncgrade.GradeReport is GradeReport
 
 

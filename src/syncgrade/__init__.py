@@ -10,7 +10,8 @@ The Python API::
 
 Both return a :class:`~syncgrade.models.GradeReport`. ``grade`` raises only for usage
 errors: :class:`UnknownExercise`, :class:`SubmissionError` (missing file, neither or
-both of a path and ``source=``) and ``TypeError`` (a path given as ``str``).
+both of a path and ``source=``), ``TypeError`` (a path given as ``str``) and
+:class:`RubricError` (the exercise's own rubric is broken: the author's mistake).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["GradeReport", "SubmissionError", "UnknownExercise", "__version__", "grade"]
+__all__ = ["GradeReport", "RubricError", "SubmissionError", "UnknownExercise", "__version__",
+           "grade"]
 
 if TYPE_CHECKING:
     from syncgrade.engine import SubmissionError
     from syncgrade.models import GradeReport
-    from syncgrade.rubric import UnknownExercise
+    from syncgrade.rubric import RubricError, UnknownExercise
 
 
 def grade(exercise_id: str, path: Path | None = None, *, source: str | None = None,
@@ -48,4 +50,8 @@ def __getattr__(name: str) -> Any:
         from syncgrade.rubric import UnknownExercise
 
         return UnknownExercise
+    if name == "RubricError":
+        from syncgrade.rubric import RubricError
+
+        return RubricError
     raise AttributeError(name)

@@ -119,10 +119,12 @@ def grade(
     ``SYNCGRADE_WARM_POOL=N`` is set, else a cold child per run.
 
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
-    :class:`SubmissionError` (missing or unreadable file, neither or both given) and
-    ``TypeError`` (a ``str`` path). Every learner failure, and a fault of the grader
-    itself (``status == "error"``), is in the returned report. Thread-safe: each call
-    runs its own child process and shares no mutable state with other calls.
+    :class:`SubmissionError` (missing or unreadable file, neither or both given),
+    ``TypeError`` (a ``str`` path) and :class:`~syncgrade.rubric.RubricError` (the
+    exercise's rubric failed its load-time validation). Every learner failure, and a
+    fault of the grader itself (``status == "error"``), is in the returned report.
+    Thread-safe: each call runs its own child process and shares no mutable state with
+    other calls.
     """
     exercise = get_exercise(exercise_id)
     submission = read_submission(path, source=source, display_name=display_name)
