@@ -249,6 +249,14 @@ def test_healthz(port: int) -> None:
     assert health["status"] == "ok"
     assert health["report_schema_version"] == SCHEMA_VERSION
     assert (health["workers"], health["queue"]) == (1, 1)
+    assert health["warm_pool"] == 1  # `grade serve` keeps one child warm per worker
+
+
+def test_grades_run_in_the_services_warm_children(port: int) -> None:
+    before = _load(port)["served_warm"]
+    status, _, body = _post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
+    assert status == 200, body
+    assert _load(port)["served_warm"] == before + 1
 
 
 def test_schema_and_exercises(port: int) -> None:

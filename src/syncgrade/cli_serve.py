@@ -64,6 +64,9 @@ def serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=_positive_float, default=defaults.timeout,
                         metavar="SECONDS",
                         help="wall-clock limit for each submission's code (default: 60)")
+    parser.add_argument("--warm-pool", type=_int_at_least(0), default=None, metavar="N",
+                        help="children kept pre-started, jax imported, each used for one "
+                             "submission (default: --workers; 0: start each child cold)")
     _add_memory(parser)
     return parser
 
@@ -81,9 +84,12 @@ def cmd_serve(argv: Sequence[str]) -> int:
     from syncgrade.service import ServiceConfig, create_app
 
     config = ServiceConfig(workers=args.workers, queue=args.queue, max_body=args.max_body,
-                           timeout=args.timeout, memory_bytes=int(args.memory * 2**30))
+                           timeout=args.timeout, memory_bytes=int(args.memory * 2**30),
+                           warm_pool=args.workers if args.warm_pool is None
+                           else args.warm_pool)
     print(f"grade serve: http://{args.host}:{args.port}  workers {config.workers}, queue "
-          f"{config.queue}, max body {config.max_body} bytes; POST /v1/grade, docs at /docs",
+          f"{config.queue}, warm pool {config.warm_pool}, max body {config.max_body} bytes; "
+          "POST /v1/grade, docs at /docs",
           file=sys.stderr, flush=True)
     uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="info")
     return 0

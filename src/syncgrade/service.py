@@ -11,8 +11,9 @@ Contracts:
 
 - Learner code never runs in this process: each grade is one call of
   :func:`syncgrade.engine.grade`, which runs the submission in its own sandboxed child,
-  on a worker thread (``workers`` of them). A process-wide warm pool, when the engine
-  has one (``SYNCGRADE_WARM_POOL``), is used automatically.
+  on a worker thread (``workers`` of them), in a child the service's own warm pool
+  started ahead (``warm_pool``; ``grade serve`` keeps one per worker), else the
+  process-wide pool (``SYNCGRADE_WARM_POOL``) or a cold child.
 - At most ``workers + queue`` grade requests are admitted at once; the next one is
   answered 429 with ``Retry-After`` (seconds, estimated from recent grade times) at
   once, before any grading work. Bad requests never take a slot.
@@ -52,6 +53,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import syncgrade
 from syncgrade import engine
 from syncgrade.models import SCHEMA_VERSION, GradeReport
+from syncgrade.pool import WarmPool
 from syncgrade.schema import Catalogue, catalogue, report_schema
 
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a submission is a few KiB; PrairieLearn caps results at 1 MB
@@ -69,10 +71,17 @@ class ServiceConfig:
     max_body: int = DEFAULT_MAX_BODY
     timeout: float = engine.DEFAULT_TIMEOUT_S
     memory_bytes: int = 4 << 30
+    warm_pool: int = 0
+    """Children the service keeps pre-started (jax imported, no learner code, one
+    submission each; see :mod:`syncgrade.pool`). 0: the process-wide pool when
+    ``SYNCGRADE_WARM_POOL`` is set, else a cold child per grade. ``grade serve`` passes
+    its ``--warm-pool`` (default: ``workers``)."""
 
     def __post_init__(self) -> None:
-        if self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.timeout > 0:
-            raise ValueError("workers >= 1, queue >= 0, max_body >= 1 and timeout > 0")
+        if (self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.timeout > 0
+                or self.warm_pool < 0):
+            raise ValueError("workers >= 1, queue >= 0, max_body >= 1, timeout > 0 and "
+                             "warm_pool >= 0")
 
 
 class GradeRequest(BaseModel):
@@ -101,6 +110,8 @@ class Health(BaseModel):
     queue: int
     running: int = Field(description="grades running now")
     queued: int = Field(description="admitted grade requests waiting for a worker")
+    warm_pool: int = Field(0, description="children kept pre-started (0: none of its own)")
+    served_warm: int = Field(0, description="child runs served by a pre-started child")
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -271,12 +282,19 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     load = _Load(config)
     executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="grade")
 
+    pools: list[WarmPool] = []  # the service's own warm pool, while it runs
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.warm_pool:
+            pools.append(WarmPool(config.warm_pool, timeout=config.timeout,
+                                  memory_bytes=config.memory_bytes))
         yield
         # Running grades finish (their children are bounded by the timeout); queued ones
         # that have not started are dropped.
         executor.shutdown(wait=True, cancel_futures=True)
+        for pool in pools:
+            pool.close()
 
     app = FastAPI(
         title="syncgrade",
@@ -319,7 +337,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         try:
             job = partial(engine.grade, body.exercise, source=body.source,
                           display_name=body.display_name or "submission.py",
-                          timeout=config.timeout, memory_bytes=config.memory_bytes)
+                          timeout=config.timeout, memory_bytes=config.memory_bytes,
+                          pool=pools[0] if pools else None)
             run: Callable[[], GradeReport] = partial(load.timed, job)
             pending: Awaitable[GradeReport] = asyncio.get_running_loop().run_in_executor(
                 executor, run)
@@ -348,6 +367,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return Health(syncgrade_version=syncgrade.__version__,
                       report_schema_version=SCHEMA_VERSION, workers=config.workers,
                       queue=config.queue, running=running,
-                      queued=max(0, load.admitted - running))
+                      queued=max(0, load.admitted - running),
+                      warm_pool=config.warm_pool,
+                      served_warm=pools[0].stats.warm if pools else 0)
 
     return app
