@@ -107,3 +107,21 @@ def test_concurrent_grades_are_explicit_and_keep_platform_paths_private(
 
     assert path_as_source.status == "failed" and path_as_source.check("runs").status == "failed"
     assert json.loads(path_as_source.model_dump_json())["submission"] == "submission.py"
+
+
+def test_hidden_data_is_made_once_per_exercise_and_cannot_be_written() -> None:
+    import dataclasses
+
+    import numpy as np
+
+    exercise = rubric.get_exercise("exercise-1")
+    inputs, references = engine._hidden_data(exercise)
+    again, references_again = engine._hidden_data(exercise)
+    assert again is inputs and references_again is references
+    assert all(not a.flags.writeable for a in inputs.values())
+    with pytest.raises(ValueError):
+        inputs["x"][0, 0] = 1.0
+    fresh = {"x": np.zeros(3, np.float32)}
+    replaced = dataclasses.replace(exercise, make_inputs=lambda: fresh)
+    other, _ = engine._hidden_data(replaced)
+    assert other is fresh  # replaced inputs are never served from another's entry

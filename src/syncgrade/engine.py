@@ -133,9 +133,7 @@ def grade(
         return _unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
     limits = sandbox.Limits(wall_s=timeout, **({"memory_bytes": memory_bytes}
                                                if memory_bytes else {}))
-    inputs = exercise.make_inputs()
-    # The references depend only on the inputs: computed while the child runs.
-    references = _Background(exercise.make_references, inputs)
+    inputs, references = _hidden_data(exercise)
     runs: list[ChildRun] = []
     try:
         for calls in _call_groups(exercise):
@@ -156,8 +154,35 @@ def grade(
                                       time.perf_counter() - started)
 
 
+_HIDDEN: dict[tuple[Any, Any], tuple[dict[str, np.ndarray], _Background]] = {}
+_HIDDEN_LOCK = threading.Lock()
+
+
+def _hidden_data(exercise: Exercise) -> tuple[dict[str, np.ndarray], _Background]:
+    """The exercise's hidden inputs (read-only arrays) and its references, made once per
+    process and shared by every later grade of it.
+
+    ``make_inputs`` is deterministic by contract (seeded; ``grade validate`` checks that
+    it gives the same arrays twice) and checks only read them, so a batch, a service or
+    the suite need not rebuild them for each submission. The first grade computes the
+    references while its child runs. Keyed by the two functions themselves, so an
+    exercise whose inputs or references are replaced gets its own entry.
+    """
+    key = (exercise.make_inputs, exercise.make_references)
+    with _HIDDEN_LOCK:
+        cached = _HIDDEN.get(key)
+        if cached is None or cached[1].failed:  # a failure is not kept for later grades
+            inputs = exercise.make_inputs()
+            for array in inputs.values():
+                if isinstance(array, np.ndarray):
+                    array.setflags(write=False)  # a check that wrote would fault loudly
+            cached = _HIDDEN[key] = (inputs, _Background(exercise.make_references, inputs))
+        return cached
+
+
 class _Background:
-    """``fn(*args)`` on a daemon thread; :meth:`result` waits and returns or raises."""
+    """``fn(*args)`` on a daemon thread; :meth:`result` waits and returns or raises (the
+    same value or exception on every call)."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self._value: Any = None
@@ -171,6 +196,11 @@ class _Background:
             self._value = fn(*args)
         except BaseException as exc:  # re-raised by result() on the grading thread
             self._error = exc
+
+    @property
+    def failed(self) -> bool:
+        """Finished with an exception."""
+        return not self._thread.is_alive() and self._error is not None
 
     def result(self) -> Any:
         self._thread.join()
