@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from process_support import processes_inside
 
 import syncgrade
 from syncgrade import engine
@@ -28,20 +29,6 @@ def tmp_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     base.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(base))
     return base
-
-
-def _processes_inside(base: Path) -> list[int]:
-    """Pids whose working directory is (or was) inside ``base``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cwd = os.readlink(f"/proc/{entry}/cwd")
-            except OSError:
-                continue
-            if cwd.startswith(str(base)):
-                found.append(int(entry))
-    return found
 
 
 def test_a_grader_fault_after_the_run_leaves_nothing(tmp_base: Path,
@@ -78,7 +65,7 @@ def test_an_exception_in_the_parent_mid_run_kills_the_child_and_cleans_up(
                       limits=Limits(wall_s=20))
     assert time.monotonic() - started < 10  # raised mid-run, not at the wall limit
     assert list(tmp_base.iterdir()) == []
-    assert _processes_inside(tmp_base) == []
+    assert processes_inside(tmp_base) == []
 
 
 def test_an_interrupt_while_creating_the_run_directory_leaves_nothing(

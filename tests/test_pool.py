@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from process_support import processes_inside
 
 from syncgrade import engine, pool
 from syncgrade.models import GradeReport
@@ -178,19 +179,6 @@ def test_the_wall_clock_counts_from_delivery() -> None:
     assert 3 <= elapsed < 15
 
 
-def _processes_inside(base: Path) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cwd = os.readlink(f"/proc/{entry}/cwd")
-            except OSError:
-                continue
-            if cwd.startswith(str(base)):
-                found.append(int(entry))
-    return found
-
-
 def test_closing_the_pool_leaves_no_process_and_no_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     base = tmp_path / "tmp"
@@ -201,11 +189,11 @@ def test_closing_the_pool_leaves_no_process_and_no_directory(
     report = engine.grade("exercise-1", SOLUTION, pool=warm)
     assert report.status == "passed"
     _wait_warm(warm, 2)  # the replacement too
-    assert _processes_inside(base), "the idle children run in their workdirs under base"
+    assert processes_inside(base), "the idle children run in their workdirs under base"
     assert len(list(base.iterdir())) == 2
     warm.close()
     assert list(base.iterdir()) == []
-    assert _processes_inside(base) == []
+    assert processes_inside(base) == []
     assert engine.grade("exercise-1", SOLUTION, pool=warm).status == "passed"  # cold now
     assert warm.stats.fallback_reasons == {"closed": 1}
 

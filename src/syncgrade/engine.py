@@ -41,6 +41,7 @@ from syncgrade.models import (
 from syncgrade.pool import WarmPool, run_cold, shared_pool
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Exercise, GraderCall, Outcome, Skip
+from syncgrade.rubric.validation import SPEC_KINDS
 from syncgrade.trace import CallFrame, End, Frame, Hello, Load
 
 PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
@@ -460,13 +461,6 @@ def _evaluate(ctx: Context, spec: Any) -> CheckResult:
     return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
                        max_points=spec.points, message=outcome.message, hint=outcome.hint,
                        evidence=outcome.evidence, visibility=spec.visibility)
-
-
-SPEC_KINDS = frozenset({
-    "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
-    "probe_args", "probe_host_args",
-})
-"""The argument spec kinds the child builds (``syncgrade.child.harness.KINDS``)."""
 
 
 def spec_problem(spec: Any, inputs: dict[str, np.ndarray]) -> str | None:

@@ -246,10 +246,8 @@ class WarmPool:
                                  and self.stats.started + self.stats.start_failures):
                     break  # out of time, or a one-shot pool already handed out its child
                 self._cond.wait(min(left, 0.02))  # readiness is polled, not signalled
-        self.stats.cold += 1
-        reason = ("closed" if self._closed else "children fail to warm up" if self._failing
-                  else "none warm in time")
-        self.stats.fallback_reasons[reason] = self.stats.fallback_reasons.get(reason, 0) + 1
+        self._count_fallback("closed" if self._closed else "children fail to warm up"
+                             if self._failing else "none warm in time")
         return None
 
     def _start_one(self) -> sandbox.PreStarted | None:
