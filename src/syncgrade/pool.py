@@ -250,6 +250,10 @@ class WarmPool:
                              if self._failing else "none warm in time")
         return None
 
+    def _to_start(self) -> int:
+        """How many children to start now (under the lock): :func:`children_to_start`."""
+        return children_to_start(self.size, len(self._idle), self._in_use)
+
     def _start_one(self) -> sandbox.PreStarted | None:
         try:
             child = sandbox.start_sandboxed(
@@ -286,7 +290,7 @@ class WarmPool:
                     dead += self._idle
                     self._idle = []
                     self._born.clear()
-                missing = 0 if closing else self.size - len(self._idle)
+                missing = 0 if closing else self._to_start()
                 if not self.refill and self.stats.started + self.stats.start_failures:
                     missing = 0  # a one-shot pool starts its children once
             for child in dead:
@@ -317,8 +321,21 @@ class WarmPool:
                 if not kept:
                     started.discard()  # closed while it was starting
             with self._cond:
-                if not self._closed and (len(self._idle) >= self.size or not self.refill):
+                if not self._closed and (not self._to_start() or not self.refill):
                     self._cond.wait(_LIVENESS_S)
+
+
+def children_to_start(size: int, idle: int, in_use: int) -> int:
+    """How many children a pool of ``size`` starts now, with ``idle`` children waiting
+    (warm or still warming up) and ``in_use`` runs in flight.
+
+    With no run in flight: up to ``size``. While runs are in flight: only enough for one
+    idle child per run in flight (so a batch or a loaded service refills at once), and the
+    rest when they end. A child warming up (importing jax, measuring the probe's spin)
+    takes CPU from the grades in flight; on a small machine that slows the very grade a
+    learner is waiting for, while a spare warm child is already there for the next one."""
+    wanted = size if not in_use else min(size, in_use)
+    return max(0, wanted - idle)
 
 
 def prestart(timeout: float = DEFAULT_TIMEOUT_S,

@@ -207,13 +207,15 @@ def _start_worker(step: Any) -> Any:
 
 class _Warmup:
     """Imports jax, the backend and the grader's child modules on a helper thread while
-    the main thread waits for the job, then says so on the readiness fd, if any.
+    the main thread waits for the job; in a warm pool's child, also compiles the probe's
+    spin and measures its rate; then says so on the readiness fd, if any.
 
     The same in a cold child (job already on stdin: a syntax error is reported without
-    waiting for jax) and in a warm pool's pre-started child (job delivered later:
-    everything is imported before the learner's wall clock starts). Only grader and
-    library code runs here, and the thread has ended before any learner code runs; no
-    job, key or submission exists in the process while it runs."""
+    waiting for jax, and the spin is left to the harness) and in a warm pool's pre-started
+    child (job delivered later: everything is imported before the learner's wall clock
+    starts; a job that arrives mid-measurement waits for at most one ~10-40 ms spin run).
+    Only grader and library code runs here, and the thread has ended before any learner
+    code runs; the thread never touches the job, key or submission."""
 
     def __init__(self, ready_fd: int | None) -> None:
         import threading
@@ -221,6 +223,8 @@ class _Warmup:
         self._ready_fd = ready_fd
         self._fd_lock = threading.Lock()
         self._error: BaseException | None = None
+        self._arrived = False
+        self.spin_rate: Any = None  # workloads.SpinRate, when the warm-up measured one
         self._thread = threading.Thread(target=self._run, name="syncgrade-warmup",
                                         daemon=True)
         self._thread.start()
@@ -245,15 +249,29 @@ class _Warmup:
             self._error = exc
             self.job_arrived()  # EOF on the readiness fd: a pool will not wait for us
             return
+        self._measure_spin(workloads)
         with self._fd_lock:
             if self._ready_fd is not None:
                 with contextlib.suppress(OSError):  # the grader may have stopped waiting
                     os.write(self._ready_fd, b"R")
 
+    def _measure_spin(self, workloads: Any) -> None:
+        """In a pool child (no job yet): compile the probe's spin and measure its rate
+        (~0.1 s), so a probe costs the job no compile and no search. Stops as soon as the
+        job arrives (a cold child's job is there before the imports end, so it never
+        starts); a failure only leaves the measurement to the harness."""
+        if self._arrived:
+            return
+        try:
+            self.spin_rate = workloads.prewarm_spin(stop=lambda: self._arrived)
+        except Exception:  # the harness measures again and reports what goes wrong
+            self.spin_rate = None
+
     def job_arrived(self) -> None:
         """Close the readiness fd (kept open until now: its EOF tells the grader that an
         idle child died or cannot warm up). Under the lock, so a late warm-up never
         writes to a closed and possibly reused fd number."""
+        self._arrived = True
         with self._fd_lock:
             if self._ready_fd is not None:
                 os.close(self._ready_fd)
@@ -331,7 +349,8 @@ def main() -> int:
         del sys.modules[name]  # a learner's `import syncgrade...` is refused, not served
     del modules
 
-    runner = harness.Harness(recorder=recorder, inputs=inputs)
+    runner = harness.Harness(recorder=recorder, inputs=inputs,
+                             rate=warming.spin_rate)
     ok, text = harness.checked_reply(core, ask(("load", code, display,
                                                  job.get("required", []))), "load")
     core.send((rec.SEND, {"type": "load", "tampered": [*installation.tampered(),

@@ -52,7 +52,7 @@ _SPIN: Callable[..., Any] = workloads.spin
 _PUT: Callable[[Any], Any] = workloads.put
 _WAIT: Callable[[Any], Any] = workloads.wait
 _FROM_SOURCE: Callable[[str, str], Callable[..., Any]] = workloads.from_source
-_CALIBRATE_SPIN = workloads.calibrate_spin
+_MEASURE_SPIN = workloads.measure_spin
 _TIME_SPIN = workloads.time_spin
 _DEVICES: Callable[[], Any] = jax.devices
 _TREE_LEAVES: Callable[[Any], list[Any]] = jax.tree_util.tree_leaves
@@ -62,6 +62,8 @@ _FLOAT32 = np.float32
 _INT32 = np.int32
 _ASARRAY = np.asarray
 _FUNCTION_TYPE = types.FunctionType
+
+REMEASURE_DIVISOR = 4  # the re-measure after a probe call runs 1/4 of the probe's steps
 
 KINDS = frozenset({
     "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
@@ -79,12 +81,16 @@ class Probe:
 
 @dataclass
 class Harness:
-    """Turns specs into live arguments for one job; caches the probe."""
+    """Turns specs into live arguments for one job; caches the probe and the spin's
+    rate."""
 
     recorder: Recorder
     inputs: dict[str, np.ndarray]
     probe: Probe | None = None
     probe_seconds: float | None = None
+    rate: workloads.SpinRate | None = None
+    """The spin's measured rate: from a warm pool child's warm-up (``workloads.prewarm_spin``,
+    before the job existed), else measured when first needed."""
     _spin: Any = field(default=None, repr=False)
     _declared: dict[tuple[str, str], Callable[..., Any]] = field(default_factory=dict,
                                                                  repr=False)
@@ -159,21 +165,39 @@ class Harness:
         return tuple(a.copy() for a in probe.host_args)
 
     def _probe(self, seconds: float) -> Probe:
+        """The probe: the spin at the step count that takes about ``seconds`` here, and
+        an estimate of one run's duration (lowered by :meth:`remeasure_probe`)."""
         if self.probe is None:
-            fn = jax.jit(_SPIN)
-            x, n, measured = _CALIBRATE_SPIN(fn, seconds, ORIGINAL_PERF_COUNTER)
-            self.probe = Probe(fn=fn, host_args=(x, _ASARRAY(n)), seconds=measured)
-            self.probe_seconds = measured
+            rate = self._rate()
+            steps = rate.steps_for(seconds)
+            self.probe = Probe(fn=jax.jit(_SPIN),  # recorded like any jit; shares the
+                               # warm-up's compilation
+                               host_args=(rate.x, _ASARRAY(_INT32(steps))),
+                               seconds=rate.estimate(steps))
+            self.probe_seconds = self.probe.seconds
         return self.probe
 
+    def _rate(self) -> workloads.SpinRate:
+        """The spin's rate: a warm pool child's warm-up measured it before the job
+        existed; otherwise it is measured now (a cold child, or a warm-up cut short)."""
+        if self.rate is None:
+            measured = _MEASURE_SPIN(jax.jit(_SPIN), ORIGINAL_PERF_COUNTER)
+            assert measured is not None  # without ``stop`` a measurement always finishes
+            self.rate = measured
+        return self.rate
+
     def remeasure_probe(self) -> float:
-        """The fastest probe run seen so far, after one more run (noise only slows runs
-        down, so the minimum is the best estimate of what the device really needs)."""
+        """The probe's duration after one more run, a quarter as long and scaled up to the
+        probe's steps (never an underestimate, see ``SpinRate.estimate``): the smallest
+        estimate seen so far. Noise only slows runs down, so the minimum is the best
+        estimate of what the device really needs; a run after the learner's call also
+        catches a rate measured while the machine was busier than it is now."""
         assert self.probe is not None
         x, n = self.probe.host_args
-        runs = [_TIME_SPIN(self.probe.fn, x, int(n), ORIGINAL_PERF_COUNTER)
-                for _ in range(1)]
-        self.probe.seconds = min(self.probe.seconds, *runs)
+        steps = int(n)
+        short = max(1, steps // REMEASURE_DIVISOR)
+        again = _TIME_SPIN(self.probe.fn, x, short, ORIGINAL_PERF_COUNTER) * steps / short
+        self.probe.seconds = min(self.probe.seconds, again)
         self.probe_seconds = self.probe.seconds
         return self.probe.seconds
 
@@ -184,12 +208,8 @@ class Harness:
                 lambda a, x, n: a + 0.0 * _SPIN(x, n)[0].astype(a.dtype)
             )
             _WAIT(self._spin(array, _ONES(4096, _FLOAT32), _INT32(1)))
-        steps = _INT32(max(1, int(self._steps_for(0.05))))
+        steps = _INT32(self._rate().steps_for(0.05))
         return self._spin(array, _PUT(_ONES(4096, _FLOAT32)), steps)
-
-    def _steps_for(self, seconds: float) -> float:
-        probe = self._probe(0.1)
-        return float(probe.host_args[1]) * seconds / max(probe.seconds, 1e-9)
 
 
 def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -10,6 +10,7 @@ here, from the job, so a new exercise needs no change to the child.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import jax
@@ -130,32 +131,67 @@ def time_spin(jitted_spin: Callable[..., Any], x: np.ndarray, steps: int,
     return clock() - start
 
 
-def calibrate_spin(
-    jitted_spin: Callable[..., Any], seconds: float, clock: PerfCounter, *,
-    _time_spin: Callable[..., float] = time_spin,
-) -> tuple[np.ndarray, np.int32, float]:
-    """Find a step count whose run takes about ``seconds``; return (x, n, fastest run).
+@dataclass(frozen=True)
+class SpinRate:
+    """How fast :func:`spin` runs here: over ``x``, ``steps`` steps took ``seconds`` (the
+    faster of two completed runs at exactly that count, each ~10-40 ms)."""
 
-    ``jitted_spin`` must be the grader's own jit of :func:`spin`. ``clock`` must be the
-    original ``time.perf_counter`` (the grader's own timings are not learner intervals).
-    One run at the final step count is reported; the harness runs the probe once more after
-    the learner's call and keeps the fastest (on a loaded machine a run can be several times
-    slower than the same run later, and a correct sample is never shorter than the fastest
-    run the device can do).
+    x: np.ndarray
+    steps: int
+    seconds: float
+
+    def steps_for(self, seconds: float) -> int:
+        """The step count whose run takes about ``seconds`` at this rate."""
+        return min(MAX_STEPS, max(1, int(self.steps * seconds / max(self.seconds, 1e-9))))
+
+    def estimate(self, steps: int) -> float:
+        """What a run of ``steps`` steps takes at this rate. Scaled from a shorter run,
+        never an underestimate of a real run: the measured run's fixed cost (dispatch,
+        the wait) is scaled up along with its steps."""
+        return self.seconds * steps / max(self.steps, 1)
+
+
+def measure_spin(
+    jitted_spin: Callable[..., Any], clock: PerfCounter, *,
+    stop: Callable[[], bool] | None = None,
+    _time_spin: Callable[..., float] = time_spin,
+) -> SpinRate | None:
+    """Compile the spin and measure its rate: the step count is raised until one run takes
+    at least 10 ms, then the faster of that run and one more is kept.
+
+    ``jitted_spin`` must be a grader-made jit of :func:`spin` (a warm pool child's warm-up
+    uses the plain ``jax.jit``; the compiled program is shared with the harness's recorded
+    jit of the same function). ``clock`` must be the original ``time.perf_counter`` (the
+    grader's own timings are not learner intervals). ``stop`` is asked before every run;
+    when it answers true the measurement is abandoned and ``None`` returned (a warm pool
+    child stops the moment its job arrives). Without ``stop`` it always returns a rate.
     """
     x = np.ones((PROBE_ELEMENTS,), np.float32)
 
-    def run(steps: int) -> float:
+    def run(steps: int) -> float | None:
+        if stop is not None and stop():
+            return None
         return _time_spin(jitted_spin, x, steps, clock)
 
-    run(10)  # compile
+    if run(10) is None:  # compiles
+        return None
     steps = 200
     elapsed = run(steps)
-    while elapsed < 0.01 and steps < 2**28:
+    while elapsed is not None and elapsed < 0.01 and steps < 2**28:
         steps *= 4
         elapsed = run(steps)
-    elapsed = min(elapsed, run(steps))  # one slow run must not halve the probe
-    steps = min(MAX_STEPS, max(1, int(steps * seconds / max(elapsed, 1e-9))))
-    fastest = run(steps)
-    return x, np.int32(steps), fastest
+    if elapsed is None:
+        return None
+    again = run(steps)  # one slow run must not halve the probe
+    if again is None:
+        return None
+    return SpinRate(x=x, steps=steps, seconds=min(elapsed, again))
 
+
+def prewarm_spin(stop: Callable[[], bool]) -> SpinRate | None:
+    """:func:`measure_spin` with the plain ``jax.jit`` and ``time.perf_counter``, for a
+    warm pool child before any job or learner code exists (nothing is instrumented yet);
+    ``None`` when ``stop`` answered true first."""
+    import time
+
+    return measure_spin(jax.jit(spin), time.perf_counter, stop=stop)
