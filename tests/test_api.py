@@ -115,13 +115,15 @@ def test_hidden_data_is_made_once_per_exercise_and_cannot_be_written() -> None:
     import numpy as np
 
     exercise = rubric.get_exercise("exercise-1")
-    inputs, references = engine._hidden_data(exercise)
-    again, references_again = engine._hidden_data(exercise)
-    assert again is inputs and references_again is references
+    hidden = engine._hidden_data(exercise)
+    inputs, references = hidden.inputs, hidden.references
+    again = engine._hidden_data(exercise)
+    assert again.inputs is inputs and again.references is references
+    assert again.npz is hidden.npz
     assert all(not a.flags.writeable for a in inputs.values())
     with pytest.raises(ValueError):
         inputs["x"][0, 0] = 1.0
     fresh = {"x": np.zeros(3, np.float32)}
     replaced = dataclasses.replace(exercise, make_inputs=lambda: fresh)
-    other, _ = engine._hidden_data(replaced)
+    other = engine._hidden_data(replaced).inputs
     assert other is fresh  # replaced inputs are never served from another's entry

@@ -134,14 +134,15 @@ def grade(
         return _unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
     limits = sandbox.Limits(wall_s=timeout, **({"memory_bytes": memory_bytes}
                                                if memory_bytes else {}))
-    inputs, references = _hidden_data(exercise)
+    hidden = _hidden_data(exercise)
+    inputs, references = hidden.inputs, hidden.references
     runs: list[ChildRun] = []
     try:
         for calls in _call_groups(exercise):
             remaining = timeout - (time.perf_counter() - started)
             if runs and remaining < MIN_RUN_S:
                 break  # out of time: the calls not run are reported as not finished
-            runs.append(_run_child(exercise, submission, inputs, calls,
+            runs.append(_run_child(exercise, submission, hidden.npz, calls,
                                    dataclasses.replace(limits, wall_s=max(remaining,
                                                                           MIN_RUN_S)),
                                    pool=pool))
@@ -155,13 +156,23 @@ def grade(
                                       time.perf_counter() - started)
 
 
-_HIDDEN: dict[tuple[Any, Any], tuple[dict[str, np.ndarray], _Background]] = {}
+@dataclass(frozen=True)
+class HiddenData:
+    """An exercise's hidden inputs (read-only arrays), their bytes as the child reads them
+    (``.npz``), and its references (computed on a background thread)."""
+
+    inputs: dict[str, np.ndarray]
+    npz: bytes
+    references: _Background
+
+
+_HIDDEN: dict[tuple[Any, Any], HiddenData] = {}
 _HIDDEN_LOCK = threading.Lock()
 
 
-def _hidden_data(exercise: Exercise) -> tuple[dict[str, np.ndarray], _Background]:
-    """The exercise's hidden inputs (read-only arrays) and its references, made once per
-    process and shared by every later grade of it.
+def _hidden_data(exercise: Exercise) -> HiddenData:
+    """The exercise's hidden data, made once per process and shared by every later grade
+    of it.
 
     ``make_inputs`` is deterministic by contract (seeded; ``grade validate`` checks that
     it gives the same arrays twice) and checks only read them, so a batch, a service or
@@ -172,12 +183,13 @@ def _hidden_data(exercise: Exercise) -> tuple[dict[str, np.ndarray], _Background
     key = (exercise.make_inputs, exercise.make_references)
     with _HIDDEN_LOCK:
         cached = _HIDDEN.get(key)
-        if cached is None or cached[1].failed:  # a failure is not kept for later grades
+        if cached is None or cached.references.failed:  # a failure is not kept
             inputs = exercise.make_inputs()
             for array in inputs.values():
                 if isinstance(array, np.ndarray):
                     array.setflags(write=False)  # a check that wrote would fault loudly
-            cached = _HIDDEN[key] = (inputs, _Background(exercise.make_references, inputs))
+            cached = _HIDDEN[key] = HiddenData(
+                inputs, _npz(inputs), _Background(exercise.make_references, inputs))
         return cached
 
 
@@ -231,15 +243,16 @@ def _call_groups(exercise: Exercise) -> list[tuple[GraderCall, ...]]:
     return [exercise.calls]
 
 
-def _run_child(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
+def _run_child(exercise: Exercise, submission: Submission, inputs_npz: bytes,
                calls: Sequence[GraderCall], limits: sandbox.Limits, *,
                pool: WarmPool | None = None) -> ChildRun:
-    """One child run of ``calls``: in ``pool`` (or the process-wide pool) when given,
-    else cold. The job, with its fresh key, exists only from here on."""
+    """One child run of ``calls`` with the hidden inputs ``inputs_npz`` (:func:`_npz`):
+    in ``pool`` (or the process-wide pool) when given, else cold. The job, with its
+    fresh key, exists only from here on."""
     assert submission.source is not None
     job = _job(exercise, submission, calls)
     stdin = json.dumps(job).encode()
-    files = {"submission.py": submission.source.encode(), "inputs.npz": _npz(inputs)}
+    files = {"submission.py": submission.source.encode(), "inputs.npz": inputs_npz}
     pool = pool if pool is not None else shared_pool()
     outcome = (pool.run(stdin, files, limits) if pool is not None
                else run_cold(stdin, files, limits))
@@ -261,6 +274,7 @@ def _job(exercise: Exercise, submission: Submission,
 
 
 def _npz(arrays: dict[str, np.ndarray]) -> bytes:
+    """``arrays`` as the bytes of an ``.npz`` file (what the child's job names)."""
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)  # type: ignore[arg-type]
     return buffer.getvalue()
@@ -722,7 +736,7 @@ def trace(exercise: Exercise, source: str, *, display_name: str = "submission.py
     child did not finish, since a grader-side source must always run.
     """
     submission = Submission(source, display_name)
-    run = _run_child(exercise, submission, exercise.make_inputs(), exercise.calls,
+    run = _run_child(exercise, submission, _npz(exercise.make_inputs()), exercise.calls,
                      sandbox.Limits(wall_s=timeout))
     outcome, parsed = run.outcome, _parse_run(run)
     load, frames, end = parsed.load, parsed.calls, parsed.end

@@ -49,7 +49,7 @@ the derived bound, so ``numpy-match`` never blames a learner whose own NumPy che
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -114,6 +114,7 @@ class Expected:
 
     value: np.ndarray
     bound: Bound
+    _allowed: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -124,11 +125,18 @@ class Expected:
 
     def allowed(self, backend: str) -> np.ndarray:
         """The allowed ``|result - value|`` per element for a result computed on
-        ``backend``: the derived bound, never tighter than the lesson's own check."""
-        host = self.bound(0.0)
-        derived = self.bound(input_unit(backend)) if input_unit(backend) else host
-        lesson = LESSON_ATOL + LESSON_RTOL * (np.abs(self.value) + host) + host
-        return np.maximum(derived, lesson)
+        ``backend``: the derived bound, never tighter than the lesson's own check.
+        Computed once per backend (the reference is shared by every grade of a process);
+        the array is read-only."""
+        cached = self._allowed.get(backend)
+        if cached is None:
+            host = self.bound(0.0)
+            derived = self.bound(input_unit(backend)) if input_unit(backend) else host
+            lesson = LESSON_ATOL + LESSON_RTOL * (np.abs(self.value) + host) + host
+            cached = np.maximum(derived, lesson)
+            cached.setflags(write=False)
+            self._allowed[backend] = cached  # threads racing here store equal arrays
+        return cached
 
 
 def as_expected(reference: Any) -> Expected:
