@@ -24,6 +24,7 @@ Two threads (docs/security.md, "Learner code in the same process"):
 from __future__ import annotations
 
 import _thread
+import builtins
 import contextlib
 import faulthandler
 import io
@@ -363,16 +364,24 @@ def main() -> int:
     return 0
 
 
+IntegrityEntry = tuple[list[Any], list[tuple[dict[str, Any], str]],
+                       list[tuple[dict[str, Any], str]]]
+
+
 def integrity_table(hooks: list[Any], helpers: list[Any], modules: list[Any]
-                    ) -> dict[Any, tuple[list[Any], list[tuple[dict[str, Any], str]]]]:
+                    ) -> dict[Any, IntegrityEntry]:
     """For each hook code: the closure cells and (module dict, name) globals it depends
-    on, which the recorder re-checks whenever that code sends an event.
+    on, and the (module dict, name) of each builtin it uses that the dict does not shadow,
+    which the recorder re-checks whenever that code sends an event.
 
     Cells are followed into the grader functions they hold; globals are the names the
-    code (its nested code, and the grader functions it calls by name) looks up in
-    ``modules``. Timer hooks of different clocks share one code, so their cells merge."""
+    code (its nested code, the grader functions it calls by name and those its cells
+    hold) looks up in ``modules``. A name found in no such dict but in ``builtins`` is a
+    builtin the code may use: a learner who adds a global of that name to a grader module
+    would replace it for the hook. Timer hooks of different clocks share one code, so
+    their cells merge."""
     dicts = [vars(module) for module in modules]
-    table: dict[Any, tuple[list[Any], list[tuple[dict[str, Any], str]]]] = {}
+    table: dict[Any, IntegrityEntry] = {}
 
     def names_of(code: Any, seen: set[Any]) -> set[str]:
         if code in seen:
@@ -393,13 +402,16 @@ def integrity_table(hooks: list[Any], helpers: list[Any], modules: list[Any]
         target = getattr(fn, "__func__", fn)
         if not isinstance(target, types.FunctionType):
             return
-        cells, entries = table.setdefault(target.__code__, ([], []))
+        cells, entries, builtin_entries = table.setdefault(target.__code__, ([], [], []))
         pending, seen = [target], set()
+        codes_seen: set[Any] = set()
+        names: set[str] = set()
         while pending:
             current = pending.pop()
             if id(current) in seen:
                 continue
             seen.add(id(current))
+            names |= names_of(current.__code__, codes_seen)
             for cell in current.__closure__ or ():
                 cells.append(cell)
                 try:
@@ -409,9 +421,13 @@ def integrity_table(hooks: list[Any], helpers: list[Any], modules: list[Any]
                 if isinstance(content, types.FunctionType) and any(
                         content.__globals__ is namespace for namespace in dicts):
                     pending.append(content)
-        names = names_of(target.__code__, set())
         entries.extend((namespace, name) for namespace in dicts for name in sorted(names)
                        if name in namespace and (namespace, name) not in entries)
+        builtin_names = sorted(n for n in names if hasattr(builtins, n)
+                               and not any(n in namespace for namespace in dicts))
+        builtin_entries.extend(
+            (namespace, name) for namespace in dicts for name in builtin_names
+            if (namespace, name) not in builtin_entries)
 
     for fn in [*hooks, *helpers]:
         add(fn)

@@ -20,8 +20,9 @@ A refusal raises ``RuntimeError`` in the learner's code and is remembered; the c
 the remembered attempts as tampering (report status ``error``). Grader code never performs
 these operations after arming, so refusing them for every caller is both simpler and
 cheaper than deciding who the caller is. The hook runs on every audited event (jax's own
-included): its first test is one frozenset lookup, and it calls only C functions bound when
-it was made. See docs/security.md for what it does not cover.
+included): its first tests are one string comparison (the frequent ``object.__getattr__``)
+and one frozenset lookup, and it calls only C functions bound when it was made. See
+docs/security.md for what it does not cover.
 """
 
 from __future__ import annotations
@@ -86,14 +87,19 @@ def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
         return "mem" in parts or ("fd" in parts and not isdisjoint(fd_names, parts))
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        # The hot event first, by one string comparison (no hash of the new event
+        # string): the recorder core's f_code reads, several per timed iteration.
+        if event == "object.__getattr__":
+            # The attribute name first: an f_code read ends here without the cost of
+            # taking args[0]'s address (a slot-wrapper call). Same test, reordered.
+            if args[1] in frame_attributes and address(args[0]) in sealed_ids:
+                refuse("reading the grader's sealed state")
+            return
         if event not in watched:
             if startswith(event, "ctypes."):
                 refuse("ctypes")
             return
-        if event == "object.__getattr__":  # the common case: f_code, __code__ reads
-            if address(args[0]) in sealed_ids and args[1] in frame_attributes:
-                refuse("reading the grader's sealed state")
-        elif event in refused:
+        if event in refused:
             refuse(event)
         elif event == "import":
             name = args[0]

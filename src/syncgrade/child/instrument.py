@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import time
 import timeit
 from collections.abc import Callable, Iterator
@@ -131,21 +130,22 @@ def _plain(reading: Any) -> Any:
 
 
 def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls: type) -> Any:
+    # One closure cell holding an immutable tuple, not four cells: the six clocks' hooks
+    # share one code object, so the recorder re-checks every timer hook's cells on every
+    # clock read, and a replaced tuple is caught exactly as a replaced cell was.
+    captured = (recorder, clock, original, cls)
+
     def read() -> Any:
+        recorder, clock, original, cls = captured
         value = original()
-        if not recorder.enabled:  # checked first: no frame look-up while not recording
-            return value
-        frame = sys._getframe(1)
-        caller = frame.f_code.co_filename
-        if caller not in recorder.learner_files and caller != "<timeit-src>":
-            return value  # jax and the stdlib read clocks too; their reads are not intervals
-        # The caller is learner code already: its line is the site (no second frame walk,
-        # which would cost two more audited events per read). The same send records,
-        # right after the clock read, whether the latest call's outputs were ready (proof
-        # of an early stop); the recorder checks with its own captured is_ready.
-        seq = recorder.timer(clock=clock, value=value if type(value) is int else float(value),
-                             site=(caller, frame.f_lineno))
-        if seq is None:  # recording stopped meanwhile
+        # One send does the rest inside the core: whether recording is on, whether this
+        # hook's caller (its frame is the hook's f_back there, so no audited
+        # sys._getframe here) is learner code (jax and the stdlib read clocks too; their
+        # reads are not intervals), the "timer" event with that caller's line as its
+        # site, and right after it whether the latest call's outputs were ready (proof
+        # of an early stop; the core checks with its own captured is_ready).
+        seq = recorder.timer(clock, value)
+        if seq is None:  # not recording, or not a learner's read
             return value
         reading = cls(value)
         reading.seq = seq
@@ -200,10 +200,9 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
         # Recorded only once the real call has returned: a call that raises (a bad
         # argument, a deleted array) waited for nothing.
         result = original(self, *args, **kwargs)
-        if recorder.enabled:
-            # The core turns ``arrays`` into tokens (one send, not one per array).
-            recorder.emit_arrays("wait", "arrays", how=how, arrays=[self],
-                                 site=recorder.caller_site(2))
+        # One send: the core tests that recording is on, turns ``arrays`` into tokens and
+        # finds the learner's site (``site`` keeps its place among the fields).
+        recorder.emit_sited("wait", "arrays", 2, how=how, arrays=[self], site=None)
         return result
 
     return hooked
@@ -222,11 +221,8 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
 
     def is_ready(self: Any) -> bool:
         ready = bool(original_is_ready(self))
-        if ready and recorder.enabled:  # a learner polling loop that saw completion
-            recorder.emit(
-                "wait", how="is_ready", arrays=[recorder.token(self)],
-                site=recorder.caller_site(2),
-            )
+        if ready:  # a learner polling loop that saw completion (if recording)
+            recorder.emit_sited("wait", "arrays", 2, how="is_ready", arrays=[self], site=None)
         return ready
 
     inst.patch(ArrayImpl, "is_ready", is_ready)
@@ -235,11 +231,8 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
 
     def batched_block_until_ready(arrays: Any) -> Any:
         result = original_batched(arrays)  # recorded only after it returned
-        if recorder.enabled:
-            recorder.emit(
-                "wait", how="block_until_ready", arrays=[recorder.token(a) for a in arrays],
-                site=recorder.caller_site(2),
-            )
+        recorder.emit_sited("wait", "arrays", 2, how="block_until_ready",
+                            arrays=[a for a in arrays], site=None)
         return result
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
@@ -257,10 +250,8 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
         if recorder.enabled:
             leaves = list(_array_leaves(obj))
             if leaves:
-                recorder.emit(
-                    "wait", how=f"numpy.{name}", arrays=[recorder.token(a) for a in leaves],
-                    site=recorder.caller_site(2),
-                )
+                recorder.emit_sited("wait", "arrays", 2, how=f"numpy.{name}", arrays=leaves,
+                                    site=None)
         return result
 
     return convert
@@ -276,9 +267,8 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
     def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(x, *args, **kwargs)
         if recorder.enabled:
-            tokens = [recorder.token(a) for a in jax.tree_util.tree_leaves(out)
-                      if isinstance(a, ArrayImpl)]
-            recorder.emit("placement", site=recorder.caller_site(2), arrays=tokens)
+            recorder.emit_sited("placement", "arrays", 2, site=None, arrays=[
+                a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)])
         return out
 
     inst.patch(jax, "device_put", device_put)
@@ -294,7 +284,7 @@ def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
         out = original(obj, *args, **kwargs)
         if recorder.enabled and isinstance(out, ArrayImpl) and any(
                 isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
-            recorder.emit("placement", site=recorder.caller_site(2), arrays=[recorder.token(out)])
+            recorder.emit_sited("placement", "arrays", 2, site=None, arrays=[out])
         return out
 
     return convert
@@ -310,15 +300,17 @@ def _is_tracing(leaves: list[Any]) -> bool:
 def _record_call(recorder: Recorder, name: str, call: Callable[[], Any], args: Any) -> Any:
     """Run one jitted call and record it with its inputs, outputs and NumPy arguments."""
     leaves = jax.tree_util.tree_leaves(args)
-    if not recorder.enabled or _is_tracing(leaves):
+    if _is_tracing(leaves):
         return call()  # nested inside a trace: not a dispatch of its own
     numpy_args = sum(1 for leaf in leaves if isinstance(leaf, np.ndarray))
     inputs = [leaf for leaf in leaves if isinstance(leaf, ArrayImpl)]
-    # The core turns ``inputs`` into tokens; one send for the event and its tokens.
-    seq = recorder.emit_arrays(
-        "call", "inputs", name=name, site=recorder.caller_site(3), inputs=inputs,
-        numpy_args=numpy_args,
+    # One send: the core tests that recording is on (None: not recording), turns
+    # ``inputs`` into tokens and finds the learner's site (3: past the proxy's frame).
+    seq = recorder.emit_sited(
+        "call", "inputs", 3, name=name, site=None, inputs=inputs, numpy_args=numpy_args,
     )
+    if seq is None:
+        return call()
     out = call()
     outputs = [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
     # The return event (with the outputs' tokens) and the outputs later readiness checks
@@ -387,10 +379,10 @@ def _install_compile_listener(recorder: Recorder) -> Any:
     # number places the compilation exactly. jax offers no way to remove them again,
     # which is fine: the child process is used for one submission only.
     def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
-        if event in COMPILE_EVENTS and recorder.enabled:
-            recorder.emit(
-                "compile", event=event.rsplit("/", 1)[-1],
-                fun=str(kwargs.get("fun_name", "")), site=recorder.caller_site(2),
+        if event in COMPILE_EVENTS:
+            recorder.emit_sited(
+                "compile", None, 2, event=event.rsplit("/", 1)[-1],
+                fun=str(kwargs.get("fun_name", "")), site=None,
             )
 
     monitoring.register_event_duration_secs_listener(on_duration)

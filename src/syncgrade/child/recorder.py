@@ -32,14 +32,15 @@ one generator frame (:func:`_core`). A suspended generator's frame is reachable 
 from __future__ import annotations
 
 import _json
+import builtins
 import itertools
 import operator
 import os
 import struct
 import sys
+import types
 import weakref
 from collections.abc import Generator, Iterable
-from types import FrameType
 from typing import Any
 
 Event = dict[str, Any]
@@ -47,8 +48,9 @@ Event = dict[str, Any]
 # Operation codes for the core generator (ints: cheapest to send and compare).
 EMIT, TOKEN, ENABLED, CALLED, READY, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(11)
 # Fused operations for the hot paths (one send instead of two or three, same events and
-# same checks): a clock read with its readiness check, and a call's return with CALLED.
-TIMER, RETURN = 11, 12
+# same checks): a clock read with its readiness check, a call's return with CALLED, and
+# an EMIT whose site the core finds (with the hook's ENABLED test folded in).
+TIMER, RETURN, SITED = 11, 12, 13
 
 
 def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: int,
@@ -90,15 +92,20 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     control_ids = {address(code): code for code in control_codes}
     hook_ids: dict[int, Any] = {}
     emit_ids: dict[int, Any] = {}
-    # address(hook code) -> (the code, cells, their values, dict getters, keys, their
-    # values)
+    # address(hook code) -> (the code, cells, their values, ((itemgetter of the names,
+    # module dict, their values), ... one per dict))
     checks: dict[int, tuple[Any, ...]] = {}
     get_cell = operator.attrgetter("cell_contents")
-    call = operator.call
+    sizeof = dict.__sizeof__  # C, on an exact dict (a module's): no Python code runs
+    itemgetter = operator.itemgetter
     frames_sent = 0
     ended = False
     reads: dict[int, Any] = {}
-    int_type, float_type = int, float
+    int_type, float_type, frozenset_type = int, float, frozenset
+    # The learner files last sent (held: identity is the cache key) and their exact-str
+    # members, the only ones the core compares filenames with.
+    files_seen: Any = None
+    safe_files: frozenset[str] = frozenset()
 
     def clean(value: Any, depth: int = 0) -> Any:
         # Exact built-in types only: the C encoder then calls no Python-level method.
@@ -120,10 +127,21 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             raise TypeError("arrays")
         return [token(array) for array in arrays]
 
-    def accept(kind: str, fields: Any, number: int, hook: Any) -> None:
+    def learner_site(frame: Any, files: frozenset[str]) -> tuple[str, int] | None:
+        # The innermost frame from ``frame`` out that runs learner code. Exact str
+        # filenames only: ``in``/``==`` on anything else could run a learner's __eq__ or
+        # __hash__ here.
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if type(name) is str_type and (name in files or name == "<timeit-src>"):
+                return (name, frame.f_lineno)
+            frame = frame.f_back
+        return None
+
+    def accept(kind: str, fields: Any, number: int, hook_code_id: int | None) -> None:
         # The checks of an EMIT once the sender is known to be Recorder code: the caller
-        # must be a grader hook whose captured cells and globals are unchanged.
-        hook_code_id = None if hook is None else address(hook.f_code)
+        # (whose code's address is ``hook_code_id``) must be a grader hook whose captured
+        # cells and globals are unchanged.
         if hook_code_id not in hook_ids:
             tampered.append("recorder: an event was sent by code that is not a "
                             "grader hook")
@@ -170,12 +188,38 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         entry = checks.get(code_id)
         if entry is None:
             return True
-        _code, cells, cell_values, gets, keys, values = entry
-        return all(map(is_, map(get_cell, cells), cell_values)) and all(
-            map(is_, map(call, gets, keys), values))
+        _code, cells, cell_values, namespaces = entry
+        if cells and not all(map(is_, map(get_cell, cells), cell_values)):
+            return False
+        # Per module dict: first its size. A key that is not an exact str (a learner's
+        # str subclass, whose __eq__ a lookup here would call with this frame below it)
+        # turns a dict's all-str key table into a general one of another size, and
+        # ``dict.__sizeof__`` runs no Python code. Only then lookups: no
+        # builtin the code uses may have been shadowed by a new global of that name, and
+        # one itemgetter call fetches the names it uses, compared by identity (== could
+        # run a learner's __eq__ here). A deleted name is a KeyError: replaced.
+        for getter, namespace, values, size, builtins_used in namespaces:
+            if sizeof(namespace) != size:
+                return False
+            if builtins_used and not namespace.keys().isdisjoint(builtins_used):
+                return False
+            try:
+                if getter is not None and not all(map(is_, getter(namespace), values)):
+                    return False
+            except KeyError:
+                return False
+        return True
 
     reply: Any = None
+    sender: Any = None
+    hook: Any = None
+    caller: Any = None
+    frame: Any = None
     while True:
+        # Hold no frame past the send: ``caller`` and ``frame`` can be the learner's, and
+        # a frame held here would keep its locals (arrays) alive longer than the learner's
+        # code does, and be copied out of the interpreter's stack when it returns.
+        sender = hook = caller = frame = None
         try:
             message = yield reply
         except GeneratorExit:
@@ -192,16 +236,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 tampered.append("recorder: a malformed request was sent")
                 continue
             op = message[0]
-            if op in (EMIT, TIMER):
-                # TIMER is an EMIT of a "timer" event followed by READY for that read, in
-                # one send; EMIT may name one field (message[3]) whose exact list of
-                # arrays becomes their tokens, as the hooks' TOKEN sends did before.
-                if op == TIMER:
-                    if not enabled:
-                        continue  # reply None: the hook returns a plain reading
-                    what, fields = "timer", message[1]
-                else:
-                    what, fields = message[1], message[2]
+            if op == EMIT:
+                # EMIT may name one field (message[3]) whose exact list of arrays becomes
+                # their tokens, as the hooks' TOKEN sends did before.
+                what, fields = message[1], message[2]
                 number = next(seq)
                 reply = number
                 if not enabled:
@@ -221,9 +259,53 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     tampered.append("recorder: an event was sent by code that is not a "
                                     "grader hook")
                 else:
-                    accept(what, fields, number, hook)
-                if op != TIMER or latest_call is None or hook is None or (
-                        address(hook.f_code) not in hook_ids):
+                    accept(what, fields, number, None if hook is None else address(hook.f_code))
+            elif op == TIMER:
+                # (TIMER, clock, value, learner files): a timer hook read a clock. While
+                # recording, if the hook's caller is learner code, a "timer" event (its
+                # site is that caller's line) followed by READY for that read, in one
+                # send; the reply is the read's number, or None (not recording, or not a
+                # learner's read: the hook returns a plain value and no number is used).
+                if not enabled:
+                    continue
+                files = message[3]
+                if files is not files_seen:
+                    # Held, so the identity test stays meaningful; a frozenset cannot
+                    # change, so its exact-str members are taken once.
+                    files_seen = files
+                    safe_files = frozenset_type(
+                        [f for f in files if type(f) is str_type]
+                        if type(files) is frozenset_type else ())
+                # Three audited f_code reads (sender, hook, the hook's caller); the
+                # caller's frame is the hook's f_back (not audited), so the hook needs
+                # no sys._getframe of its own.
+                sender = me.f_back
+                hook = None if sender is None else sender.f_back
+                if sender is None or address(sender.f_code) not in emit_ids:
+                    reply = next(seq)
+                    tampered.append("recorder: an event was sent by code that is not a "
+                                    "grader hook")
+                    continue
+                hook_code_id = None if hook is None else address(hook.f_code)
+                if hook_code_id not in hook_ids:
+                    reply = next(seq)
+                    tampered.append("recorder: an event was sent by code that is not a "
+                                    "grader hook")
+                    continue
+                caller = None if hook is None else hook.f_back
+                name = None if caller is None else caller.f_code.co_filename
+                if type(name) is not str_type or (name not in safe_files
+                                                  and name != "<timeit-src>"):
+                    continue  # jax and the stdlib read clocks too: not intervals
+                clock, value = message[1], message[2]
+                if type(clock) is not str_type or (type(value) is not int_type
+                                                   and type(value) is not float_type):
+                    raise TypeError("timer")
+                number = next(seq)
+                reply = number
+                accept("timer", {"clock": clock, "value": value,
+                                 "site": (name, caller.f_lineno)}, number, hook_code_id)
+                if latest_call is None:
                     continue
                 # READY for this read (the same conditions as the READY operation).
                 ready = True
@@ -238,6 +320,44 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                         continue
                 events.append({"seq": next(seq), "kind": "ready", "read": number,
                                "call": latest_call, "ready": ready})
+            elif op == SITED:
+                # (SITED, kind, fields, arrays field or None, depth, learner files): while
+                # recording, an EMIT whose fields["site"] the core fills in: the innermost
+                # learner frame from the hook's caller ``depth - 1`` frames out (the
+                # hook's own ``sys._getframe(depth)``, without its audited events).
+                # Not recording: reply None and use no number (the hook's old ENABLED
+                # test, fused).
+                if not enabled:
+                    continue
+                what, fields, name, depth, files = message[1:6]
+                number = next(seq)
+                reply = number
+                if type(fields) is not dict_type or type(depth) is not int_type:
+                    raise TypeError("fields")
+                if name is not None:
+                    if type(name) is not str_type:
+                        raise TypeError("field name")
+                    fields[name] = tokens_of(fields[name])
+                if files is not files_seen:
+                    files_seen = files
+                    safe_files = frozenset_type(
+                        [f for f in files if type(f) is str_type]
+                        if type(files) is frozenset_type else ())
+                sender = me.f_back
+                hook = None if sender is None else sender.f_back
+                if sender is None or address(sender.f_code) not in emit_ids:
+                    tampered.append("recorder: an event was sent by code that is not a "
+                                    "grader hook")
+                    continue
+                hook_code_id = None if hook is None else address(hook.f_code)
+                if hook_code_id in hook_ids:  # otherwise accept refuses it
+                    frame = hook
+                    for _ in range(depth - 1):
+                        if frame is None:
+                            break
+                        frame = frame.f_back
+                    fields["site"] = learner_site(frame, safe_files)
+                accept(what, fields, number, hook_code_id)
             elif op == RETURN:
                 # An EMIT of a "return" event followed by CALLED, in one send.
                 call_seq, outputs = message[1], message[2]
@@ -246,13 +366,15 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 reply = number
                 sender = me.f_back
                 hook = None if sender is None else sender.f_back
+                # The hook's code is read once, for both checks below.
+                hook_code_id = None if hook is None else address(hook.f_code)
                 if enabled:
                     if sender is None or address(sender.f_code) not in emit_ids:
                         tampered.append("recorder: an event was sent by code that is not "
                                         "a grader hook")
                     else:
-                        accept("return", fields, number, hook)
-                if hook is not None and address(hook.f_code) in hook_ids:
+                        accept("return", fields, number, hook_code_id)
+                if hook_code_id in hook_ids:
                     latest_call = call_seq
                     latest_outputs = [a for a in outputs if type(a) is array_type]
             elif op == TOKEN:
@@ -326,15 +448,28 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 emit_ids = {address(code): code for code in emit_codes}
                 control_ids = {address(code): code for code in control_codes}
                 checks = {}
-                for code, (cells, entries) in dict_type.items(protected):
+                for code, (cells, entries, builtin_entries) in dict_type.items(protected):
                     # A cell listed twice (a hook installed under two names) is checked
                     # once; order kept.
                     unique = tuple({address(cell): cell for cell in cells}.values())
+                    groups: dict[int, tuple[Any, list[str]]] = {}
+                    for namespace, name in entries:
+                        groups.setdefault(address(namespace), (namespace, []))[1].append(name)
+                    shadows: dict[int, list[str]] = {}
+                    for namespace, name in builtin_entries:
+                        groups.setdefault(address(namespace), (namespace, []))
+                        shadows.setdefault(address(namespace), []).append(name)
+                    # The first name once more at the end: an itemgetter of one name
+                    # returns the value itself, of two or more a tuple (no names: no
+                    # getter, the dict is only checked for shadowed builtins).
+                    namespaces = tuple(
+                        (itemgetter(*names, names[0]) if names else None, namespace,
+                         tuple(namespace[name] for name in (*names, *names[:1])),
+                         sizeof(namespace), tuple(shadows.get(address(namespace), ())))
+                        for namespace, names in groups.values())
                     # The entry holds the code, so its address stays its own.
                     checks[address(code)] = (code, unique, tuple(map(get_cell, unique)),
-                                        tuple(d.get for d, k in entries),
-                                        tuple(k for d, k in entries),
-                                        tuple(d.get(k) for d, k in entries))
+                                             namespaces)
             elif op == STATUS:
                 reply = (frames_sent, tuple(tampered))
             elif op == NOTE:
@@ -364,16 +499,23 @@ class Recorder:
         """Append one event (if recording is on) and return its sequence number."""
         return int(self._send((EMIT, kind, fields)))
 
-    def emit_arrays(self, kind: str, arrays_field: str, **fields: Any) -> int:
-        """:meth:`emit`, with ``fields[arrays_field]`` (a list of arrays) replaced by their
-        tokens inside the core: one send instead of one per array."""
-        return int(self._send((EMIT, kind, fields, arrays_field)))
+    def emit_sited(self, kind: str, arrays_field: str | None, depth: int,
+                   **fields: Any) -> int | None:
+        """If recording is on, :meth:`emit` with ``fields[arrays_field]`` (an exact list of
+        arrays, unless ``arrays_field`` is None) replaced by their tokens and
+        ``fields["site"]`` set to the learner's site as seen from the calling hook
+        (``depth`` as in ``sys._getframe(depth)`` there: 2 is the hook's caller), both
+        inside the core, in one send. The sequence number, or ``None`` when recording is
+        off (no number used)."""
+        number = self._send((SITED, kind, fields, arrays_field, depth, self.learner_files))
+        return None if number is None else int(number)
 
-    def timer(self, **fields: Any) -> int | None:
-        """A clock read by learner code: a ``timer`` event, then (as :meth:`readiness`)
-        whether the latest call's outputs were ready. The read's sequence number, or
-        ``None`` when recording is off."""
-        number = self._send((TIMER, fields))
+    def timer(self, clock: str, value: float | int) -> int | None:
+        """A timer hook read ``clock`` and got ``value``. If recording is on and the hook's
+        caller is learner code: a ``timer`` event (site: that caller's line), then (as
+        :meth:`readiness`) whether the latest call's outputs were ready, and the read's
+        sequence number; otherwise ``None`` (the hook returns a plain value)."""
+        number = self._send((TIMER, clock, value, self.learner_files))
         return None if number is None else int(number)
 
     def returned(self, seq: int, outputs: list[Any]) -> None:
@@ -393,19 +535,6 @@ class Recorder:
         """Right after clock read ``read_seq``: record whether the latest call was done."""
         self._send((READY, read_seq))
 
-    def learner_site(self, frame: FrameType | None) -> tuple[str, int] | None:
-        """The innermost frame, starting at ``frame``, that belongs to the learner's code."""
-        files = self.learner_files
-        while frame is not None:
-            name = frame.f_code.co_filename
-            if name in files or name == "<timeit-src>":
-                return (name, frame.f_lineno)
-            frame = frame.f_back
-        return None
-
-    def caller_site(self, depth: int = 2) -> tuple[str, int] | None:
-        return self.learner_site(sys._getframe(depth))
-
 
 def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: int,
              control_codes: frozenset[Any], is_ready: Any, is_deleted: Any,
@@ -413,12 +542,29 @@ def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: 
     """Start a sealed core (primed, ready for ``send``). Control operations are accepted
     from the main thread (``main_thread``) and from ``control_codes`` only; ``PROTECT``
     may add more codes."""
-    core = _core(key, channel_fd, tuple(call_ids), main_thread, control_codes, is_ready,
-                 is_deleted, array_type)
+    sealed = types.FunctionType(_core.__code__, _private_globals(), _core.__name__)
+    core = sealed(key, channel_fd, tuple(call_ids), main_thread, control_codes, is_ready,
+                  is_deleted, array_type)
     next(core)
     return core
 
 
+def _private_globals() -> dict[str, Any]:
+    """A copy of this module's globals whose ``__builtins__`` is a copy of the builtins,
+    for the core (and the functions it defines) to look names up in.
+
+    Learner code can reach this module's dict and the builtins' (any grader function's
+    ``__globals__``, ``import builtins``) and put a str-subclass key there that hashes like
+    a name the core uses: looking that name up would call the key's ``__eq__`` with the
+    core's frame below it, and ``f_back`` would lead to the channel key. The copies are
+    made before any learner code runs and are reachable only through the core's own
+    frame, which the guard seals; a later change to either original does not reach the
+    core either."""
+    namespace = dict(globals())
+    namespace["__builtins__"] = dict(vars(builtins))
+    return namespace
+
+
 EMIT_CODES = frozenset({Recorder.emit.__code__, Recorder.called.__code__,
-                        Recorder.readiness.__code__, Recorder.emit_arrays.__code__,
+                        Recorder.readiness.__code__, Recorder.emit_sited.__code__,
                         Recorder.timer.__code__, Recorder.returned.__code__})
