@@ -161,3 +161,12 @@ def test_a_pool_starts_no_child_while_a_grade_runs_and_a_spare_waits(
             time.sleep(0.05)
         assert warm.stats.warm == 2 and warm.stats.cold == 0
     assert in_flight_at_start and set(in_flight_at_start) == {0}, in_flight_at_start
+
+
+def test_a_throughput_pool_refills_at_once_and_a_latency_pool_waits() -> None:
+    bare = WarmPool.__new__(WarmPool)  # the refill rule only: no children started
+    bare.size, bare._idle, bare._in_use = 2, [object()], 1
+    bare.defer_refill = False  # grade batch
+    assert bare._to_start() == 1
+    bare.defer_refill = True  # the default: a spare is waiting, a grade is in flight
+    assert bare._to_start() == 0

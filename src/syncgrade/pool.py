@@ -120,7 +120,10 @@ class WarmPool:
     replaces them; ``only_ready=False`` hands a child the job even while it is still
     importing (:func:`prestart`). ``base``: where the children's run directories go
     (default: the temp directory when the pool is made). ``idle_limit_s``: discard a
-    child idle longer than this (default: never). Close it (or use ``with``): that kills
+    child idle longer than this (default: never). ``defer_refill`` (default): while runs
+    are in flight, start replacements only as :func:`children_to_start` says (latency:
+    a learner's grade keeps its cores); ``False``: always refill to ``size`` at once
+    (throughput: ``grade batch``). Close it (or use ``with``): that kills
     the idle children, waits for runs in progress and removes every directory; it is
     also closed at interpreter exit, and a one-shot pool closes itself once its children
     are used or discarded.
@@ -134,13 +137,14 @@ class WarmPool:
                  memory_bytes: int | None = None, limits: sandbox.Limits | None = None,
                  wait_s: float = 3.0, refill: bool = True,
                  only_ready: bool = True, base: str | None = None,
-                 idle_limit_s: float | None = None) -> None:
+                 idle_limit_s: float | None = None, defer_refill: bool = True) -> None:
         if size < 1:
             raise ValueError("a warm pool needs at least one child")
         self.size = size
         self.refill = refill
         self.only_ready = only_ready
         self.idle_limit_s = idle_limit_s
+        self.defer_refill = defer_refill
         self.limits = limits or sandbox.Limits(
             wall_s=timeout, **({"memory_bytes": memory_bytes} if memory_bytes else {}))
         self.wait_s = wait_s
@@ -251,7 +255,10 @@ class WarmPool:
         return None
 
     def _to_start(self) -> int:
-        """How many children to start now (under the lock): :func:`children_to_start`."""
+        """How many children to start now (under the lock): :func:`children_to_start`,
+        or up to ``size`` at once for a pool made with ``defer_refill=False``."""
+        if not self.defer_refill:
+            return max(0, self.size - len(self._idle))
         return children_to_start(self.size, len(self._idle), self._in_use)
 
     def _start_one(self) -> sandbox.PreStarted | None:
