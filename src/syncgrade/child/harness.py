@@ -170,9 +170,9 @@ class Harness:
         if self.probe is None:
             rate = self._rate()
             steps = rate.steps_for(seconds)
-            self.probe = Probe(fn=jax.jit(_SPIN),  # recorded like any jit; shares the
-                               # warm-up's compilation
-                               host_args=(rate.x, _ASARRAY(_INT32(steps))),
+            # The live jax.jit: recorded like any jit, and the same function as the
+            # warm-up's, so it reuses that compilation.
+            self.probe = Probe(fn=jax.jit(_SPIN), host_args=(rate.x, _ASARRAY(_INT32(steps))),
                                seconds=rate.estimate(steps))
             self.probe_seconds = self.probe.seconds
         return self.probe
