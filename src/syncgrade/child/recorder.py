@@ -92,8 +92,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     control_ids = {address(code): code for code in control_codes}
     hook_ids: dict[int, Any] = {}
     emit_ids: dict[int, Any] = {}
-    # address(hook code) -> (the code, cells, their values, ((itemgetter of the names,
-    # module dict, their values), ... one per dict))
+    # address(hook code) -> (the code, cells, their values, ((itemgetter of the names or
+    # None, module dict, their values, the dict's size, builtins it must not shadow),
+    # ... one per dict))
     checks: dict[int, tuple[Any, ...]] = {}
     get_cell = operator.attrgetter("cell_contents")
     sizeof = dict.__sizeof__  # C, on an exact dict (a module's): no Python code runs
@@ -126,6 +127,14 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         if type(arrays) is not list_type:
             raise TypeError("arrays")
         return [token(array) for array in arrays]
+
+    def exact_strs(files: Any) -> frozenset[str]:
+        # The exact-str members of an exact frozenset (a frozenset cannot change, so the
+        # caller keeps the result as long as it is sent the same object; it holds that
+        # object, so the identity test stays meaningful). Nothing else is compared here.
+        if type(files) is not frozenset_type:
+            return frozenset_type()
+        return frozenset_type([f for f in files if type(f) is str_type])
 
     def learner_site(frame: Any, files: frozenset[str]) -> tuple[str, int] | None:
         # The innermost frame from ``frame`` out that runs learner code. Exact str
@@ -194,10 +203,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # Per module dict: first its size. A key that is not an exact str (a learner's
         # str subclass, whose __eq__ a lookup here would call with this frame below it)
         # turns a dict's all-str key table into a general one of another size, and
-        # ``dict.__sizeof__`` runs no Python code. Only then lookups: no
-        # builtin the code uses may have been shadowed by a new global of that name, and
-        # one itemgetter call fetches the names it uses, compared by identity (== could
-        # run a learner's __eq__ here). A deleted name is a KeyError: replaced.
+        # ``dict.__sizeof__`` runs no Python code. Only then lookups: no builtin the code
+        # uses may have been shadowed by a new global of that name, and one itemgetter
+        # call fetches the names it uses, compared by identity (== could run a learner's
+        # __eq__ here). A deleted name is a KeyError: replaced.
         for getter, namespace, values, size, builtins_used in namespaces:
             if sizeof(namespace) != size:
                 return False
@@ -237,8 +246,6 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 continue
             op = message[0]
             if op == EMIT:
-                # EMIT may name one field (message[3]) whose exact list of arrays becomes
-                # their tokens, as the hooks' TOKEN sends did before.
                 what, fields = message[1], message[2]
                 number = next(seq)
                 reply = number
@@ -246,11 +253,6 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     continue
                 if type(fields) is not dict_type:
                     raise TypeError("fields")
-                if len(message) > 3:
-                    name = message[3]
-                    if type(name) is not str_type:
-                        raise TypeError("field name")
-                    fields[name] = tokens_of(fields[name])
                 # Two audited f_code reads: f_back is not audited, and every audited
                 # event costs a call of the guard's hook.
                 sender = me.f_back
@@ -270,12 +272,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     continue
                 files = message[3]
                 if files is not files_seen:
-                    # Held, so the identity test stays meaningful; a frozenset cannot
-                    # change, so its exact-str members are taken once.
-                    files_seen = files
-                    safe_files = frozenset_type(
-                        [f for f in files if type(f) is str_type]
-                        if type(files) is frozenset_type else ())
+                    files_seen, safe_files = files, exact_strs(files)
                 # Three audited f_code reads (sender, hook, the hook's caller); the
                 # caller's frame is the hook's f_back (not audited), so the hook needs
                 # no sys._getframe of its own.
@@ -339,10 +336,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                         raise TypeError("field name")
                     fields[name] = tokens_of(fields[name])
                 if files is not files_seen:
-                    files_seen = files
-                    safe_files = frozenset_type(
-                        [f for f in files if type(f) is str_type]
-                        if type(files) is frozenset_type else ())
+                    files_seen, safe_files = files, exact_strs(files)
                 sender = me.f_back
                 hook = None if sender is None else sender.f_back
                 if sender is None or address(sender.f_code) not in emit_ids:
