@@ -61,6 +61,36 @@ def test_a_pooled_grade_is_the_cold_grade(path: Path) -> None:
     assert pooled.provenance == cold.provenance
     assert [p.name for p in pooled.grading.protections] == \
         [p.name for p in cold.grading.protections]
+    if any(p.name == "pid-namespace" and p.applied for p in cold.grading.protections):
+        # where the jail is, children are forked from the zygote
+        assert (warm.stats.zygote, warm.stats.forked) == ("on", warm.stats.started)
+
+
+def test_without_the_zygote_children_start_fresh_with_the_same_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pool.ZYGOTE_ENV_VAR, "0")
+    with WarmPool(size=1, wait_s=120) as warm:
+        report = engine.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
+    assert (warm.stats.warm, warm.stats.forked, warm.stats.zygote) == (1, 0, "off")
+    assert report.status == "passed", report.summary
+
+
+def test_a_killed_zygote_is_replaced_by_fresh_children() -> None:
+    with WarmPool(size=1, wait_s=120) as warm:
+        _wait_warm(warm, 1)
+        zygote = warm._zygote
+        if zygote is None:
+            pytest.skip(f"no zygote on this machine: {warm.stats.zygote}")
+        assert zygote.pid is not None
+        os.kill(zygote.pid, signal.SIGKILL)  # its idle child dies with it
+        deadline = time.monotonic() + 60
+        while warm.stats.replaced < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        report = engine.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
+        stats = warm.stats
+    assert report.status == "passed", report.summary
+    assert stats.replaced >= 1 and stats.zygote.startswith("failed"), stats
+    assert stats.started > stats.forked  # the replacement started fresh
 
 
 _MARKER = '''

@@ -55,6 +55,8 @@ from syncgrade import sandbox
 
 PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
 ENV_VAR = "SYNCGRADE_WARM_POOL"
+ZYGOTE_ENV_VAR = "SYNCGRADE_ZYGOTE"
+"""``SYNCGRADE_ZYGOTE=0`` makes pools start each child as a fresh interpreter (no zygote)."""
 DEFAULT_TIMEOUT_S = 60.0
 """The engine's default wall limit; a pool started for it serves any grade up to it."""
 SHARED_MAX_WALL_S = 600.0
@@ -106,6 +108,8 @@ class PoolStats:
     cold: int = 0  # child runs that fell back to a cold spawn
     replaced: int = 0  # pooled children that died while idle and were replaced
     start_failures: int = 0  # pooled starts that raised (SandboxError)
+    forked: int = 0  # children forked from the pool's zygote (of ``started``)
+    zygote: str = "off"  # "off", "on", or "failed: why" (children then start fresh)
     fallback_reasons: dict[str, int] = field(default_factory=dict)
 
 
@@ -123,7 +127,11 @@ class WarmPool:
     child idle longer than this (default: never). ``defer_refill`` (default): while runs
     are in flight, start replacements only as :func:`children_to_start` says (latency:
     a learner's grade keeps its cores); ``False``: always refill to ``size`` at once
-    (throughput: ``grade batch``). Close it (or use ``with``): that kills
+    (throughput: ``grade batch``). ``zygote`` (default: unless ``SYNCGRADE_ZYGOTE=0``):
+    fork the children from one :class:`~syncgrade.sandbox.Zygote` that imported jax
+    once, instead of starting each as a fresh interpreter; if the zygote cannot start or
+    dies, children start fresh again (``stats.zygote`` says why). Close it (or use
+    ``with``): that kills
     the idle children, waits for runs in progress and removes every directory; it is
     also closed at interpreter exit, and a one-shot pool closes itself once its children
     are used or discarded.
@@ -137,7 +145,8 @@ class WarmPool:
                  memory_bytes: int | None = None, limits: sandbox.Limits | None = None,
                  wait_s: float = 3.0, refill: bool = True,
                  only_ready: bool = True, base: str | None = None,
-                 idle_limit_s: float | None = None, defer_refill: bool = True) -> None:
+                 idle_limit_s: float | None = None, defer_refill: bool = True,
+                 zygote: bool | None = None) -> None:
         if size < 1:
             raise ValueError("a warm pool needs at least one child")
         self.size = size
@@ -153,6 +162,9 @@ class WarmPool:
         # (or into ``base``), wherever it points later.
         self._base = base or tempfile.gettempdir()
         self._command = child_command()
+        self._want_zygote = (os.environ.get(ZYGOTE_ENV_VAR, "1").strip() != "0"
+                             if zygote is None else zygote)
+        self._zygote: sandbox.Zygote | None = None
         self._cond = threading.Condition()
         self._idle: list[sandbox.PreStarted] = []
         self._born: dict[int, float] = {}  # id(child) -> when it was started
@@ -262,17 +274,55 @@ class WarmPool:
         return children_to_start(self.size, len(self._idle), self._in_use)
 
     def _start_one(self) -> sandbox.PreStarted | None:
+        zygote = self._running_zygote()
         try:
             child = sandbox.start_sandboxed(
                 list(self._command.argv), env=self._command.env, limits=self.limits,
-                hidden_paths=self._command.hidden_paths, base=self._base)
-        except Exception:  # a broken sandbox: runs go cold, and report it themselves
+                hidden_paths=self._command.hidden_paths, base=self._base, zygote=zygote)
+        except sandbox.SandboxError as exc:
+            if zygote is None:  # a broken sandbox: runs go cold, and report it themselves
+                with self._cond:
+                    self.stats.start_failures += 1
+                return None
+            self._drop_zygote(f"failed: {exc}")  # start fresh children from now on
+            return self._start_one()
+        except Exception:
             with self._cond:
                 self.stats.start_failures += 1
             return None
         with self._cond:
             self.stats.started += 1
+            self.stats.forked += zygote is not None
         return child
+
+    def _running_zygote(self) -> sandbox.Zygote | None:
+        """The pool's zygote, started on first use (on the pool's own thread: its
+        parent-death signal follows that thread); None when not wanted or broken."""
+        if not self._want_zygote:
+            return None
+        if self._zygote is None:
+            zygote = sandbox.Zygote(self._command.argv, self._command.env)
+            try:
+                zygote.start()
+            except sandbox.SandboxError as exc:
+                self._drop_zygote(f"failed: {exc}")
+                return None
+            self._zygote = zygote
+            with self._cond:
+                self.stats.zygote = "on"
+        if not self._zygote.alive():
+            self._drop_zygote("failed: the zygote ended")
+            return None
+        return self._zygote
+
+    def _drop_zygote(self, why: str) -> None:
+        """Stop using a zygote (children start fresh from now on); close it if any."""
+        self._want_zygote = False
+        zygote, self._zygote = self._zygote, None
+        if zygote is not None:
+            zygote.close()
+        with self._cond:
+            self.stats.zygote = why
 
     def _keep_filled(self) -> None:
         """The pool's own thread: starts children up to ``size``, replaces those that die
@@ -302,6 +352,9 @@ class WarmPool:
                     missing = 0  # a one-shot pool starts its children once
             for child in dead:
                 child.discard()
+            if not closing and any(not c.said_ready and c.forked for c in dead):
+                # E.g. no namespaces here (a zygote's runs require them): start fresh.
+                self._drop_zygote("failed: a forked child died before it was warm")
             if not closing and any(not child.said_ready for child in dead):
                 # Died while warming up (e.g. a memory limit too small for jax): do not
                 # restart in a tight loop, and let grades go cold at once meanwhile
@@ -313,6 +366,9 @@ class WarmPool:
                 with self._cond:
                     while self._in_use:
                         self._cond.wait()
+                if self._zygote is not None:  # after the runs: it reaps their processes
+                    self._zygote.close()
+                    self._zygote = None
                 return
             for _ in range(missing):
                 started = self._start_one()
@@ -353,8 +409,9 @@ def prestart(timeout: float = DEFAULT_TIMEOUT_S,
     child reports a syntax error without waiting for jax). Only the first child run of
     the grade uses it; any further one (an exercise that isolates its calls) is cold.
     Closed at interpreter exit, or by the caller."""
+    # No zygote: it would import jax just as the one child does, then fork it.
     return WarmPool(1, timeout=timeout, memory_bytes=memory_bytes, refill=False,
-                    only_ready=False, idle_limit_s=PRESTART_IDLE_LIMIT_S)
+                    only_ready=False, idle_limit_s=PRESTART_IDLE_LIMIT_S, zygote=False)
 
 
 PRESTART_IDLE_LIMIT_S = 30.0

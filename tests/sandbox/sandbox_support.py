@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from syncgrade.sandbox import Limits, SandboxOutcome, run_sandboxed
+from syncgrade.sandbox import Limits, SandboxOutcome, Zygote, run_sandboxed, start_sandboxed
 
 Runner = Callable[..., SandboxOutcome]
 
@@ -28,13 +28,25 @@ def script(source: str) -> bytes:
     return textwrap.dedent(source).encode()
 
 
+MAIN_MODULE_ARGV = [sys.executable, "-m", "main"]
+"""What a zygote serves in these tests: ``main.py`` from the run's workdir."""
+
+
 def run_main(source: str, *, isolation: str, wall_s: float = 10.0,
              extra_files: dict[str, bytes] | None = None, limits: Limits | None = None,
-             **kwargs: Any) -> SandboxOutcome:
-    """Run ``source`` as ``main.py`` in a fresh sandbox."""
+             zygote: Zygote | None = None, **kwargs: Any) -> SandboxOutcome:
+    """Run ``source`` as ``main.py`` in a fresh sandbox: ``python main.py`` through the
+    launcher, or, given a zygote (of :data:`MAIN_MODULE_ARGV`), ``python -m main`` forked
+    from it, pre-started and then delivered its files and stdin at once."""
     files = {"main.py": script(source), **(extra_files or {})}
-    return run_sandboxed([sys.executable, "main.py"], files=files, isolation=isolation,
-                         limits=limits or Limits(wall_s=wall_s), **kwargs)
+    limits = limits or Limits(wall_s=wall_s)
+    if zygote is None:
+        return run_sandboxed([sys.executable, "main.py"], files=files, isolation=isolation,
+                             limits=limits, **kwargs)
+    stdin = kwargs.pop("stdin", b"")
+    started = start_sandboxed(MAIN_MODULE_ARGV, isolation=isolation, limits=limits,
+                              zygote=zygote, **kwargs)
+    return started.deliver(stdin, files, limits.wall_s)
 
 
 def namespaces_possible() -> bool:

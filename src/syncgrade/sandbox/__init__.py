@@ -23,6 +23,7 @@ from ._runner import (
     run_sandboxed,
     start_sandboxed,
 )
+from ._zygote import Zygote
 from .models import (
     Captured,
     Isolation,
@@ -45,6 +46,7 @@ __all__ = [
     "SandboxError",
     "SandboxOutcome",
     "Termination",
+    "Zygote",
     "run_sandboxed",
     "start_sandboxed",
 ]

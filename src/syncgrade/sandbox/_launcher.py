@@ -35,6 +35,7 @@ import stat
 import struct
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 LINUX = sys.platform.startswith("linux")
@@ -58,7 +59,12 @@ MNT_DETACH = 2
 KEPT_MOUNT_FLAGS = {"noexec": MS_NOEXEC, "noatime": 1024, "nodiratime": 2048}
 
 PR_SET_PDEATHSIG = 1
+PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+CAPABILITY_SETS = ("CapInh", "CapPrm", "CapEff", "CapAmb")
 
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
@@ -132,6 +138,27 @@ def umount2(target: str, flags: int) -> None:
 def prctl(option: int, arg: int) -> None:
     z = ctypes.c_ulong(0)
     _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), z, z, z), "prctl")
+
+
+def drop_capabilities() -> None:
+    """Clear the bounding, ambient, inheritable, permitted and effective capability sets,
+    then verify that none is left (raises OSError if any is).
+
+    Only needed where the target does not exec: ``execve`` by a non-root uid clears the
+    capabilities a user namespace granted, but a zygote-forked target never execs (see
+    ``_zygote_main.py``)."""
+    z = ctypes.c_ulong(0)
+    for cap in range(64):  # needs CAP_SETPCAP; EPERM once it is gone, EINVAL past the last
+        _libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), ctypes.c_ulong(cap), z, z, z)
+    _libc.prctl(ctypes.c_int(PR_CAP_AMBIENT), ctypes.c_ulong(PR_CAP_AMBIENT_CLEAR_ALL), z, z, z)
+    header = ctypes.create_string_buffer(struct.pack("Ii", LINUX_CAPABILITY_VERSION_3, 0))
+    data = ctypes.create_string_buffer(24)  # two all-zero __user_cap_data_struct
+    _check(_libc.capset(header, data), "capset")
+    with open("/proc/self/status") as f:
+        left = [line.split()[0].rstrip(":") for line in f
+                if line.split(":")[0] in CAPABILITY_SETS and int(line.split()[1], 16)]
+    if left:
+        raise OSError(0, f"capabilities left after capset: {', '.join(left)}")
 
 
 def pivot_root(new_root: str) -> None:
@@ -474,8 +501,14 @@ def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> int
     return None
 
 
-def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: bool) -> None:
-    """Become the child: limits, privileges, fds, then exec. Never returns."""
+Become = Callable[[dict[str, Any]], None]
+"""Runs the target in this process instead of exec (a zygote's fork); never returns."""
+
+
+def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: bool,
+                become: Become | None = None) -> None:
+    """Become the child: limits, privileges, fds, then exec (or ``become``, with every
+    capability dropped first). Never returns."""
     for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)  # ignored dispositions survive exec
     own_uid = drop_privileges(cfg, prot, jailed)
@@ -502,8 +535,14 @@ def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: 
     for fd in cfg["keep_fds"]:
         os.set_inheritable(fd, True)
     os.set_inheritable(status.fd, False)
+    if become is not None:
+        drop_capabilities()  # raises (reported as fatal): never run a target that keeps any
     status.send("protections", items=prot.as_json(), uid=own_uid,
                 isolation="namespaces" if prot.applied("pid-namespace") else "basic")
+    if become is not None:
+        os.close(status.fd)  # what close-on-exec would have done
+        become(cfg)
+        os._exit(127)  # become never returns; if it does, never run launcher code on
     try:
         os.execvpe(cfg["argv"][0], cfg["argv"], cfg["env"])
     except OSError as e:
@@ -581,7 +620,8 @@ def _kill(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
-def run_init(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
+def run_init(cfg: dict[str, Any], prot: Protections, status: Status,
+             become: Become | None = None) -> None:
     """Body of pid 1: jail, fork the target, wait, sweep, report. Never returns."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # launcher gone -> whole namespace gone
     init = Init()
@@ -594,7 +634,7 @@ def run_init(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
         os._exit(125)
     pid = os.fork()
     if pid == 0:
-        exec_target(cfg, prot, status, jailed)
+        exec_target(cfg, prot, status, jailed, become)
     _close_target_only(cfg)
     init.target = pid
     if init.stop_requested:
@@ -665,14 +705,15 @@ def try_pid_namespace(cfg: dict[str, Any], prot: Protections) -> bool:
     return True
 
 
-def supervise(cfg: dict[str, Any], prot: Protections, status: Status) -> None:
+def supervise(cfg: dict[str, Any], prot: Protections, status: Status,
+              become: Become | None = None) -> None:
     """Fork init into the new pid namespace and mirror its exit. Never returns."""
     fwd = Forwarder()
     signal.signal(signal.SIGUSR1, fwd.handle)
     signal.signal(signal.SIGTERM, fwd.handle)
     pid = os.fork()
     if pid == 0:
-        run_init(cfg, prot, status)
+        run_init(cfg, prot, status, become)
     _close_target_only(cfg)
     fwd.child = pid
     for sig in fwd.pending:
@@ -692,6 +733,13 @@ def main(argv: list[str]) -> None:
     with open(argv[1]) as f:
         cfg = json.load(f)
     os.unlink(argv[1])
+    launch(cfg)
+
+
+def launch(cfg: dict[str, Any], become: Become | None = None) -> None:
+    """Set up the sandbox ``cfg`` describes and run its target: exec ``cfg["argv"]``, or
+    ``become`` (in a zygote's fork). Never returns; every failure is reported on the
+    status fd as ``fatal`` and exits 125."""
     status = Status(cfg["status_fd"])
     try:
         if LINUX:
@@ -700,12 +748,12 @@ def main(argv: list[str]) -> None:
                 os._exit(125)  # the grader died before we could arm the death signal
         prot = Protections()
         if try_pid_namespace(cfg, prot):
-            supervise(cfg, prot, status)
+            supervise(cfg, prot, status, become)
         if cfg["isolation"] == "namespaces":
             status.send("fatal", error="namespace isolation required: "
                         + prot.items["pid-namespace"][1])
             os._exit(125)
-        exec_target(cfg, prot, status, jailed=False)
+        exec_target(cfg, prot, status, jailed=False, become=become)
     except BaseException as e:  # report, never let a launcher bug look like learner output
         if isinstance(e, SystemExit):
             raise

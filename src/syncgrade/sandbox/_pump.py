@@ -13,7 +13,10 @@ import os
 import selectors
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ._process import RunProcess
 
 _F_SETPIPE_SZ = 1031  # Linux: bigger pipes mean fewer wakeups for chatty children
 _PIPE_SIZE = 1 << 20
@@ -36,22 +39,22 @@ def enlarge_pipe(fd: int) -> None:
 class Pump:
     """Reads registered fds into their sinks and watches one process for exit.
 
-    Exit is detected with ``waitid(WNOWAIT)``: the process stays a zombie, so its pid
-    cannot be recycled before the caller has swept its leftovers and reaped it.
+    Exit is detected without reaping (:meth:`RunProcess.exited`): the process stays a
+    zombie, so its pid cannot be recycled before the caller has swept its leftovers and
+    reaped it. The process's exit fd wakes the loop; the pump selects on its own
+    duplicate of it, so the process may close its own when it is reaped.
     """
 
-    def __init__(self, pid: int) -> None:
-        self._pid = pid
+    def __init__(self, process: RunProcess) -> None:
+        self._process = process
         self._sel = selectors.DefaultSelector()
         self._sinks: dict[int, Sink] = {}
         self.last_data: dict[int, float] = {}
         self._exited = False
         self._pidfd = -1
-        try:
-            self._pidfd = os.pidfd_open(pid)
+        if process.exit_fd >= 0:
+            self._pidfd = os.dup(process.exit_fd)
             self._sel.register(self._pidfd, selectors.EVENT_READ)
-        except (AttributeError, OSError):
-            self._pidfd = -1  # older kernel or not Linux: poll instead
 
     def add(self, fd: int, sink: Sink) -> None:
         """Start reading ``fd`` (the pump owns it from now on and will close it)."""
@@ -67,8 +70,7 @@ class Pump:
     def exited(self) -> bool:
         """Whether the watched process has exited (without reaping it)."""
         if not self._exited:
-            info = os.waitid(os.P_PID, self._pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            self._exited = info is not None and info.si_pid == self._pid
+            self._exited = self._process.exited()
             if self._exited and self._pidfd >= 0:
                 # A pidfd stays readable after exit; stop selecting on it.
                 self._sel.unregister(self._pidfd)

@@ -21,8 +21,10 @@ from typing import Any, Literal
 from . import _procs
 from ._capture import BoundedBytes, FrameDecoder, StreamExcerpt
 from ._classify import classify
+from ._process import ForkedProcess, LauncherProcess, RunProcess
 from ._pump import Pump, Sink, enlarge_pipe
 from ._workdir import RunDir
+from ._zygote import Zygote
 from .models import Isolation, Limits, Protection, SandboxError, SandboxOutcome
 
 CHANNEL_FD_VAR = "SYNCGRADE_CHANNEL_FD"
@@ -141,11 +143,13 @@ def _order(protections: list[Protection]) -> list[Protection]:
 
 
 class _Run:
-    """One execution: owns the pipes, the launcher process and the pump."""
+    """One execution: owns the pipes, the launcher process (or the zygote's fork that
+    stands in for it) and the pump."""
 
     def __init__(self, argv: Sequence[str], limits: Limits, isolation: Isolation,
-                 rundir: RunDir) -> None:
+                 rundir: RunDir, zygote: Zygote | None = None) -> None:
         self.argv = list(argv)
+        self.zygote = zygote
         self.limits = limits
         self.isolation = isolation
         self.rundir = rundir
@@ -160,7 +164,7 @@ class _Run:
         self.feed = -1  # pre-started run: write end of the child's stdin pipe
         self.ready_fd = -1  # pre-started run: read end of the readiness pipe
         self.start = 0.0  # time.monotonic() the wall limit counts from
-        self.proc: subprocess.Popen[bytes]
+        self.proc: RunProcess
         self.pump: Pump
 
     def config(self, env: dict[str, str], fds: dict[str, int], hidden: Sequence[str],
@@ -181,18 +185,28 @@ class _Run:
                      "workdir": work, "tmp_bytes": self.limits.tmp_bytes},
         }
 
-    def spawn(self, cfg_path: Path, stdin_fd: int, ends: dict[str, tuple[int, int]]
-              ) -> subprocess.Popen[bytes]:
-        """Start the launcher in a new session with exactly the fds it needs."""
+    def spawn(self, cfg: dict[str, Any], stdin_fd: int, ends: dict[str, tuple[int, int]]
+              ) -> RunProcess:
+        """Start the launcher (or have the zygote fork one) in a new session with
+        exactly the fds it needs."""
+        if self.zygote is not None:
+            names = [n for n in ends if n not in ("stdout", "stderr")]
+            pid, pidfd = self.zygote.spawn(
+                cfg, str(self.rundir.path),
+                fds=[stdin_fd, ends["stdout"][1], ends["stderr"][1],
+                     *(ends[n][1] for n in names)],
+                targets=[0, 1, 2, *(ends[n][1] for n in names)])
+            return ForkedProcess(self.zygote, pid, pidfd)
+        cfg_path = self.rundir.write_config(cfg)
         try:
-            return subprocess.Popen(
+            return LauncherProcess(subprocess.Popen(
                 [sys.executable, "-I", "-S", str(LAUNCHER), str(cfg_path)],
                 stdin=stdin_fd, stdout=ends["stdout"][1], stderr=ends["stderr"][1],
                 pass_fds=tuple(w for name, (_, w) in ends.items()
                                if name not in ("stdout", "stderr")),
                 start_new_session=True, cwd=self.rundir.path,
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-            )
+            ))
         except OSError as e:
             raise SandboxError(f"could not start the sandbox launcher: {e}") from e
 
@@ -200,7 +214,7 @@ class _Run:
         prot = self.status.last("protections")
         return str(prot["isolation"]) if prot else "unknown"
 
-    def stop(self, proc: subprocess.Popen[bytes], pump: Pump, *, dump: bool = True) -> None:
+    def stop(self, proc: RunProcess, pump: Pump, *, dump: bool = True) -> None:
         """Timeout: ask for a stack dump (if ``dump``), give it a moment, then kill
         everything."""
         if dump:
@@ -243,7 +257,7 @@ class _Run:
                                       self.token, ready_fd=fds.get("ready"))
         feed: tuple[int, int] | None = None
         try:
-            cfg_path = self.rundir.write_config(self.config(child_env, fds, hidden, readable))
+            cfg = self.config(child_env, fds, hidden, readable)
             if stdin is None:
                 feed = os.pipe()
                 enlarge_pipe(feed[1])
@@ -252,7 +266,7 @@ class _Run:
                 stdin_fd = self.rundir.open_stdin(stdin)
             try:
                 self.start = time.monotonic()
-                proc = self.spawn(cfg_path, stdin_fd, ends)
+                proc = self.spawn(cfg, stdin_fd, ends)
             finally:
                 os.close(stdin_fd)
         except BaseException:
@@ -270,7 +284,7 @@ class _Run:
             self.ready_fd = ends.pop("ready")[0]
             os.set_blocking(self.ready_fd, False)
         try:
-            self.pump = self.pump_for(proc.pid, ends)
+            self.pump = self.pump_for(proc, ends)
         except BaseException:  # the child is running: never leave it behind
             self.abort(proc)
             for r, _ in ends.values():
@@ -302,9 +316,9 @@ class _Run:
                 with contextlib.suppress(OSError):
                     os.close(fd)
 
-    def pump_for(self, pid: int, ends: dict[str, tuple[int, int]]) -> Pump:
+    def pump_for(self, proc: RunProcess, ends: dict[str, tuple[int, int]]) -> Pump:
         """A pump that feeds each read end into its bounded sink."""
-        pump = Pump(pid)
+        pump = Pump(proc)
         sinks: dict[str, Sink] = {
             "stdout": self.stdout, "stderr": self.stderr, "channel": self.frames,
             "stack": self.stack, "status": self.status.raw,
@@ -315,7 +329,7 @@ class _Run:
         self.stack_fd = ends["stack"][0]
         return pump
 
-    def supervise(self, proc: subprocess.Popen[bytes], pump: Pump, start: float
+    def supervise(self, proc: RunProcess, pump: Pump, start: float
                   ) -> tuple[bool, float, int, int, float]:
         """Run to the end; (timed_out, wall_s, swept, launcher wait status, cpu_s)."""
         # Past the result cap nothing the child sends can be kept: stop it now rather
@@ -328,18 +342,19 @@ class _Run:
             self.stop(proc, pump, dump=False)
         wall = time.monotonic() - start
         swept = self.sweep(proc.pid)
-        _, wait_status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(wait_status)  # Popen must not wait
+        reaped = proc.reap()
+        assert reaped is not None  # reap() without a timeout waits for the exit
+        wait_status, cpu = reaped
         pump.run(time.monotonic() + _DRAIN_S, lambda: pump.open_streams == 0)
-        return timed_out, wall, swept, wait_status, usage.ru_utime + usage.ru_stime
+        return timed_out, wall, swept, wait_status, cpu
 
-    def abort(self, proc: subprocess.Popen[bytes]) -> None:
+    def abort(self, proc: RunProcess) -> None:
         """Kill and reap everything of the run after a failure in the grader itself."""
-        if proc.returncode is None:
+        if not proc.reaped():
             _procs.kill_group(proc.pid)
             self.sweep(proc.pid)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=5)
+            with contextlib.suppress(SandboxError):  # the zygote is gone: so is the run
+                proc.reap(timeout=5)
 
     def sweep(self, pid: int) -> int:
         """Kill leftovers while the main process is an unreaped zombie (no pid reuse)."""
@@ -462,6 +477,11 @@ class PreStarted:
         return self._run.proc.pid
 
     @property
+    def forked(self) -> bool:
+        """Whether it was forked from a zygote."""
+        return self._run.zygote is not None
+
+    @property
     def said_ready(self) -> bool:
         """Whether the child ever said it is warm (alive or not now)."""
         return self._ready
@@ -556,6 +576,7 @@ def start_sandboxed(
     readable_paths: Sequence[str | Path] = (),
     isolation: Isolation = "auto",
     base: str | None = None,
+    zygote: Zygote | None = None,
 ) -> PreStarted:
     """Start ``argv`` in a fresh sandbox now; give it its stdin and files later.
 
@@ -569,7 +590,12 @@ def start_sandboxed(
       (then closing it) marks the child warm (:meth:`PreStarted.ready`);
     - the rlimits, including the CPU limit derived from ``limits.wall_s``, are fixed
       now, so deliver with a ``wall_s`` no larger than ``limits.wall_s``;
-    - ``base``: the directory for the run directory (default: the temp directory now).
+    - ``base``: the directory for the run directory (default: the temp directory now);
+    - ``zygote``: a started :class:`Zygote` for ``argv``, to fork the run from instead of
+      starting a fresh interpreter (same sandbox; the imports it did are not paid again).
+      Such a run requires namespace isolation (``isolation="basic"`` is a ValueError;
+      where namespaces are unavailable the run ends at once with a sandbox fault):
+      without a pid namespace its parent, the zygote, would be the learner's to signal.
 
     The launcher's parent-death signal follows the *thread* that calls this: call it
     from a thread that outlives the run (the warm pool's own spawner thread).
@@ -580,7 +606,13 @@ def start_sandboxed(
         raise ValueError("Limits.wall_s must be positive")
     rundir = RunDir(base)
     try:
-        run = _Run(argv, limits, isolation, rundir)
+        if zygote is not None:
+            if list(argv) != list(zygote.argv):
+                raise ValueError(f"the zygote serves {list(zygote.argv)!r}, not {list(argv)!r}")
+            if isolation == "basic":
+                raise ValueError("a zygote's runs need namespace isolation")
+            isolation = "namespaces"  # never a run the zygote is visible to (see Zygote)
+        run = _Run(argv, limits, isolation, rundir, zygote)
         run.launch(env, [str(p) for p in hidden_paths], [str(p) for p in readable_paths],
                    stdin=None)
     except BaseException:

@@ -1,0 +1,202 @@
+"""Zygote server: imports heavy libraries once, then forks one sandboxed run per request.
+
+Started by :class:`syncgrade.sandbox.Zygote` as
+``python _zygote_main.py GRADER_PID CONTROL_FD MODULE [PRELOAD ...]`` (a script, so that it imports
+neither syncgrade nor anything but the standard library, the launcher next to it and the
+PRELOAD modules). It:
+
+1. arms its parent-death signal and imports each PRELOAD module (e.g. ``numpy``,
+   ``jax``), checking that none started a JAX backend (a backend's threads do not survive
+   a fork) and that only the main thread runs;
+2. serves requests on the SOCK_SEQPACKET socket at CONTROL_FD, one at a time:
+
+   - ``{"op": "spawn", "cfg": ..., "cwd": ..., "targets": [...]}`` with the run's fds
+     attached: forks a process that becomes exactly what ``python -I -S _launcher.py``
+     would be for that config (new session, its fds at the numbers the config names,
+     same namespaces, jail, per-run uid, rlimits and fd closing), except that the target
+     runs ``python -m MODULE`` in-process instead of exec'ing it, after dropping every
+     capability. Replies ``{"pid": N}`` with a pidfd of the fork attached;
+   - ``{"op": "reap", "pid": N}``: waits for that fork (the caller saw it exit on the
+     pidfd) and replies its wait status and CPU seconds. Until then the fork stays a
+     zombie, so its pid cannot be reused while the grader sweeps its run.
+
+It ends at EOF on the socket (the grader closed it or died). It never runs learner code,
+never sees a job, a key or a submission: those go from the grader to the run's own stdin
+and workdir, after the fork. What a fork inherits is the state of a process that has
+only imported libraries (docs/security.md, "Zygote").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib
+import json
+import os
+import runpy
+import signal
+import socket
+import sys
+import threading
+import traceback
+from typing import Any
+
+import _launcher  # next to this script (sys.path[0])
+
+# Nothing else may be imported from this script's directory (its files would shadow any
+# module of the same name); a run's target gets ``-m``'s first entry, its cwd, instead.
+del sys.path[0]
+
+MAX_MESSAGE = 1 << 20
+MAX_FDS = 16
+
+
+def preload(modules: list[str]) -> None:
+    """Import ``modules``; raise if that started a JAX backend or a Python thread."""
+    for name in modules:
+        importlib.import_module(name)
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    if bridge is not None and getattr(bridge, "_backends", None):
+        raise RuntimeError("a preloaded module initialised a JAX backend; its threads "
+                           "would not survive a fork")
+    if threading.active_count() != 1:
+        raise RuntimeError(f"{threading.active_count()} Python threads after preloading")
+
+
+def place_fds(fds: list[int], targets: list[int]) -> None:
+    """Make ``fds[i]`` available as fd ``targets[i]`` and close the originals (in the
+    fork, before any other fd is opened)."""
+    top = max([*fds, *targets, 2]) + 1
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top) for fd in fds]
+    for fd in fds:
+        os.close(fd)
+    for fd, target in zip(high, targets, strict=True):
+        os.dup2(fd, target)
+    for fd in high:
+        os.close(fd)
+
+
+def become(module: str) -> _launcher.Become:
+    """The launcher's ``become``: what ``python -m MODULE`` would do from here on, in a
+    process whose environment, signals, argv and path are reset to a fresh one's."""
+
+    def run(cfg: dict[str, Any]) -> None:
+        os.environ.clear()  # unsetenv for each: C code reading getenv sees the same
+        os.environ.update(cfg["env"])
+        # A fresh interpreter's dispositions (the launcher reset these to SIG_DFL).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_IGN)
+        sys.argv = ["-m"]
+        sys.path.insert(0, os.getcwd())  # -m puts the working directory first
+        sys.modules.pop("_launcher", None)
+        try:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exc:
+            code = exit_code(exc)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # the module may have closed them
+                stream.flush()
+        os._exit(code)
+
+    return run
+
+
+def exit_code(exc: SystemExit) -> int:
+    """The status ``python`` exits with for an uncaught ``SystemExit`` (it prints a
+    non-integer code to stderr and exits 1)."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code & 0xFF
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def spawn(control: socket.socket, request: dict[str, Any], fds: list[int],
+          module: str) -> tuple[dict[str, Any], list[int]]:
+    """Fork one run; return the reply and the fds to send with it (a pidfd)."""
+    cfg = request["cfg"]
+    cfg["grader_pid"] = os.getpid()  # the fork's parent, for the launcher's death check
+    targets = [int(t) for t in request["targets"]]
+    if len(targets) != len(fds):
+        for fd in fds:
+            os.close(fd)
+        return {"error": f"{len(fds)} fds for {len(targets)} targets"}, []
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered may be written twice
+    pid = os.fork()
+    if pid == 0:
+        try:
+            control.close()
+            os.setsid()  # the run's own session and process group, as Popen's would be
+            place_fds(fds, targets)
+            os.chdir(request["cwd"])
+            _launcher.launch(cfg, become(module))
+        finally:
+            os._exit(125)
+    for fd in fds:
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    return {"pid": pid}, [pidfd]
+
+
+def reap(pid: int) -> dict[str, Any]:
+    """Wait for a fork of ours; its wait status and CPU seconds."""
+    try:
+        _, status, usage = os.wait4(pid, 0)
+    except ChildProcessError:
+        return {"error": f"no child {pid}"}
+    return {"status": status, "cpu_s": usage.ru_utime + usage.ru_stime}
+
+
+def serve(control: socket.socket, module: str) -> None:
+    """Answer requests until EOF."""
+    while True:
+        try:
+            message, fds, _flags, _addr = socket.recv_fds(control, MAX_MESSAGE, MAX_FDS)
+        except ConnectionResetError:
+            return
+        if not message:
+            return
+        reply_fds: list[int] = []
+        try:
+            request = json.loads(message)
+            if request.get("op") == "spawn":
+                reply, reply_fds = spawn(control, request, fds, module)
+            elif request.get("op") == "reap":
+                reply = reap(int(request["pid"]))
+            else:
+                reply = {"error": f"unknown request {request.get('op')!r}"}
+        except Exception as exc:  # a bad request must not end the zygote
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        try:
+            socket.send_fds(control, [json.dumps(reply).encode()], reply_fds)
+        finally:
+            for fd in reply_fds:
+                os.close(fd)
+
+
+def main(argv: list[str]) -> int:
+    grader_pid, control_fd, module, modules = int(argv[1]), int(argv[2]), argv[3], argv[4:]
+    _launcher.prctl(_launcher.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != grader_pid:
+        return 125  # the grader died before the death signal was armed
+    control = socket.socket(fileno=control_fd)
+    try:
+        preload(modules)
+    except BaseException as exc:
+        error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        socket.send_fds(control, [json.dumps({"error": error[-2000:]}).encode()], [])
+        return 1
+    socket.send_fds(control, [json.dumps({"ready": True}).encode()], [])
+    serve(control, module)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

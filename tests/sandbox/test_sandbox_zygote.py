@@ -1,0 +1,181 @@
+"""A zygote's fork is a fresh run in all that matters: the state a target sees, how it
+ends, and what happens when the zygote itself fails. (Every isolation, stream and
+termination test also runs in "zygote" mode: see conftest.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_support import MAIN_MODULE_ARGV, namespaces_possible, run_main
+
+import syncgrade
+from syncgrade.sandbox import Limits, SandboxError, Zygote, start_sandboxed
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+pytestmark = pytest.mark.skipif(not namespaces_possible(),
+                                reason="a zygote's runs need the namespace jail (Linux, root)")
+
+TARGET_STATE = """
+import sys
+preloaded = "json" in sys.modules  # the session zygote imported it; python alone does not
+import json, os
+def open_fds():
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            os.readlink(f"/proc/self/fd/{name}")  # the listing's own fd is closed by now
+        except OSError:
+            continue
+        found.append(int(name))
+    return sorted(found)
+caps = {line.split(":")[0]: int(line.split()[1], 16) for line in open("/proc/self/status")
+        if line.startswith("Cap")}
+print(json.dumps({
+    "preloaded": preloaded,
+    "launcher_module": "_launcher" in sys.modules,
+    "caps": caps, "fds": open_fds(),
+    "env": dict(os.environ), "path0": sys.path[0], "cwd": os.getcwd(),
+    "uid": os.getuid(), "pid": os.getpid(), "ppid": os.getppid(),
+}))
+"""
+
+
+def test_a_forked_target_starts_like_a_fresh_one(main_zygote: Zygote) -> None:
+    out = run_main(TARGET_STATE, isolation="auto", zygote=main_zygote, env={"MINE": "1"})
+    state = json.loads(out.stdout.text)
+    fresh = json.loads(run_main(TARGET_STATE, isolation="auto", env={"MINE": "1"}).stdout.text)
+    assert state["preloaded"] and not fresh["preloaded"]  # it really was forked
+    assert not state["launcher_module"]
+    # exec cleared the capabilities of a fresh target; the fork must drop them itself
+    assert state["caps"] == fresh["caps"] and not any(
+        state["caps"][name] for name in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
+    # only stdio and the run's own pipes (result channel, stack dump, readiness): no
+    # control socket of the zygote, no status fd of the launcher
+    env = state["env"]
+    assert state["fds"] == sorted({0, 1, 2, int(env["SYNCGRADE_CHANNEL_FD"]),
+                                   int(env["SYNCGRADE_STACK_FD"]),
+                                   int(env["SYNCGRADE_READY_FD"])})
+    # the environment is the run's, nothing of the zygote's own
+    assert set(env) - {"SYNCGRADE_READY_FD"} == set(fresh["env"])
+    assert env["HOME"] == state["cwd"] and env["MINE"] == "1"
+    assert state["path0"] == state["cwd"]  # as `python -m` sets it
+    assert state["pid"] == fresh["pid"] == 2 and state["ppid"] == 1  # own pid namespace
+    assert state["uid"] != 0
+
+
+@pytest.mark.parametrize(("source", "code", "stderr"), [
+    ("import sys; sys.exit(3)", 3, ""),
+    ("import sys; sys.exit('bye now')", 1, "bye now"),
+    ("raise ValueError('learner bug')", 1, "ValueError: learner bug"),
+    ("import os; os._exit(7)", 7, ""),
+])
+def test_exit_status_is_what_python_would_give(main_zygote: Zygote, source: str, code: int,
+                                               stderr: str) -> None:
+    out = run_main(source, isolation="auto", zygote=main_zygote)
+    assert (out.termination, out.returncode) == ("exited", code)
+    assert stderr in out.stderr.text
+
+
+def test_refuses_what_it_cannot_serve(main_zygote: Zygote) -> None:
+    with pytest.raises(ValueError, match="-m"):
+        Zygote([sys.executable, "main.py"], {})
+    with pytest.raises(ValueError, match="serves"):
+        start_sandboxed([sys.executable, "-m", "other"], zygote=main_zygote)
+    with pytest.raises(ValueError, match="namespace"):
+        start_sandboxed(MAIN_MODULE_ARGV, zygote=main_zygote, isolation="basic")
+
+
+def test_a_failed_preload_says_why(tmp_path: Path) -> None:
+    (tmp_path / "starts_thread.py").write_text(
+        "import threading, time\nthreading.Thread(target=time.sleep, args=(60,),"
+        " daemon=True).start()\n")
+    env = {"PYTHONPATH": str(tmp_path)}
+    with Zygote(MAIN_MODULE_ARGV, env, preload=("no_such_module_xyz",)) as z, \
+            pytest.raises(SandboxError, match="no_such_module_xyz"):
+        z.start()
+    with Zygote(MAIN_MODULE_ARGV, env, preload=("starts_thread",)) as z, \
+            pytest.raises(SandboxError, match="threads"):
+        z.start()
+
+
+def _pidfd_readable(pid: int, timeout: float) -> bool:
+    fd = os.pidfd_open(pid)
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+
+
+def test_a_killed_zygote_takes_its_runs_with_it_and_the_grader_is_told() -> None:
+    with Zygote(MAIN_MODULE_ARGV, {}, preload=("json",)) as z:
+        z.start()
+        idle = start_sandboxed(MAIN_MODULE_ARGV, zygote=z, limits=Limits(wall_s=30))
+        assert z.pid is not None
+        os.kill(z.pid, signal.SIGKILL)
+        assert _pidfd_readable(idle.pid, 5)  # its fork died with it (parent-death signal)
+        started = time.monotonic()
+        with pytest.raises(SandboxError, match="zygote"):
+            idle.deliver(b"", {"main.py": b"print('never')"}, 10)
+        assert time.monotonic() - started < 5
+        with pytest.raises(SandboxError, match="zygote"):
+            start_sandboxed(MAIN_MODULE_ARGV, zygote=z)
+
+
+def test_closing_the_zygote_ends_its_idle_runs() -> None:
+    with Zygote(MAIN_MODULE_ARGV, {}, preload=("json",)) as z:
+        z.start()
+        idle = start_sandboxed(MAIN_MODULE_ARGV, zygote=z, limits=Limits(wall_s=30))
+        pid = idle.pid
+    try:
+        assert _pidfd_readable(pid, 5)
+    finally:
+        idle.discard()  # cleans up without the zygote that would have reaped it
+
+
+UNPRIVILEGED_ZYGOTE_GRADER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from syncgrade.sandbox import Zygote, start_sandboxed
+child = b'''
+import json
+caps = {line.split(":")[0]: int(line.split()[1], 16) for line in open("/proc/self/status")
+        if line.startswith("Cap")}
+print(json.dumps(caps))
+'''
+argv = [sys.executable, "-m", "main"]
+with Zygote(argv, {}, preload=("json",)) as zygote:
+    zygote.start()
+    out = start_sandboxed(argv, zygote=zygote).deliver(b"", {"main.py": child}, 20)
+print(json.dumps({"caps": json.loads(out.stdout.text or "null"), "stderr": out.stderr.text,
+                  "applied": {p.name: p.applied for p in out.protections}}))
+"""
+
+
+@pytest.mark.skipif(not (shutil.which("setpriv") and os.path.exists(SYSTEM_PYTHON)),
+                    reason="needs setpriv and a system python to act as 'nobody'")
+def test_an_unprivileged_graders_forked_target_keeps_no_capability() -> None:
+    # In a user namespace the launcher holds every capability; a fresh target loses them
+    # at exec, a forked one only because the fork drops them before running the module.
+    src = str(Path(syncgrade.__file__).parents[1])
+    done = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON,
+         "-c", UNPRIVILEGED_ZYGOTE_GRADER, src],
+        capture_output=True, text=True, timeout=60, check=False, cwd="/")
+    if done.returncode != 0:
+        pytest.fail(f"unprivileged grader failed: {done.stderr[-2000:]}")
+    report = json.loads(done.stdout)
+    if not report["applied"]["user-namespace"]:
+        pytest.skip("unprivileged user namespaces are disabled on this kernel")
+    assert report["caps"] is not None, report["stderr"]
+    assert report["caps"]["CapEff"] == report["caps"]["CapPrm"] == 0
+    assert report["caps"]["CapBnd"] == report["caps"]["CapAmb"] == 0
