@@ -6,8 +6,9 @@ imported jax, initialised its backend and imported the grader's child modules (t
 instrumentation, the recorder, the guard), then waits for a job. Nothing of any
 submission exists in it yet: no job, no key, no learner file, no hidden input.
 
-Isolation is the cold child's, unchanged (docs/performance.md, "How the pool keeps
-isolation"):
+Each child is forked from the pool's zygote, which imported jax once (docs/security.md,
+"The zygote"), or, where that is unavailable, started as a fresh interpreter. Isolation
+is the cold child's, unchanged (docs/performance.md, "How the pool keeps isolation"):
 
 - every pooled child is started by the same launcher with the same jail, hidden paths,
   rlimits, per-run uid, scrubbed environment and leftover sweep as a cold one

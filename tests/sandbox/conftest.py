@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sandbox_support import MAIN_MODULE_ARGV, Runner, run_main
+from sandbox_support import MAIN_MODULE_ARGV, ZYGOTE_ENV, Runner, run_main
 
 from syncgrade.sandbox import SandboxOutcome, Zygote
 
@@ -38,7 +38,7 @@ def isolation(mode: str) -> str:
 def main_zygote() -> Iterator[Zygote]:
     """One zygote for the session serving ``python -m main`` (preloading only ``json``:
     these tests are about the sandbox, not jax)."""
-    with Zygote(MAIN_MODULE_ARGV, {"PYTHONDONTWRITEBYTECODE": "1"}, preload=("json",)) as z:
+    with Zygote(MAIN_MODULE_ARGV, ZYGOTE_ENV, preload=("json",)) as z:
         z.start()
         yield z
 

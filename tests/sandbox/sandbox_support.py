@@ -28,8 +28,12 @@ def script(source: str) -> bytes:
     return textwrap.dedent(source).encode()
 
 
-MAIN_MODULE_ARGV = [sys.executable, "-m", "main"]
-"""What a zygote serves in these tests: ``main.py`` from the run's workdir."""
+STUB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zygote_stub")
+MAIN_MODULE_ARGV = [sys.executable, "-m", "await_main"]
+"""What a zygote serves in these tests: ``zygote_stub/await_main.py``, which runs the
+run's ``main.py`` once it has been delivered."""
+ZYGOTE_ENV = {"PYTHONPATH": STUB_DIR, "PYTHONDONTWRITEBYTECODE": "1"}
+"""A zygote of MAIN_MODULE_ARGV starts with this environment (the stub on its path)."""
 
 
 def run_main(source: str, *, isolation: str, wall_s: float = 10.0,
@@ -37,16 +41,18 @@ def run_main(source: str, *, isolation: str, wall_s: float = 10.0,
              zygote: Zygote | None = None, **kwargs: Any) -> SandboxOutcome:
     """Run ``source`` as ``main.py`` in a fresh sandbox: ``python main.py`` through the
     launcher, or, given a zygote (of :data:`MAIN_MODULE_ARGV`), ``python -m main`` forked
-    from it, pre-started and then delivered its files and stdin at once."""
+    from it (through the stub that waits for delivery), pre-started and then delivered
+    its files and stdin at once."""
     files = {"main.py": script(source), **(extra_files or {})}
     limits = limits or Limits(wall_s=wall_s)
     if zygote is None:
         return run_sandboxed([sys.executable, "main.py"], files=files, isolation=isolation,
                              limits=limits, **kwargs)
     stdin = kwargs.pop("stdin", b"")
+    readable = [*kwargs.pop("readable_paths", ()), STUB_DIR]
     started = start_sandboxed(MAIN_MODULE_ARGV, isolation=isolation, limits=limits,
-                              zygote=zygote, **kwargs)
-    return started.deliver(stdin, files, limits.wall_s)
+                              zygote=zygote, readable_paths=readable, **kwargs)
+    return started.deliver(stdin, {**files, "_delivered": b""}, limits.wall_s)
 
 
 def namespaces_possible() -> bool:

@@ -15,7 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_support import MAIN_MODULE_ARGV, namespaces_possible, run_main
+from sandbox_support import (
+    MAIN_MODULE_ARGV,
+    STUB_DIR,
+    ZYGOTE_ENV,
+    namespaces_possible,
+    run_main,
+)
 
 import syncgrade
 from syncgrade.sandbox import Limits, SandboxError, Zygote, start_sandboxed
@@ -90,7 +96,7 @@ def test_refuses_what_it_cannot_serve(main_zygote: Zygote) -> None:
     with pytest.raises(ValueError, match="-m"):
         Zygote([sys.executable, "main.py"], {})
     with pytest.raises(ValueError, match="serves"):
-        start_sandboxed([sys.executable, "-m", "other"], zygote=main_zygote)
+        start_sandboxed([sys.executable, "-m", "main"], zygote=main_zygote)
     with pytest.raises(ValueError, match="namespace"):
         start_sandboxed(MAIN_MODULE_ARGV, zygote=main_zygote, isolation="basic")
 
@@ -117,7 +123,7 @@ def _pidfd_readable(pid: int, timeout: float) -> bool:
 
 
 def test_a_killed_zygote_takes_its_runs_with_it_and_the_grader_is_told() -> None:
-    with Zygote(MAIN_MODULE_ARGV, {}, preload=("json",)) as z:
+    with Zygote(MAIN_MODULE_ARGV, ZYGOTE_ENV, preload=("json",)) as z:
         z.start()
         idle = start_sandboxed(MAIN_MODULE_ARGV, zygote=z, limits=Limits(wall_s=30))
         assert z.pid is not None
@@ -132,7 +138,7 @@ def test_a_killed_zygote_takes_its_runs_with_it_and_the_grader_is_told() -> None
 
 
 def test_closing_the_zygote_ends_its_idle_runs() -> None:
-    with Zygote(MAIN_MODULE_ARGV, {}, preload=("json",)) as z:
+    with Zygote(MAIN_MODULE_ARGV, ZYGOTE_ENV, preload=("json",)) as z:
         z.start()
         idle = start_sandboxed(MAIN_MODULE_ARGV, zygote=z, limits=Limits(wall_s=30))
         pid = idle.pid
@@ -152,10 +158,11 @@ caps = {line.split(":")[0]: int(line.split()[1], 16) for line in open("/proc/sel
         if line.startswith("Cap")}
 print(json.dumps(caps))
 '''
-argv = [sys.executable, "-m", "main"]
-with Zygote(argv, {}, preload=("json",)) as zygote:
+argv = [sys.executable, "-m", "await_main"]
+with Zygote(argv, {"PYTHONPATH": sys.argv[2]}, preload=("json",)) as zygote:
     zygote.start()
-    out = start_sandboxed(argv, zygote=zygote).deliver(b"", {"main.py": child}, 20)
+    started = start_sandboxed(argv, zygote=zygote, readable_paths=[sys.argv[2]])
+    out = started.deliver(b"", {"main.py": child, "_delivered": b""}, 20)
 print(json.dumps({"caps": json.loads(out.stdout.text or "null"), "stderr": out.stderr.text,
                   "applied": {p.name: p.applied for p in out.protections}}))
 """
@@ -169,7 +176,7 @@ def test_an_unprivileged_graders_forked_target_keeps_no_capability() -> None:
     src = str(Path(syncgrade.__file__).parents[1])
     done = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SYSTEM_PYTHON,
-         "-c", UNPRIVILEGED_ZYGOTE_GRADER, src],
+         "-c", UNPRIVILEGED_ZYGOTE_GRADER, src, STUB_DIR],
         capture_output=True, text=True, timeout=60, check=False, cwd="/")
     if done.returncode != 0:
         pytest.fail(f"unprivileged grader failed: {done.stderr[-2000:]}")

@@ -14,6 +14,10 @@ namespace mode (Linux, CAP_SYS_ADMIN)::
 basic mode: the launcher applies rlimits and drops privileges if it can, then execs argv
 itself, so the grader's child *is* the target.
 
+A zygote (``_zygote_main.py``) imports this module and calls :func:`launch` in a fork of
+itself with a ``become`` function: everything above happens the same way, except that
+the target drops every capability and then runs its program in-process instead of exec.
+
 Everything the launcher learns is reported as JSON lines on a private status fd that the
 target never holds (close-on-exec): ``protections`` (written by the target just before
 exec), ``exec_error``, ``exit`` (namespace mode: the target's wait status, the number of
