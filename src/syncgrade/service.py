@@ -112,6 +112,9 @@ class Health(BaseModel):
     queued: int = Field(description="admitted grade requests waiting for a worker")
     warm_pool: int = Field(0, description="children kept pre-started (0: none of its own)")
     served_warm: int = Field(0, description="child runs served by a pre-started child")
+    zygote: str = Field("off", description="whether the warm children are forked from a "
+                        "zygote that imported jax once: 'off', 'on', or 'failed: why' "
+                        "(then each starts as a fresh interpreter)")
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -369,6 +372,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                       queue=config.queue, running=running,
                       queued=max(0, load.admitted - running),
                       warm_pool=config.warm_pool,
-                      served_warm=pools[0].stats.warm if pools else 0)
+                      served_warm=pools[0].stats.warm if pools else 0,
+                      zygote=pools[0].stats.zygote if pools else "off")
 
     return app
