@@ -75,6 +75,26 @@ def test_without_the_zygote_children_start_fresh_with_the_same_result(
     assert report.status == "passed", report.summary
 
 
+def test_a_run_whose_zygote_dies_under_it_is_graded_cold() -> None:
+    slow = SOLUTION.read_text() + "\nimport time\ntime.sleep(3)\n"  # at import: 3 s
+    with WarmPool(size=1, wait_s=120) as warm:
+        _wait_warm(warm, 1)
+        zygote = warm._zygote
+        if zygote is None:
+            pytest.skip(f"no zygote on this machine: {warm.stats.zygote}")
+        assert zygote.pid is not None
+        killer = threading.Timer(1.0, os.kill, (zygote.pid, signal.SIGKILL))
+        killer.start()
+        try:
+            report = engine.grade("exercise-1", source=slow, display_name="slow.py",
+                                  timeout=60, pool=warm)
+        finally:
+            killer.join()
+        stats = warm.stats
+    assert report.status == "passed" and report.cause == "graded", report.summary
+    assert stats.fallback_reasons.get("zygote ended during the run") == 1, stats
+
+
 def test_a_killed_zygote_is_replaced_by_fresh_children() -> None:
     with WarmPool(size=1, wait_s=120) as warm:
         _wait_warm(warm, 1)

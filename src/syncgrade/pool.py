@@ -210,6 +210,13 @@ class WarmPool:
             return run_cold(stdin, files, limits)
         try:
             outcome = child.deliver(stdin, files, limits.wall_s)
+        except sandbox.SandboxError:
+            if not child.forked:
+                raise
+            # The zygote died under the run (its forks die with it): nothing the
+            # learner's code can do from inside its pid namespace. Run the job cold.
+            self._count_fallback("zygote ended during the run")
+            return run_cold(stdin, files, limits)
         finally:
             with self._cond:
                 self._in_use -= 1
