@@ -141,7 +141,12 @@ def spawn(control: socket.socket, request: dict[str, Any], fds: list[int],
             os._exit(125)
     for fd in fds:
         os.close(fd)
-    pidfd = os.pidfd_open(pid)
+    try:
+        pidfd = os.pidfd_open(pid)  # before any reap: the pid cannot have been reused
+    except OSError as exc:  # a kernel without pidfds: the grader could not watch it
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return {"error": f"pidfd_open: {exc.strerror}"}, []
     return {"pid": pid}, [pidfd]
 
 
