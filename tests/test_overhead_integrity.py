@@ -10,6 +10,10 @@ end to end on exercise-1:
 - the core finds the learner's line itself (no ``sys._getframe`` in the hooks) and checks
   the code that sent each event: a clock read, a sited event or a return sent from learner
   code is tampering;
+- the hot hooks send to the core themselves, without a ``Recorder`` method frame: a hook
+  code is accepted as a sender only of the event kinds registered for it (a wait hook
+  made to send a clock read is tampering), and the registration is accepted only before
+  the hooks are protected (a learner's late registration is tampering);
 - the core compares filenames only with exact ``str`` learner files: a learner's str
   subclass put into ``learner_files`` never runs its methods inside the core.
 
@@ -40,8 +44,10 @@ TIMER_TUPLE_REPLACED = """
 import time
 
 cell = time.perf_counter.__closure__[0]
-recorder, clock, original, cls = cell.cell_contents
-cell.cell_contents = (recorder, clock, lambda: 0.0, cls)  # a clock that never moves
+REAL = time.get_clock_info  # any builtin: the real clock is the tuple's builtin of that name
+cell.cell_contents = tuple(
+    (lambda: 0.0) if type(item) is type(REAL) and item.__name__ == "perf_counter" else item
+    for item in cell.cell_contents)  # a clock that never moves
 """ + LOOP
 
 GLOBAL_REBOUND = """
@@ -60,12 +66,24 @@ RECORDER = time.perf_counter.__closure__[0].cell_contents[0]
 """
 
 SENT_FROM_LEARNER_CODE = {
-    "timer": "RECORDER.timer('perf_counter', 1.0)",
+    "timer": "RECORDER.timer('perf_counter')",
     "sited": ("RECORDER.emit_sited('wait', 'arrays', 2, how='block_until_ready', "
               "arrays=[out], site=None)"),
     "raw send": ("RECORDER._send((13, 'wait', {'how': 'block_until_ready', 'arrays': [out], "
                  "'site': None}, 'arrays', 2, RECORDER.learner_files))"),
     "return": "RECORDER.returned(1, [out])",
+    # The wait hook's own code, in a function of the learner's with the core's send as its
+    # "original", sends a clock read from a frame running that code (the installed hooks'
+    # cells are untouched): a hook code sends only the kinds registered for it.
+    "wait hook's code sends a timer": (
+        "import types; hook = type(out).block_until_ready; "
+        "cells = dict(zip(hook.__code__.co_freevars, hook.__closure__)); "
+        "cells['original'] = types.CellType(RECORDER._send); "
+        "types.FunctionType(hook.__code__, hook.__globals__, 'fake', None, tuple("
+        "cells[name] for name in hook.__code__.co_freevars))("
+        "(11, 'perf_counter', 1.0, RECORDER.learner_files))"),
+    "late registration": (
+        "RECORDER.register({synchronized_samples.__code__: frozenset({'timer'})})"),
 }
 
 STR_SUBCLASS_FILES = """
@@ -140,3 +158,46 @@ def test_a_str_subclass_in_learner_files_never_runs_inside_the_core() -> None:
              if line.startswith("LEARNER-METHODS-RAN")]
     assert lines, report.stdout.text[-2000:]
     assert all(line == "LEARNER-METHODS-RAN 0" for line in lines), lines
+
+
+# The timer hook's own code, run with a closure of the learner's making whose clock runs
+# at a quarter of the speed (a 4x "speedup"). The cell checks cannot see it: the hook's
+# own cell is untouched. The core reads the clock itself, so the readings, and the
+# samples made from them, are the real ones.
+CLONED_TIMER_HOOK = """
+import time
+import types
+
+hook = time.perf_counter
+recorder, clock, original, cls, send, timer = hook.__closure__[0].cell_contents
+ORIGIN = original()
+
+
+def quarter_speed():
+    return ORIGIN + (original() - ORIGIN) / 4
+
+
+clone = types.FunctionType(hook.__code__, hook.__globals__, hook.__name__, None,
+                           (types.CellType((recorder, clock, quarter_speed, cls, send, timer)),))
+
+
+def synchronized_samples(fn, args, repeats):
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = clone()
+        out = fn(*args)
+        out.block_until_ready()
+        samples.append(clone() - start)
+    return out, samples
+"""
+
+
+def test_a_hooks_code_run_with_the_learners_clock_still_reads_the_real_clock() -> None:
+    # Before the core read the clock itself, the recorded readings were the fake ones:
+    # the probe's samples showed a quarter of the work and covers-device-work failed
+    # (at half speed the forged 2x speedup passed every check).
+    report = _grade(CLONED_TIMER_HOOK)
+    details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
+    assert report.cause == "graded", report.summary
+    assert report.status == "passed", details

@@ -24,6 +24,13 @@ from jax import monitoring
 from jax._src import stages
 from jax._src.lib import xla_client as xc
 
+# The core's operation codes under names the recorder module does not have: the core
+# re-checks, on every event, each global a hook uses in every grader module dict that
+# has that name, so a name shared with the recorder's dict would add a lookup there.
+from syncgrade.child.recorder import EMIT as _OP_EMIT
+from syncgrade.child.recorder import RETURN as _OP_RETURN
+from syncgrade.child.recorder import SITED as _OP_SITED
+from syncgrade.child.recorder import TIMER as _OP_TIMER
 from syncgrade.child.recorder import Recorder
 
 ArrayImpl: Any = xc.ArrayImpl
@@ -43,6 +50,12 @@ class Installation:
     defaults: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     listeners: list[Any] = field(default_factory=list)
+    senders: dict[Any, frozenset[str]] = field(default_factory=dict)
+    """Hook code -> the event kinds it sends to the core itself (Recorder.register)."""
+
+    def sends(self, hook: Any, *kinds: str) -> None:
+        """``hook``'s code sends events of ``kinds`` straight to the core."""
+        self.senders[hook.__code__] = frozenset(kinds)
 
     def patch(self, owner: Any, name: str, hook: Any) -> None:
         original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
@@ -120,9 +133,11 @@ def _record_pair(start: Any, stop: Any) -> None:
     start_seq = getattr(start, "seq", None)
     if recorder is not None and start_seq is not None:
         # The values let the recorder check that both operands are the reads they claim
-        # to be (a hand-made ``Reading`` with a chosen ``seq`` is refused).
-        recorder.emit("pair", start=start_seq, stop=stop.seq,
-                      start_value=_plain(start), stop_value=_plain(stop))
+        # to be (a hand-made ``Reading`` with a chosen ``seq`` is refused). Sent directly
+        # (a registered sender of "pair"), as :meth:`Recorder.emit` would.
+        recorder._send((_OP_EMIT, "pair", {
+            "start": start_seq, "stop": stop.seq, "start_value": _plain(start),
+            "stop_value": _plain(stop)}))
 
 
 def _plain(reading: Any) -> Any:
@@ -130,23 +145,27 @@ def _plain(reading: Any) -> Any:
 
 
 def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls: type) -> Any:
-    # One closure cell holding an immutable tuple, not four cells: the six clocks' hooks
+    # One closure cell holding an immutable tuple, not six cells: the six clocks' hooks
     # share one code object, so the recorder re-checks every timer hook's cells on every
     # clock read, and a replaced tuple is caught exactly as a replaced cell was.
-    captured = (recorder, clock, original, cls)
+    captured = (recorder, clock, original, cls, recorder._send, _OP_TIMER)
 
     def read() -> Any:
-        recorder, clock, original, cls = captured
-        value = original()
-        # One send does the rest inside the core: whether recording is on, whether this
-        # hook's caller (its frame is the hook's f_back there, so no audited
-        # sys._getframe here) is learner code (jax and the stdlib read clocks too; their
-        # reads are not intervals), the "timer" event with that caller's line as its
+        recorder, clock, original, cls, send, timer = captured
+        # One send, straight to the core (this code is a registered sender of "timer"
+        # events; no Recorder method frame in between), does the rest inside the core:
+        # whether recording is on, whether this hook's caller (its frame is the hook's
+        # f_back there, so no audited sys._getframe here) is learner code (jax and the
+        # stdlib read clocks too; their reads are not intervals), the clock read itself
+        # (with the core's own clock, never ``original``: a learner can run this code
+        # with a closure of its own), the "timer" event with that caller's line as its
         # site, and right after it whether the latest call's outputs were ready (proof
-        # of an early stop; the core checks with its own captured is_ready).
-        seq = recorder.timer(clock, value)
-        if seq is None:  # not recording, or not a learner's read
-            return value
+        # of an early stop; the core checks with its own captured is_ready). As
+        # :meth:`Recorder.timer`.
+        read_by_core = send((timer, clock, recorder.learner_files))
+        if read_by_core is None:  # not recording, or not a learner's read
+            return original()
+        seq, value = read_by_core
         reading = cls(value)
         reading.seq = seq
         return reading
@@ -172,7 +191,9 @@ def _install_timers(inst: Installation, recorder: Recorder) -> None:
         ("time_ns", ReadingNs),
     ):
         originals[clock] = getattr(time, clock)
-        inst.patch(time, clock, _timer_hook(recorder, clock, originals[clock], cls))
+        hook = _timer_hook(recorder, clock, originals[clock], cls)
+        inst.patch(time, clock, hook)
+        inst.sends(hook, "timer")
     inst.patch(timeit, "default_timer", time.perf_counter)
     # timeit binds default_timer as a default argument at definition time.
     for fn in (timeit.timeit, timeit.repeat, timeit.Timer.__init__):
@@ -196,13 +217,18 @@ def _array_leaves(value: Any) -> Iterator[Any]:
 
 
 def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> Any:
+    send = recorder._send
+
     def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
         # Recorded only once the real call has returned: a call that raises (a bad
         # argument, a deleted array) waited for nothing.
         result = original(self, *args, **kwargs)
-        # One send: the core tests that recording is on, turns ``arrays`` into tokens and
-        # finds the learner's site (``site`` keeps its place among the fields).
-        recorder.emit_sited("wait", "arrays", 2, how=how, arrays=[self], site=None)
+        # One send, straight to the core (as Recorder.emit_sited("wait", "arrays", 2,
+        # how=how, arrays=[self], site=None)): the core tests that recording is on, turns
+        # ``arrays`` into tokens and finds the learner's site (``site`` keeps its place
+        # among the fields).
+        send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None}, "arrays", 2,
+              recorder.learner_files))
         return result
 
     return hooked
@@ -215,43 +241,54 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
         ("item", "item"),
         ("tolist", "tolist"),
     ):
-        inst.patch(ArrayImpl, name, _wait_hook(recorder, how, ArrayImpl.__dict__[name]))
+        hook = _wait_hook(recorder, how, ArrayImpl.__dict__[name])
+        inst.patch(ArrayImpl, name, hook)
+        inst.sends(hook, "wait")
 
     original_is_ready = ArrayImpl.__dict__["is_ready"]
+    send = recorder._send
 
     def is_ready(self: Any) -> bool:
         ready = bool(original_is_ready(self))
         if ready:  # a learner polling loop that saw completion (if recording)
-            recorder.emit_sited("wait", "arrays", 2, how="is_ready", arrays=[self], site=None)
+            send((_OP_SITED, "wait", {"how": "is_ready", "arrays": [self], "site": None},
+                  "arrays", 2, recorder.learner_files))
         return ready
 
     inst.patch(ArrayImpl, "is_ready", is_ready)
+    inst.sends(is_ready, "wait")
 
     original_batched = xc.batched_block_until_ready
 
     def batched_block_until_ready(arrays: Any) -> Any:
         result = original_batched(arrays)  # recorded only after it returned
-        recorder.emit_sited("wait", "arrays", 2, how="block_until_ready",
-                            arrays=[a for a in arrays], site=None)
+        send((_OP_SITED, "wait", {"how": "block_until_ready",
+                                  "arrays": [a for a in arrays], "site": None},
+              "arrays", 2, recorder.learner_files))
         return result
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
+    inst.sends(batched_block_until_ready, "wait")
 
     for name in HOST_CONVERSIONS:
-        inst.patch(np, name, _numpy_conversion_hook(recorder, name, getattr(np, name)))
+        hook = _numpy_conversion_hook(recorder, name, getattr(np, name))
+        inst.patch(np, name, hook)
+        inst.sends(hook, "wait")
 
 
 def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
     # On CPU numpy reads jax arrays through the C buffer protocol, which no Python hook
     # sees; numpy's module functions are the one place to observe that wait.
+    send = recorder._send
+
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
         result = original(obj, *args, **kwargs)  # recorded only after it returned
         if recorder.enabled:
             leaves = list(_array_leaves(obj))
             if leaves:
-                recorder.emit_sited("wait", "arrays", 2, how=f"numpy.{name}", arrays=leaves,
-                                    site=None)
+                send((_OP_SITED, "wait", {"how": f"numpy.{name}", "arrays": leaves, "site": None},
+                      "arrays", 2, recorder.learner_files))
         return result
 
     return convert
@@ -262,29 +299,37 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
 
 def _install_placement(inst: Installation, recorder: Recorder) -> None:
     original = jax.device_put
+    send = recorder._send
 
     @functools.wraps(original)
     def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(x, *args, **kwargs)
         if recorder.enabled:
-            recorder.emit_sited("placement", "arrays", 2, site=None, arrays=[
-                a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)])
+            send((_OP_SITED, "placement", {"site": None, "arrays": [
+                a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)]},
+                "arrays", 2, recorder.learner_files))
         return out
 
     inst.patch(jax, "device_put", device_put)
+    inst.sends(device_put, "placement")
     for name in ("asarray", "array"):
-        inst.patch(jnp, name, _host_array_hook(recorder, getattr(jnp, name)))
+        hook = _host_array_hook(recorder, getattr(jnp, name))
+        inst.patch(jnp, name, hook)
+        inst.sends(hook, "placement")
 
 
 def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
     # jnp.asarray/jnp.array of NumPy data places it on the device, like device_put; jax's
     # device_put hook never sees it (it takes a C++ path).
+    send = recorder._send
+
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(obj, *args, **kwargs)
         if recorder.enabled and isinstance(out, ArrayImpl) and any(
                 isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
-            recorder.emit_sited("placement", "arrays", 2, site=None, arrays=[out])
+            send((_OP_SITED, "placement", {"site": None, "arrays": [out]}, "arrays", 2,
+                  recorder.learner_files))
         return out
 
     return convert
@@ -297,25 +342,40 @@ def _is_tracing(leaves: list[Any]) -> bool:
     return any(isinstance(leaf, jax.core.Tracer) for leaf in leaves)
 
 
-def _record_call(recorder: Recorder, name: str, call: Callable[[], Any], args: Any) -> Any:
-    """Run one jitted call and record it with its inputs, outputs and NumPy arguments."""
-    leaves = jax.tree_util.tree_leaves(args)
-    if _is_tracing(leaves):
-        return call()  # nested inside a trace: not a dispatch of its own
-    numpy_args = sum(1 for leaf in leaves if isinstance(leaf, np.ndarray))
-    inputs = [leaf for leaf in leaves if isinstance(leaf, ArrayImpl)]
-    # One send: the core tests that recording is on (None: not recording), turns
-    # ``inputs`` into tokens and finds the learner's site (3: past the proxy's frame).
-    seq = recorder.emit_sited(
-        "call", "inputs", 3, name=name, site=None, inputs=inputs, numpy_args=numpy_args,
-    )
+def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
+                 args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run ``call(*args, **kwargs)``, one jitted call, and record it with its inputs,
+    outputs and NumPy arguments."""
+    leaves = jax.tree_util.tree_leaves((args, kwargs))
+    # One pass sorts the leaves; a tracer is neither an ArrayImpl nor an ndarray, so
+    # only a call with some other leaf can be nested inside a trace.
+    inputs = []
+    numpy_args = 0
+    other = False
+    for leaf in leaves:
+        if isinstance(leaf, ArrayImpl):
+            inputs.append(leaf)
+        elif isinstance(leaf, np.ndarray):
+            numpy_args += 1
+        else:
+            other = True
+    if other and _is_tracing(leaves):
+        return call(*args, **kwargs)  # nested inside a trace: not a dispatch of its own
+    # One send, straight to the core (as Recorder.emit_sited): the core tests that
+    # recording is on (None: not recording), turns ``inputs`` into tokens and finds the
+    # learner's site (3: past the proxy's frame).
+    send = recorder._send
+    seq = send((_OP_SITED, "call", {"name": name, "site": None, "inputs": inputs,
+                                "numpy_args": numpy_args}, "inputs", 3, recorder.learner_files))
     if seq is None:
-        return call()
-    out = call()
-    outputs = [leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
+        return call(*args, **kwargs)
+    out = call(*args, **kwargs)
+    # A single array is its own only leaf.
+    outputs = [out] if isinstance(out, ArrayImpl) else [
+        leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
     # The return event (with the outputs' tokens) and the outputs later readiness checks
-    # look at, in one send.
-    recorder.returned(seq, outputs)
+    # look at, in one send (as Recorder.returned).
+    send((_OP_RETURN, seq, outputs))
     return out
 
 
@@ -335,9 +395,7 @@ class JitProxy:
         self.__doc__ = getattr(fun, "__doc__", None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _record_call(
-            self._recorder, self.__name__, lambda: self._wrapped(*args, **kwargs), (args, kwargs)
-        )
+        return _record_call(self._recorder, self.__name__, self._wrapped, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._wrapped, name)
@@ -363,10 +421,8 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
     original_compiled_call = stages.Compiled.__call__
 
     def compiled_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return _record_call(
-            recorder, "compiled", lambda: original_compiled_call(self, *args, **kwargs),
-            (args, kwargs),
-        )
+        return _record_call(recorder, "compiled",
+                            functools.partial(original_compiled_call, self), args, kwargs)
 
     inst.patch(stages.Compiled, "__call__", compiled_call)
 
@@ -378,12 +434,13 @@ def _install_compile_listener(recorder: Recorder) -> Any:
     # Listeners fire synchronously inside the call that compiles, so their sequence
     # number places the compilation exactly. jax offers no way to remove them again,
     # which is fine: the child process is used for one submission only.
+    send = recorder._send
+
     def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
         if event in COMPILE_EVENTS:
-            recorder.emit_sited(
-                "compile", None, 2, event=event.rsplit("/", 1)[-1],
-                fun=str(kwargs.get("fun_name", "")), site=None,
-            )
+            send((_OP_SITED, "compile", {"event": event.rsplit("/", 1)[-1],
+                                     "fun": str(kwargs.get("fun_name", "")), "site": None},
+                  None, 2, recorder.learner_files))
 
     monitoring.register_event_duration_secs_listener(on_duration)
     return on_duration
@@ -413,7 +470,14 @@ def install(recorder: Recorder) -> Installation:
     _install_waits(inst, recorder)
     _install_placement(inst, recorder)
     _install_jit(inst, recorder)
-    inst.listeners.append(_install_compile_listener(recorder))
+    listener = _install_compile_listener(recorder)
+    inst.listeners.append(listener)
+    inst.sends(listener, "compile")
+    inst.sends(_record_call, "call", "return")
+    inst.sends(_record_pair, "pair")
+    # Before the caller's PROTECT, while no learner code exists: the core accepts the
+    # table only then.
+    recorder.register(inst.senders)
     return inst
 
 

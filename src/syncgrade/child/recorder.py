@@ -14,8 +14,10 @@ one generator frame (:func:`_core`). A suspended generator's frame is reachable 
 ``gi_frame``, which CPython audits and :mod:`syncgrade.child.guard` refuses. The core:
 
 - accepts an event only from a grader hook: the code object of the frame that called
-  :meth:`Recorder.emit` must be one of the registered hook codes, otherwise the attempt is
-  recorded as tampering;
+  :meth:`Recorder.emit` must be one of the registered hook codes, or the frame that called
+  ``send`` must itself run a hook code registered as a direct sender of that event kind
+  (:meth:`Recorder.register`; the hot hooks send without a method frame in between);
+  otherwise the attempt is recorded as tampering;
 - re-checks, on every accepted event, that the hooks' closure cells and the grader
   modules' globals still hold what they held when the hooks were installed (cell writes and
   ``__globals__`` writes are not audited, so they are compared instead);
@@ -38,12 +40,21 @@ import operator
 import os
 import struct
 import sys
+import time
 import types
 import weakref
 from collections.abc import Generator, Iterable
 from typing import Any
 
 Event = dict[str, Any]
+NEVER_SENDS = "recorder: a hook sent an event its code never sends"
+
+# The clocks the timer hooks stand in for, as they were when this module was imported
+# (before any hook, before any learner code). The core reads the clock itself: a hook's
+# code can be run with a closure of the learner's making (``types.FunctionType(hook.
+# __code__, ...)``), whose "original" clock would say whatever the learner liked.
+CLOCKS = tuple((name, getattr(time, name)) for name in (
+    "perf_counter", "monotonic", "time", "perf_counter_ns", "monotonic_ns", "time_ns"))
 
 # Operation codes for the core generator (ints: cheapest to send and compare).
 EMIT, TOKEN, ENABLED, CALLED, READY, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(11)
@@ -51,6 +62,9 @@ EMIT, TOKEN, ENABLED, CALLED, READY, SET, RESET, SEND, PROTECT, STATUS, NOTE = r
 # same checks): a clock read with its readiness check, a call's return with CALLED, and
 # an EMIT whose site the core finds (with the hook's ENABLED test folded in).
 TIMER, RETURN, SITED = 11, 12, 13
+# The hooks that send to the core themselves, without a Recorder method frame in between,
+# and the event kinds each one's code sends (see ``Recorder.register``).
+REGISTER = 14
 
 
 def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: int,
@@ -85,6 +99,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     latest_call: int | None = None
     latest_outputs: list[Any] = []
     tampered: list[str] = []
+    # Bound now, before any learner code: the clocks a TIMER reads (a later change to the
+    # module's CLOCKS, or to ``time``, does not reach them).
+    clocks = dict_type(CLOCKS)
     # Code objects are compared by identity: address -> the code object itself (kept
     # alive here, so an address is never reused). A learner cannot make a code object
     # that *is* a grader's, while an equal copy would pass a set's ``in`` test; and
@@ -92,6 +109,13 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     control_ids = {address(code): code for code in control_codes}
     hook_ids: dict[int, Any] = {}
     emit_ids: dict[int, Any] = {}
+    # address(hook code) -> the event kinds that code sends itself (a direct sender: the
+    # frame that called send() runs it; it must also be a hook code, which ``accept``
+    # checks). Registered once, from the main thread, before PROTECT, that is before any
+    # learner code exists; the codes are kept alive in ``direct_codes``.
+    direct: dict[int | None, frozenset[str]] = {}
+    direct_codes: list[Any] = []
+    registered = protected_once = False
     # address(hook code) -> (the code, cells, their values, ((itemgetter of the names or
     # None, module dict, their values, the dict's size, builtins it must not shadow),
     # ... one per dict))
@@ -124,9 +148,24 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
 
     def tokens_of(arrays: Any) -> list[int]:
         # An exact list only (iterating anything else could run learner code here).
+        # ``token`` written out for each array: one Python call per event, not one per
+        # array plus a comprehension's.
         if type(arrays) is not list_type:
             raise TypeError("arrays")
-        return [token(array) for array in arrays]
+        found = []
+        for array in arrays:
+            key_ = address(array)
+            entry = tokens.get(key_)
+            if entry is not None and entry[0]() is array:
+                found.append(entry[1])
+                continue
+            new = next(next_token)
+            try:  # noqa: SIM105
+                tokens[key_] = (ref(array), new)
+            except TypeError:
+                pass
+            found.append(new)
+        return found
 
     def exact_strs(files: Any) -> frozenset[str]:
         # The exact-str members of an exact frozenset (a frozenset cannot change, so the
@@ -136,17 +175,6 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             return frozenset_type()
         return frozenset_type([f for f in files if type(f) is str_type])
 
-    def learner_site(frame: Any, files: frozenset[str]) -> tuple[str, int] | None:
-        # The innermost frame from ``frame`` out that runs learner code. Exact str
-        # filenames only: ``in``/``==`` on anything else could run a learner's __eq__ or
-        # __hash__ here.
-        while frame is not None:
-            name = frame.f_code.co_filename
-            if type(name) is str_type and (name in files or name == "<timeit-src>"):
-                return (name, frame.f_lineno)
-            frame = frame.f_back
-        return None
-
     def accept(kind: str, fields: Any, number: int, hook_code_id: int | None) -> None:
         # The checks of an EMIT once the sender is known to be Recorder code: the caller
         # (whose code's address is ``hook_code_id``) must be a grader hook whose captured
@@ -155,10 +183,35 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             tampered.append("recorder: an event was sent by code that is not a "
                             "grader hook")
             return
-        if not intact(hook_code_id):
-            tampered.append("recorder: a hook's captured functions or globals "
-                            "were replaced")
-            return
+        # Intact? Only what this hook's code can reach: its closures' cells and the
+        # module globals its code (and the grader helpers it calls) names. C loops only.
+        entry = checks.get(hook_code_id)
+        if entry is not None:
+            _code, cells, cell_values, namespaces = entry
+            ok = not cells or all(map(is_, map(get_cell, cells), cell_values))
+            # Per module dict: first its size. A key that is not an exact str (a
+            # learner's str subclass, whose __eq__ a lookup here would call with this
+            # frame below it) turns a dict's all-str key table into a general one of
+            # another size, and ``dict.__sizeof__`` runs no Python code. Only then
+            # lookups: no builtin the code uses may have been shadowed by a new global of
+            # that name, and one itemgetter call fetches the names it uses, compared by
+            # identity (== could run a learner's __eq__ here). A deleted name is a
+            # KeyError: replaced.
+            for getter, namespace, values, size, builtins_used in namespaces:
+                if not ok:
+                    break
+                if sizeof(namespace) != size or (
+                        builtins_used and not namespace.keys().isdisjoint(builtins_used)):
+                    ok = False
+                    break
+                try:
+                    ok = getter is None or all(map(is_, getter(namespace), values))
+                except KeyError:
+                    ok = False
+            if not ok:
+                tampered.append("recorder: a hook's captured functions or globals "
+                                "were replaced")
+                return
         if kind == "timer":
             reads[number] = fields.get("value")
         elif kind == "pair":
@@ -191,34 +244,6 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             pass
         return new
 
-    def intact(code_id: int) -> bool:
-        # Only what this hook's code can reach: its closures' cells and the module
-        # globals its code (and the grader helpers it calls) names. C loops only.
-        entry = checks.get(code_id)
-        if entry is None:
-            return True
-        _code, cells, cell_values, namespaces = entry
-        if cells and not all(map(is_, map(get_cell, cells), cell_values)):
-            return False
-        # Per module dict: first its size. A key that is not an exact str (a learner's
-        # str subclass, whose __eq__ a lookup here would call with this frame below it)
-        # turns a dict's all-str key table into a general one of another size, and
-        # ``dict.__sizeof__`` runs no Python code. Only then lookups: no builtin the code
-        # uses may have been shadowed by a new global of that name, and one itemgetter
-        # call fetches the names it uses, compared by identity (== could run a learner's
-        # __eq__ here). A deleted name is a KeyError: replaced.
-        for getter, namespace, values, size, builtins_used in namespaces:
-            if sizeof(namespace) != size:
-                return False
-            if builtins_used and not namespace.keys().isdisjoint(builtins_used):
-                return False
-            try:
-                if getter is not None and not all(map(is_, getter(namespace), values)):
-                    return False
-            except KeyError:
-                return False
-        return True
-
     reply: Any = None
     sender: Any = None
     hook: Any = None
@@ -227,8 +252,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     while True:
         # Hold no frame past the send: ``caller`` and ``frame`` can be the learner's, and
         # a frame held here would keep its locals (arrays) alive longer than the learner's
-        # code does, and be copied out of the interpreter's stack when it returns.
-        sender = hook = caller = frame = None
+        # code does, and be copied out of the interpreter's stack when it returns. Nor
+        # the learner's arrays: the last message, a call's outputs and the last array a
+        # readiness check looked at would otherwise stay alive until the next send of
+        # the same kind, across the learner's next call (which then cannot reuse their
+        # memory: page faults in the timed interval that uninstrumented code never pays).
+        sender = hook = caller = frame = message = outputs = array = fields = None
         try:
             message = yield reply
         except GeneratorExit:
@@ -253,39 +282,61 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     continue
                 if type(fields) is not dict_type:
                     raise TypeError("fields")
-                # Two audited f_code reads: f_back is not audited, and every audited
-                # event costs a call of the guard's hook.
+                # f_back is not audited, f_code is (every audited event costs a call of
+                # the guard's hook): one read for a hook that sends itself, two for a
+                # Recorder method and the hook that called it.
                 sender = me.f_back
-                hook = None if sender is None else sender.f_back
-                if sender is None or address(sender.f_code) not in emit_ids:
+                sender_id = None if sender is None else address(sender.f_code)
+                kinds = direct.get(sender_id)
+                if kinds is not None:
+                    if type(what) is str_type and what in kinds:
+                        accept(what, fields, number, sender_id)
+                    else:
+                        tampered.append(NEVER_SENDS)
+                elif sender_id in emit_ids:
+                    hook = sender.f_back
+                    accept(what, fields, number, None if hook is None else address(hook.f_code))
+                else:
                     tampered.append("recorder: an event was sent by code that is not a "
                                     "grader hook")
-                else:
-                    accept(what, fields, number, None if hook is None else address(hook.f_code))
             elif op == TIMER:
-                # (TIMER, clock, value, learner files): a timer hook read a clock. While
-                # recording, if the hook's caller is learner code, a "timer" event (its
-                # site is that caller's line) followed by READY for that read, in one
-                # send; the reply is the read's number, or None (not recording, or not a
-                # learner's read: the hook returns a plain value and no number is used).
+                # (TIMER, clock, learner files): a timer hook is asked for a clock. While
+                # recording, if the hook's caller is learner code, the core reads that
+                # clock itself, records a "timer" event with the value (its site is
+                # that caller's line) followed by READY for that read, in one send; the
+                # reply is (the read's number, the value), or None (not recording, not a
+                # learner's read, or refused: the hook reads the clock itself and returns
+                # a plain value).
                 if not enabled:
                     continue
-                files = message[3]
+                files = message[2]
                 if files is not files_seen:
                     files_seen, safe_files = files, exact_strs(files)
-                # Three audited f_code reads (sender, hook, the hook's caller); the
-                # caller's frame is the hook's f_back (not audited), so the hook needs
-                # no sys._getframe of its own.
+                # Audited f_code reads: the sender (the timer hook itself, or a
+                # Recorder method and then the hook that called it) and the hook's
+                # caller; the caller's frame is the hook's f_back (not audited), so the
+                # hook needs no sys._getframe of its own.
                 sender = me.f_back
-                hook = None if sender is None else sender.f_back
-                if sender is None or address(sender.f_code) not in emit_ids:
-                    reply = next(seq)
+                sender_id = None if sender is None else address(sender.f_code)
+                kinds = direct.get(sender_id)
+                # A refused read still uses a number (the event log's numbering is the
+                # same as before the core read clocks itself) but gets no reading.
+                if kinds is not None:
+                    if "timer" not in kinds:
+                        next(seq)
+                        tampered.append(NEVER_SENDS)
+                        continue
+                    hook, hook_code_id = sender, sender_id
+                elif sender_id in emit_ids:
+                    hook = sender.f_back
+                    hook_code_id = None if hook is None else address(hook.f_code)
+                else:
+                    next(seq)
                     tampered.append("recorder: an event was sent by code that is not a "
                                     "grader hook")
                     continue
-                hook_code_id = None if hook is None else address(hook.f_code)
                 if hook_code_id not in hook_ids:
-                    reply = next(seq)
+                    next(seq)
                     tampered.append("recorder: an event was sent by code that is not a "
                                     "grader hook")
                     continue
@@ -294,12 +345,14 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 if type(name) is not str_type or (name not in safe_files
                                                   and name != "<timeit-src>"):
                     continue  # jax and the stdlib read clocks too: not intervals
-                clock, value = message[1], message[2]
-                if type(clock) is not str_type or (type(value) is not int_type
-                                                   and type(value) is not float_type):
+                clock = message[1]
+                # An exact str before the lookup: a str subclass's __eq__ would run here.
+                read_clock = clocks.get(clock) if type(clock) is str_type else None
+                if read_clock is None:
                     raise TypeError("timer")
+                value = read_clock()
                 number = next(seq)
-                reply = number
+                reply = (number, value)
                 accept("timer", {"clock": clock, "value": value,
                                  "site": (name, caller.f_lineno)}, number, hook_code_id)
                 if latest_call is None:
@@ -315,6 +368,14 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                             ready = False
                     except Exception:  # donated or invalid: no claim
                         continue
+                if ready:
+                    # Ready stays ready (a deleted array is skipped): every later check
+                    # until the next call says True with or without these arrays, so let
+                    # them go. Held, the learner's finished outputs would outlive their
+                    # last use by a whole iteration, and the next call could not reuse
+                    # their memory (a fresh multi-MB buffer costs page faults in the
+                    # learner's timed interval, which uninstrumented code does not pay).
+                    latest_outputs = []
                 events.append({"seq": next(seq), "kind": "ready", "read": number,
                                "call": latest_call, "ready": ready})
             elif op == SITED:
@@ -338,19 +399,38 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 if files is not files_seen:
                     files_seen, safe_files = files, exact_strs(files)
                 sender = me.f_back
-                hook = None if sender is None else sender.f_back
-                if sender is None or address(sender.f_code) not in emit_ids:
+                sender_id = None if sender is None else address(sender.f_code)
+                kinds = direct.get(sender_id)
+                if kinds is not None:
+                    if type(what) is not str_type or what not in kinds:
+                        tampered.append(NEVER_SENDS)
+                        continue
+                    hook, hook_code_id = sender, sender_id
+                elif sender_id in emit_ids:
+                    hook = sender.f_back
+                    hook_code_id = None if hook is None else address(hook.f_code)
+                else:
                     tampered.append("recorder: an event was sent by code that is not a "
                                     "grader hook")
                     continue
-                hook_code_id = None if hook is None else address(hook.f_code)
                 if hook_code_id in hook_ids:  # otherwise accept refuses it
                     frame = hook
                     for _ in range(depth - 1):
                         if frame is None:
                             break
                         frame = frame.f_back
-                    fields["site"] = learner_site(frame, safe_files)
+                    # The innermost frame from there out that runs learner code. Exact
+                    # str filenames only: ``in``/``==`` on anything else could run a
+                    # learner's __eq__ or __hash__ here.
+                    site: tuple[str, int] | None = None
+                    while frame is not None:
+                        name = frame.f_code.co_filename
+                        if type(name) is str_type and (name in safe_files
+                                                       or name == "<timeit-src>"):
+                            site = (name, frame.f_lineno)
+                            break
+                        frame = frame.f_back
+                    fields["site"] = site
                 accept(what, fields, number, hook_code_id)
             elif op == RETURN:
                 # An EMIT of a "return" event followed by CALLED, in one send.
@@ -359,12 +439,20 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 number = next(seq)
                 reply = number
                 sender = me.f_back
-                hook = None if sender is None else sender.f_back
+                sender_id = None if sender is None else address(sender.f_code)
+                kinds = direct.get(sender_id)
                 # The hook's code is read once, for both checks below.
-                hook_code_id = None if hook is None else address(hook.f_code)
+                if kinds is not None:  # the hook sent it itself
+                    sent = "return" in kinds
+                    hook_code_id = sender_id if sent else None
+                else:
+                    sent = sender_id in emit_ids
+                    hook = None if sender is None else sender.f_back
+                    hook_code_id = None if hook is None else address(hook.f_code)
                 if enabled:
-                    if sender is None or address(sender.f_code) not in emit_ids:
-                        tampered.append("recorder: an event was sent by code that is not "
+                    if not sent:
+                        tampered.append(NEVER_SENDS if kinds is not None else
+                                        "recorder: an event was sent by code that is not "
                                         "a grader hook")
                     else:
                         accept("return", fields, number, hook_code_id)
@@ -396,8 +484,24 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                             ready = False
                     except Exception:  # donated or invalid: no claim
                         continue
+                if ready:  # as in TIMER: later checks say True without them
+                    latest_outputs = []
                 events.append({"seq": next(seq), "kind": "ready", "read": message[1],
                                "call": latest_call, "ready": ready})
+            elif op == REGISTER:
+                # (REGISTER, {hook code: event kinds it sends}): from ``install``, once,
+                # on the main thread and before PROTECT, when no learner code exists yet
+                # (learner code runs only after the hooks are protected and the guard is
+                # armed). Any later attempt is tampering.
+                if registered or protected_once or get_ident() != main_thread:
+                    tampered.append("recorder: hook senders were registered after the "
+                                    "hooks were installed")
+                    continue
+                registered = True
+                for code, kinds in dict_type.items(message[1]):
+                    direct[address(code)] = frozenset_type(
+                        [k for k in kinds if type(k) is str_type])
+                    direct_codes.append(code)
             elif get_ident() != main_thread or address(me.f_back.f_code) not in control_ids:
                 tampered.append("recorder: a grader control step was called from "
                                 "learner code")
@@ -437,6 +541,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     data = data[write(channel_fd, data):]
             elif op == PROTECT:
                 hook_codes, more_control, emit_codes, protected = message[1:]
+                protected_once = True
                 control_codes = control_codes | more_control
                 hook_ids = {address(code): code for code in hook_codes}
                 emit_ids = {address(code): code for code in emit_codes}
@@ -504,13 +609,14 @@ class Recorder:
         number = self._send((SITED, kind, fields, arrays_field, depth, self.learner_files))
         return None if number is None else int(number)
 
-    def timer(self, clock: str, value: float | int) -> int | None:
-        """A timer hook read ``clock`` and got ``value``. If recording is on and the hook's
-        caller is learner code: a ``timer`` event (site: that caller's line), then (as
-        :meth:`readiness`) whether the latest call's outputs were ready, and the read's
-        sequence number; otherwise ``None`` (the hook returns a plain value)."""
-        number = self._send((TIMER, clock, value, self.learner_files))
-        return None if number is None else int(number)
+    def timer(self, clock: str) -> tuple[int, float | int] | None:
+        """A timer hook is asked for ``clock``. If recording is on and the hook's caller
+        is learner code: the core reads the clock, records a ``timer`` event (site: that
+        caller's line), then (as :meth:`readiness`) whether the latest call's outputs
+        were ready, and returns the read's sequence number and value; otherwise ``None``
+        (the hook reads the clock itself and returns a plain value)."""
+        reply = self._send((TIMER, clock, self.learner_files))
+        return None if reply is None else (int(reply[0]), reply[1])
 
     def returned(self, seq: int, outputs: list[Any]) -> None:
         """Call ``seq`` returned ``outputs``: its ``return`` event (with their tokens),
@@ -528,6 +634,15 @@ class Recorder:
     def readiness(self, read_seq: int) -> None:
         """Right after clock read ``read_seq``: record whether the latest call was done."""
         self._send((READY, read_seq))
+
+    def register(self, senders: dict[Any, frozenset[str]]) -> None:
+        """Name the hook codes that send to the core themselves (``self._send((TIMER,
+        ...))`` and the like, without a method of this class in between) and the event
+        kinds each one's code sends; the core then accepts those kinds from a frame
+        running that code, and nothing else from it. Accepted once, from the main
+        thread, before ``PROTECT`` (when no learner code exists yet); later it is
+        tampering."""
+        self._send((REGISTER, senders))
 
 
 def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: int,
