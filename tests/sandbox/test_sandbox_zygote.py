@@ -122,7 +122,19 @@ def _pidfd_readable(pid: int, timeout: float) -> bool:
         os.close(fd)
 
 
+def _pidfds() -> int:
+    """How many pidfds this process holds."""
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{name}") == "anon_inode:[pidfd]"
+        except OSError:
+            continue
+    return count
+
+
 def test_a_killed_zygote_takes_its_runs_with_it_and_the_grader_is_told() -> None:
+    pidfds_before = _pidfds()
     with Zygote(MAIN_MODULE_ARGV, ZYGOTE_ENV, preload=("json",)) as z:
         z.start()
         idle = start_sandboxed(MAIN_MODULE_ARGV, zygote=z, limits=Limits(wall_s=30))
@@ -133,6 +145,7 @@ def test_a_killed_zygote_takes_its_runs_with_it_and_the_grader_is_told() -> None
         with pytest.raises(SandboxError, match="zygote"):
             idle.deliver(b"", {"main.py": b"print('never')"}, 10)
         assert time.monotonic() - started < 5
+        assert _pidfds() == pidfds_before  # nothing of the run is left open here
         with pytest.raises(SandboxError, match="zygote"):
             start_sandboxed(MAIN_MODULE_ARGV, zygote=z)
 

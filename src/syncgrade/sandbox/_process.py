@@ -18,9 +18,12 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 import subprocess
 import time
 from typing import TYPE_CHECKING, Protocol
+
+from .models import SandboxError
 
 if TYPE_CHECKING:
     from ._zygote import Zygote
@@ -132,4 +135,10 @@ class ForkedProcess(_Tracked):
         readable, _, _ = select.select([self._pidfd], [], [], timeout)
         if not readable:
             return None
-        return self._collected(self._zygote.reap(self._pid))
+        try:
+            return self._collected(self._zygote.reap(self._pid))
+        except SandboxError:
+            # The zygote is gone, and its forks died with it (parent-death signal,
+            # SIGKILL): say so once, and release the pidfd all the same.
+            self._collected((signal.SIGKILL, 0.0))
+            raise
