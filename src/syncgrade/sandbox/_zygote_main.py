@@ -129,7 +129,12 @@ def spawn(control: socket.socket, request: dict[str, Any], fds: list[int],
         return {"error": f"{len(fds)} fds for {len(targets)} targets"}, []
     for stream in (sys.stdout, sys.stderr):
         stream.flush()  # nothing buffered may be written twice
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # e.g. EAGAIN: the request fails, the zygote keeps nothing of it
+        for fd in fds:
+            os.close(fd)
+        raise
     if pid == 0:
         try:
             control.close()
