@@ -66,12 +66,17 @@ RECORDER = time.perf_counter.__closure__[0].cell_contents[0]
 """
 
 SENT_FROM_LEARNER_CODE = {
-    "timer": "RECORDER.timer('perf_counter')",
-    "sited": ("RECORDER.emit_sited('wait', 'arrays', 2, how='block_until_ready', "
-              "arrays=[out], site=None)"),
-    "raw send": ("RECORDER._send((13, 'wait', {'how': 'block_until_ready', 'arrays': [out], "
-                 "'site': None}, 'arrays', 2, RECORDER.learner_files))"),
-    "return": "RECORDER.returned(1, [out])",
+    # Each of the hooks' operations (TIMER 11, RETURN 12, SITED 13), sent with the core's
+    # own send from learner code, as a hook would send it.
+    "timer": "RECORDER._send((11, 'perf_counter', RECORDER.learner_files))",
+    "sited": ("RECORDER._send((13, 'wait', {'how': 'block_until_ready', 'arrays': [out], "
+              "'site': None}, 'arrays', 2, RECORDER.learner_files))"),
+    "return": "RECORDER._send((12, 1, [out]))",
+    # The codes of the operations that once set the latest call's outputs (3) and
+    # recorded a readiness check (4) with no sender of their own: a cloned hook could
+    # pass for their sender (tests/corpus/integrity/forge_called_from_cloned_hook.py).
+    "former called": "RECORDER._send((3, 1, [out]))",
+    "former ready": "RECORDER._send((4, 1))",
     # The wait hook's own code, in a function of the learner's with the core's send as its
     # "original", sends a clock read from a frame running that code (the installed hooks'
     # cells are untouched): a hook code sends only the kinds registered for it.

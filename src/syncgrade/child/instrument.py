@@ -160,8 +160,7 @@ def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls
         # (with the core's own clock, never ``original``: a learner can run this code
         # with a closure of its own), the "timer" event with that caller's line as its
         # site, and right after it whether the latest call's outputs were ready (proof
-        # of an early stop; the core checks with its own captured is_ready). As
-        # :meth:`Recorder.timer`.
+        # of an early stop; the core checks with its own captured is_ready).
         read_by_core = send((timer, clock, recorder.learner_files))
         if read_by_core is None:  # not recording, or not a learner's read
             return original()
@@ -223,10 +222,9 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
         # Recorded only once the real call has returned: a call that raises (a bad
         # argument, a deleted array) waited for nothing.
         result = original(self, *args, **kwargs)
-        # One send, straight to the core (as Recorder.emit_sited("wait", "arrays", 2,
-        # how=how, arrays=[self], site=None)): the core tests that recording is on, turns
+        # One send, straight to the core: the core tests that recording is on, turns
         # ``arrays`` into tokens and finds the learner's site (``site`` keeps its place
-        # among the fields).
+        # among the fields) from the hook's caller (depth 2).
         send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None}, "arrays", 2,
               recorder.learner_files))
         return result
@@ -361,7 +359,7 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
             other = True
     if other and _is_tracing(leaves):
         return call(*args, **kwargs)  # nested inside a trace: not a dispatch of its own
-    # One send, straight to the core (as Recorder.emit_sited): the core tests that
+    # One send, straight to the core: the core tests that
     # recording is on (None: not recording), turns ``inputs`` into tokens and finds the
     # learner's site (3: past the proxy's frame).
     send = recorder._send
@@ -374,7 +372,7 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
     outputs = [out] if isinstance(out, ArrayImpl) else [
         leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
     # The return event (with the outputs' tokens) and the outputs later readiness checks
-    # look at, in one send (as Recorder.returned).
+    # look at, in one send.
     send((_OP_RETURN, seq, outputs))
     return out
 

@@ -56,11 +56,12 @@ NEVER_SENDS = "recorder: a hook sent an event its code never sends"
 CLOCKS = tuple((name, getattr(time, name)) for name in (
     "perf_counter", "monotonic", "time", "perf_counter_ns", "monotonic_ns", "time_ns"))
 
-# Operation codes for the core generator (ints: cheapest to send and compare).
-EMIT, TOKEN, ENABLED, CALLED, READY, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(11)
-# Fused operations for the hot paths (one send instead of two or three, same events and
-# same checks): a clock read with its readiness check, a call's return with CALLED, and
-# an EMIT whose site the core finds (with the hook's ENABLED test folded in).
+# Operation codes for the core generator (ints: cheapest to send and compare). Any other
+# code is refused as a control step from learner code.
+EMIT, TOKEN, ENABLED, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(9)
+# The hooks' operations, each sent by the hook itself (see REGISTER): a clock read with
+# its readiness check, a call's return with the outputs later readiness checks look at,
+# and an event whose site the core finds (with the hook's ENABLED test folded in).
 TIMER, RETURN, SITED = 11, 12, 13
 # The hooks that send to the core themselves, without a Recorder method frame in between,
 # and the event kinds each one's code sends (see ``Recorder.register``).
@@ -303,7 +304,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 # (TIMER, clock, learner files): a timer hook is asked for a clock. While
                 # recording, if the hook's caller is learner code, the core reads that
                 # clock itself, records a "timer" event with the value (its site is
-                # that caller's line) followed by READY for that read, in one send; the
+                # that caller's line) followed by a "ready" event for that read; the
                 # reply is (the read's number, the value), or None (not recording, not a
                 # learner's read, or refused: the hook reads the clock itself and returns
                 # a plain value).
@@ -312,8 +313,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 files = message[2]
                 if files is not files_seen:
                     files_seen, safe_files = files, exact_strs(files)
-                # Audited f_code reads: the sender (the timer hook itself, or a
-                # Recorder method and then the hook that called it) and the hook's
+                # Audited f_code reads: the sender (the timer hook itself) and the hook's
                 # caller; the caller's frame is the hook's f_back (not audited), so the
                 # hook needs no sys._getframe of its own.
                 sender = me.f_back
@@ -321,20 +321,13 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 kinds = direct.get(sender_id)
                 # A refused read still uses a number (the event log's numbering is the
                 # same as before the core read clocks itself) but gets no reading.
-                if kinds is not None:
-                    if "timer" not in kinds:
-                        next(seq)
-                        tampered.append(NEVER_SENDS)
-                        continue
-                    hook, hook_code_id = sender, sender_id
-                elif sender_id in emit_ids:
-                    hook = sender.f_back
-                    hook_code_id = None if hook is None else address(hook.f_code)
-                else:
+                if kinds is None or "timer" not in kinds:
                     next(seq)
-                    tampered.append("recorder: an event was sent by code that is not a "
+                    tampered.append(NEVER_SENDS if kinds is not None else
+                                    "recorder: an event was sent by code that is not a "
                                     "grader hook")
                     continue
+                hook, hook_code_id = sender, sender_id
                 if hook_code_id not in hook_ids:
                     next(seq)
                     tampered.append("recorder: an event was sent by code that is not a "
@@ -357,7 +350,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                                  "site": (name, caller.f_lineno)}, number, hook_code_id)
                 if latest_call is None:
                     continue
-                # READY for this read (the same conditions as the READY operation).
+                # Whether the latest call's outputs were ready at this read.
                 ready = True
                 for array in latest_outputs:
                     try:
@@ -401,18 +394,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 sender = me.f_back
                 sender_id = None if sender is None else address(sender.f_code)
                 kinds = direct.get(sender_id)
-                if kinds is not None:
-                    if type(what) is not str_type or what not in kinds:
-                        tampered.append(NEVER_SENDS)
-                        continue
-                    hook, hook_code_id = sender, sender_id
-                elif sender_id in emit_ids:
-                    hook = sender.f_back
-                    hook_code_id = None if hook is None else address(hook.f_code)
-                else:
-                    tampered.append("recorder: an event was sent by code that is not a "
+                if kinds is None or type(what) is not str_type or what not in kinds:
+                    tampered.append(NEVER_SENDS if kinds is not None else
+                                    "recorder: an event was sent by code that is not a "
                                     "grader hook")
                     continue
+                hook, hook_code_id = sender, sender_id
                 if hook_code_id in hook_ids:  # otherwise accept refuses it
                     frame = hook
                     for _ in range(depth - 1):
@@ -433,7 +420,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     fields["site"] = site
                 accept(what, fields, number, hook_code_id)
             elif op == RETURN:
-                # An EMIT of a "return" event followed by CALLED, in one send.
+                # The "return" event, and the outputs later readiness checks look at.
                 call_seq, outputs = message[1], message[2]
                 fields = {"call": call_seq, "outputs": tokens_of(outputs)}
                 number = next(seq)
@@ -442,13 +429,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 sender_id = None if sender is None else address(sender.f_code)
                 kinds = direct.get(sender_id)
                 # The hook's code is read once, for both checks below.
-                if kinds is not None:  # the hook sent it itself
-                    sent = "return" in kinds
-                    hook_code_id = sender_id if sent else None
-                else:
-                    sent = sender_id in emit_ids
-                    hook = None if sender is None else sender.f_back
-                    hook_code_id = None if hook is None else address(hook.f_code)
+                sent = kinds is not None and "return" in kinds
+                hook_code_id = sender_id if sent else None
                 if enabled:
                     if not sent:
                         tampered.append(NEVER_SENDS if kinds is not None else
@@ -463,31 +445,6 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 reply = token(message[1])
             elif op == ENABLED:
                 reply = enabled
-            elif op == CALLED:
-                caller_frame = me.f_back.f_back
-                if (caller_frame is not None and address(caller_frame.f_code) in hook_ids
-                        and type(message[2]) is list_type):
-                    latest_call = message[1]
-                    latest_outputs = [a for a in message[2] if type(a) is array_type]
-            elif op == READY:
-                caller_frame = me.f_back.f_back
-                if not enabled or latest_call is None or caller_frame is None or (
-                        address(caller_frame.f_code) not in hook_ids):
-                    continue
-                ready = True
-                for array in latest_outputs:
-                    try:
-                        # is_ready() on a deleted array segfaults: check is_deleted() first.
-                        if is_deleted(array):
-                            continue
-                        if not is_ready(array):
-                            ready = False
-                    except Exception:  # donated or invalid: no claim
-                        continue
-                if ready:  # as in TIMER: later checks say True without them
-                    latest_outputs = []
-                events.append({"seq": next(seq), "kind": "ready", "read": message[1],
-                               "call": latest_call, "ready": ready})
             elif op == REGISTER:
                 # (REGISTER, {hook code: event kinds it sends}): from ``install``, once,
                 # on the main thread and before PROTECT, when no learner code exists yet
@@ -598,42 +555,9 @@ class Recorder:
         """Append one event (if recording is on) and return its sequence number."""
         return int(self._send((EMIT, kind, fields)))
 
-    def emit_sited(self, kind: str, arrays_field: str | None, depth: int,
-                   **fields: Any) -> int | None:
-        """If recording is on, :meth:`emit` with ``fields[arrays_field]`` (an exact list of
-        arrays, unless ``arrays_field`` is None) replaced by their tokens and
-        ``fields["site"]`` set to the learner's site as seen from the calling hook
-        (``depth`` as in ``sys._getframe(depth)`` there: 2 is the hook's caller), both
-        inside the core, in one send. The sequence number, or ``None`` when recording is
-        off (no number used)."""
-        number = self._send((SITED, kind, fields, arrays_field, depth, self.learner_files))
-        return None if number is None else int(number)
-
-    def timer(self, clock: str) -> tuple[int, float | int] | None:
-        """A timer hook is asked for ``clock``. If recording is on and the hook's caller
-        is learner code: the core reads the clock, records a ``timer`` event (site: that
-        caller's line), then (as :meth:`readiness`) whether the latest call's outputs
-        were ready, and returns the read's sequence number and value; otherwise ``None``
-        (the hook reads the clock itself and returns a plain value)."""
-        reply = self._send((TIMER, clock, self.learner_files))
-        return None if reply is None else (int(reply[0]), reply[1])
-
-    def returned(self, seq: int, outputs: list[Any]) -> None:
-        """Call ``seq`` returned ``outputs``: its ``return`` event (with their tokens),
-        then as :meth:`called`."""
-        self._send((RETURN, seq, outputs))
-
     def token(self, array: Any) -> int:
         """A stable token for a live array object (``id()`` alone can be reused)."""
         return int(self._send((TOKEN, array)))
-
-    def called(self, seq: int, outputs: list[Any]) -> None:
-        """Call ``seq`` returned ``outputs``: the ones later readiness checks look at."""
-        self._send((CALLED, seq, outputs))
-
-    def readiness(self, read_seq: int) -> None:
-        """Right after clock read ``read_seq``: record whether the latest call was done."""
-        self._send((READY, read_seq))
 
     def register(self, senders: dict[Any, frozenset[str]]) -> None:
         """Name the hook codes that send to the core themselves (``self._send((TIMER,
@@ -674,6 +598,4 @@ def _private_globals() -> dict[str, Any]:
     return namespace
 
 
-EMIT_CODES = frozenset({Recorder.emit.__code__, Recorder.called.__code__,
-                        Recorder.readiness.__code__, Recorder.emit_sited.__code__,
-                        Recorder.timer.__code__, Recorder.returned.__code__})
+EMIT_CODES = frozenset({Recorder.emit.__code__})
