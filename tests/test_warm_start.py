@@ -88,7 +88,7 @@ def test_a_warm_up_whose_job_arrived_leaves_the_spin_to_the_harness() -> None:
 # --------------------------------------------------------------------------- the probe
 
 
-def test_the_probe_uses_the_warm_up_rate_and_a_quarter_run_after_the_call(
+def test_the_probe_uses_the_warm_up_rate_and_quarter_runs_before_and_after_the_call(
         monkeypatch: pytest.MonkeyPatch) -> None:
     steps_seen: list[int] = []
     monkeypatch.setattr(harness, "_TIME_SPIN", _fake_run(steps_seen))
@@ -97,23 +97,29 @@ def test_the_probe_uses_the_warm_up_rate_and_a_quarter_run_after_the_call(
     built = harness.Harness(recorder=None, inputs={}, rate=rate)  # type: ignore[arg-type]
     probe = built._probe(0.05)
     steps = int(probe.host_args[1])
+    short = steps // harness.REMEASURE_DIVISOR
     assert steps == rate.steps_for(0.05)
-    assert probe.seconds == pytest.approx(0.05, rel=1e-3)  # the estimate; nothing ran yet
-    assert steps_seen == []
-    seconds = built.remeasure_probe()
-    assert steps_seen == [steps // harness.REMEASURE_DIVISOR]
-    quarter = FIXED_S + PER_STEP_S * (steps // harness.REMEASURE_DIVISOR)
-    assert seconds == pytest.approx(quarter * steps / (steps // harness.REMEASURE_DIVISOR))
+    # Built before the learner's call: one quarter run already lowered the busy estimate.
+    assert steps_seen == [short]
+    quarter = FIXED_S + PER_STEP_S * short
+    assert probe.seconds == pytest.approx(quarter * steps / short)
+    assert probe.seconds < rate.estimate(steps)
+    assert probe.seconds >= FIXED_S + PER_STEP_S * steps  # never below a real run
+    assert built.probe_seconds == probe.seconds
+    assert built._probe(0.05) is probe and steps_seen == [short]  # built once
+    seconds = built.remeasure_probe()  # after the call
+    assert steps_seen == [short, short]
+    assert seconds == pytest.approx(quarter * steps / short)
     assert seconds >= FIXED_S + PER_STEP_S * steps  # still never below a real run
     assert built.probe_seconds == seconds
 
 
 def test_the_probe_keeps_the_smaller_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness, "_TIME_SPIN", lambda *_a, **_k: 1.0)  # a very slow re-run
+    monkeypatch.setattr(harness, "_TIME_SPIN", lambda *_a, **_k: 1.0)  # very slow re-runs
     rate = workloads.SpinRate(x=np.ones(workloads.PROBE_ELEMENTS, np.float32), steps=4000,
                               seconds=0.02)
     built = harness.Harness(recorder=None, inputs={}, rate=rate)  # type: ignore[arg-type]
-    built._probe(0.05)
+    assert built._probe(0.05).seconds == pytest.approx(rate.estimate(rate.steps_for(0.05)))
     assert built.remeasure_probe() == pytest.approx(rate.estimate(rate.steps_for(0.05)))
 
 

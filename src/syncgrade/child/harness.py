@@ -166,7 +166,8 @@ class Harness:
 
     def _probe(self, seconds: float) -> Probe:
         """The probe: the spin at the step count that takes about ``seconds`` here, and
-        an estimate of one run's duration (lowered by :meth:`remeasure_probe`)."""
+        an estimate of one run's duration, measured once more right away (arguments are
+        built before recording starts) and lowered by every :meth:`remeasure_probe`."""
         if self.probe is None:
             rate = self._rate()
             steps = rate.steps_for(seconds)
@@ -174,7 +175,10 @@ class Harness:
             # warm-up's, so it reuses that compilation.
             self.probe = Probe(fn=jax.jit(_SPIN), host_args=(rate.x, _ASARRAY(_INT32(steps))),
                                seconds=rate.estimate(steps))
-            self.probe_seconds = self.probe.seconds
+            # A warm pool child measured the rate while it was idle, maybe while other
+            # children were importing on the same cores; a run just before the learner's
+            # call keeps D from resting only on runs far from the learner's own.
+            self.remeasure_probe()
         return self.probe
 
     def _rate(self) -> workloads.SpinRate:
@@ -190,8 +194,9 @@ class Harness:
         """The probe's duration after one more run, a quarter as long and scaled up to the
         probe's steps (never an underestimate, see ``SpinRate.estimate``): the smallest
         estimate seen so far. Noise only slows runs down, so the minimum is the best
-        estimate of what the device really needs; a run after the learner's call also
-        catches a rate measured while the machine was busier than it is now."""
+        estimate of what the device really needs; runs just before and after the
+        learner's call also catch a rate measured while the machine was busier than it
+        is now."""
         assert self.probe is not None
         x, n = self.probe.host_args
         steps = int(n)

@@ -550,9 +550,9 @@ def covers_device_work(
     """With a spin workload of known duration D, every sample is at least
     ``fraction * runs_per_sample * D``.
 
-    D is the grader's shortest estimate of one run: from the spin's rate measured before
-    the learner's call and from a quarter-length run after it, each scaled to the probe's
-    steps (which never underestimates a real run). A timer that stops at dispatch
+    D is the grader's shortest estimate of one run: from the spin's rate and from
+    quarter-length runs just before and after the learner's call, each scaled to the
+    probe's steps (which never underestimates a real run). A timer that stops at dispatch
     measures well under 1% of D, so a wide margin (35%) separates it from a correct timer
     even when machine load slows down single runs.
     ``runs_per_sample``: how many runs of the probe one sample covers (a timed chain of
