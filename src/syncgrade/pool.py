@@ -287,15 +287,11 @@ class WarmPool:
             child = sandbox.start_sandboxed(
                 list(self._command.argv), env=self._command.env, limits=self.limits,
                 hidden_paths=self._command.hidden_paths, base=self._base, zygote=zygote)
-        except sandbox.SandboxError as exc:
-            if zygote is None:  # a broken sandbox: runs go cold, and report it themselves
-                with self._cond:
-                    self.stats.start_failures += 1
-                return None
-            self._drop_zygote(f"failed: {exc}")  # start fresh children from now on
-            return self._start_one()
-        except Exception:
-            with self._cond:
+        except Exception as exc:
+            if zygote is not None and isinstance(exc, sandbox.SandboxError):
+                self._drop_zygote(f"failed: {exc}")  # start fresh children from now on
+                return self._start_one()
+            with self._cond:  # a broken sandbox: runs go cold, and report it themselves
                 self.stats.start_failures += 1
             return None
         with self._cond:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from . import _procs
 from ._capture import BoundedBytes, FrameDecoder, StreamExcerpt
 from ._classify import classify
+from ._environment import default_environment
 from ._process import ForkedProcess, LauncherProcess, RunProcess
 from ._pump import Pump, Sink, enlarge_pipe
 from ._workdir import RunDir
@@ -74,14 +75,7 @@ def child_environment(workdir: Path, extra: Mapping[str, str], fds: tuple[int, i
     """The scrubbed environment: nothing of the grader's, defaults, caller's ``env``,
     and the sandbox's own variables last (they cannot be overridden). ``ready_fd``: the
     readiness pipe of a pre-started run (``READY_FD_VAR``)."""
-    env = {
-        "PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(workdir),
-        "TMPDIR": str(workdir / "tmp"),
-        "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONNOUSERSITE": "1",
-    }
+    env = default_environment(str(workdir), str(workdir / "tmp"))
     env.update(extra)
     env[CHANNEL_FD_VAR] = str(fds[0])
     env[STACK_FD_VAR] = str(fds[1])
@@ -189,21 +183,20 @@ class _Run:
               ) -> RunProcess:
         """Start the launcher (or have the zygote fork one) in a new session with
         exactly the fds it needs."""
+        # The write ends the launcher keeps at their own numbers (the config names them).
+        passed = [w for name, (_, w) in ends.items() if name not in ("stdout", "stderr")]
         if self.zygote is not None:
-            names = [n for n in ends if n not in ("stdout", "stderr")]
             pid, pidfd = self.zygote.spawn(
                 cfg, str(self.rundir.path),
-                fds=[stdin_fd, ends["stdout"][1], ends["stderr"][1],
-                     *(ends[n][1] for n in names)],
-                targets=[0, 1, 2, *(ends[n][1] for n in names)])
+                fds=[stdin_fd, ends["stdout"][1], ends["stderr"][1], *passed],
+                targets=[0, 1, 2, *passed])
             return ForkedProcess(self.zygote, pid, pidfd)
         cfg_path = self.rundir.write_config(cfg)
         try:
             return LauncherProcess(subprocess.Popen(
                 [sys.executable, "-I", "-S", str(LAUNCHER), str(cfg_path)],
                 stdin=stdin_fd, stdout=ends["stdout"][1], stderr=ends["stderr"][1],
-                pass_fds=tuple(w for name, (_, w) in ends.items()
-                               if name not in ("stdout", "stderr")),
+                pass_fds=tuple(passed),
                 start_new_session=True, cwd=self.rundir.path,
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
             ))

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ._environment import default_environment
 from .models import SandboxError
 
 SERVER = Path(__file__).with_name("_zygote_main.py")
@@ -99,9 +100,7 @@ class Zygote:
     def _server_env(self) -> dict[str, str]:
         """The runs' environment minus their own variables, so that every import-time
         read of the environment sees what a fresh child would."""
-        return {"PATH": f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
-                "HOME": "/nonexistent", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTHONNOUSERSITE": "1", **self.env}
+        return {**default_environment("/nonexistent"), **self.env}
 
     def alive(self) -> bool:
         """Whether the server is still running."""
