@@ -12,7 +12,7 @@ Prints four figures against their targets:
    the same code in a plain sandboxed child, interleaved (<= 3 %).
 
     .venv/bin/python benchmarks/grading_speed.py [--runs 7] [--warm-runs 15]
-                                                 [--batch 100] [--overhead-rounds 5]
+                                                 [--batch 100] [--overhead-rounds 15]
     .venv/bin/python benchmarks/grading_speed.py --overhead-only  # figure 4 alone
 
 This process never imports jax (only the children do); it says so at the end.
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -225,7 +226,8 @@ def main() -> None:
     parser.add_argument("--warm-runs", type=int, default=15, help="warm-pool grades")
     parser.add_argument("--batch", type=int, default=100, help="files in the batch (0: skip)")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--overhead-rounds", type=int, default=5)
+    parser.add_argument("--overhead-rounds", type=int, default=15,
+                        help="plain/instrumented child pairs for figure 4 (each ~3 s)")
     parser.add_argument("--overhead-only", action="store_true",
                         help="measure figure 4 (instrumentation overhead) only")
     args = parser.parse_args()
@@ -262,17 +264,41 @@ def main() -> None:
     _print_overhead(*overhead_figures)
 
 
+def median_interval(values: Sequence[float], confidence: float = 0.95
+                    ) -> tuple[float, float] | None:
+    """A distribution-free confidence interval for the median of ``values``: the k-th
+    smallest and k-th largest, with k the largest rank such that a sample from any
+    continuous distribution has at least ``confidence`` of holding its median between
+    them (the binomial(n, 1/2) tails). ``None`` if there are too few values for it."""
+    ordered = sorted(values)
+    n = len(ordered)
+    tails = [math.comb(n, j) / 2 ** n for j in range(n + 1)]
+    best = None
+    for k in range(1, n // 2 + 1):
+        outside = 2 * sum(tails[:k])  # the median lies below the k-th smallest, or above
+        if 1 - outside >= confidence:
+            best = (ordered[k - 1], ordered[n - k])
+    return best
+
+
 def _print_overhead(size: int, plain: list[float], instrumented: list[float]) -> None:
     """Figure 4: medians over rounds of each round's warm median, and their ratio; and,
     as a check on it, the median of the rounds' own ratios (each round's two children
-    ran back to back, so a round's ratio is the least exposed to the machine's drift)."""
+    ran back to back, so a round's ratio is the least exposed to the machine's drift),
+    with a 95 % confidence interval: one round's ratio varies by several percent (each
+    child is a new process), more than the effect measured, so the interval says whether
+    the rounds run were enough to tell."""
     p, i = statistics.median(plain), statistics.median(instrumented)
     overhead = (i - p) / p
-    paired = statistics.median(b / a - 1 for a, b in zip(plain, instrumented, strict=True))
+    ratios = [b / a - 1 for a, b in zip(plain, instrumented, strict=True)]
+    paired = statistics.median(ratios)
+    interval = median_interval(ratios)
+    spread = ("too few rounds for a 95 % interval" if interval is None else
+              f"95 % interval {interval[0] * 100:+.1f} % to {interval[1] * 100:+.1f} %")
     print(f"4. instrumentation overhead, {size}x{size} tanh(a @ a): plain {p * 1e3:.3f} ms, "
           f"instrumented {i * 1e3:.3f} ms, {overhead * 100:+.1f} % (target <= 3 %): "
           f"{_verdict(overhead <= 0.03)}; median of the {len(plain)} rounds' own "
-          f"ratios {paired * 100:+.1f} %")
+          f"ratios {paired * 100:+.1f} % ({spread})")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; "
           f"jax imported by this process: {'jax' in sys.modules}")
 

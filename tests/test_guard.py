@@ -124,7 +124,7 @@ def ROUTES(core, reading):
         "proc_fd": lambda: open(f"/proc/self/fd/{WRITE_FD}", "wb"),
         "fdopen": lambda: os.fdopen(WRITE_FD, "wb"),
         "gi_frame": lambda: core.gi_frame,
-        "set_code": lambda: setattr(time.perf_counter, "__code__", (lambda: 0).__code__),
+        "set_code": lambda: setattr(reading.__sub__, "__code__", (lambda a, b: 0).__code__),
         "set_defaults": lambda: setattr(reading.__sub__, "__defaults__", (1,)),
         "allowed_open": lambda: open(os.devnull).close(),
     }

@@ -40,60 +40,8 @@ def synchronized_samples(fn, args, repeats):
     return out, samples
 """
 
-TIMER_TUPLE_REPLACED = """
-import time
-
-cell = time.perf_counter.__closure__[0]
-REAL = time.get_clock_info  # any builtin: the real clock is the tuple's builtin of that name
-cell.cell_contents = tuple(
-    (lambda: 0.0) if type(item) is type(REAL) and item.__name__ == "perf_counter" else item
-    for item in cell.cell_contents)  # a clock that never moves
-""" + LOOP
-
-GLOBAL_REBOUND = """
-import time
-import jax
-
-# The jit hook's module globals are the hooks' module: _record_call looks this name up.
-jax.jit.__globals__["_is_tracing"] = lambda leaves: False
-""" + LOOP
-
-# The grader's recorder, reached the way forge_traceback_walk.py reaches it.
-_RECORDER = """
-import time
-
-RECORDER = time.perf_counter.__closure__[0].cell_contents[0]
-"""
-
-SENT_FROM_LEARNER_CODE = {
-    # Each of the hooks' operations (TIMER 11, RETURN 12, SITED 13), sent with the core's
-    # own send from learner code, as a hook would send it.
-    "timer": "RECORDER._send((11, 'perf_counter', RECORDER.learner_files))",
-    "sited": ("RECORDER._send((13, 'wait', {'how': 'block_until_ready', 'arrays': [out], "
-              "'site': None}, 'arrays', 2, RECORDER.learner_files))"),
-    "return": "RECORDER._send((12, 1, [out]))",
-    # The codes of the operations that once set the latest call's outputs (3) and
-    # recorded a readiness check (4) with no sender of their own: a cloned hook could
-    # pass for their sender (tests/corpus/integrity/forge_called_from_cloned_hook.py).
-    "former called": "RECORDER._send((3, 1, [out]))",
-    "former ready": "RECORDER._send((4, 1))",
-    # The wait hook's own code, in a function of the learner's with the core's send as its
-    # "original", sends a clock read from a frame running that code (the installed hooks'
-    # cells are untouched): a hook code sends only the kinds registered for it.
-    "wait hook's code sends a timer": (
-        "import types; hook = type(out).block_until_ready; "
-        "cells = dict(zip(hook.__code__.co_freevars, hook.__closure__)); "
-        "cells['original'] = types.CellType(RECORDER._send); "
-        "types.FunctionType(hook.__code__, hook.__globals__, 'fake', None, tuple("
-        "cells[name] for name in hook.__code__.co_freevars))("
-        "(11, 'perf_counter', 1.0, RECORDER.learner_files))"),
-    "late registration": (
-        "RECORDER.register({synchronized_samples.__code__: frozenset({'timer'})})"),
-}
-
-STR_SUBCLASS_FILES = """
-import time
-
+# A str subclass that notes each time one of its methods runs (RAN).
+_STR_SUBCLASS = """
 RAN = []
 
 
@@ -105,9 +53,96 @@ class Name(str):
     def __hash__(self):
         RAN.append("hash")
         return str.__hash__(self)
+"""
 
+# The clocks are the core's own send bound to a clock-read message (types.MethodType):
+# their function and message are read-only. A clock name the core does not read is
+# refused, and a str subclass as the name never runs its methods inside the core.
+CLOCK_NAME_FORGED = """
+import time
+""" + _STR_SUBCLASS + """
 
-RECORDER = time.perf_counter.__closure__[0].cell_contents[0]
+SEND = time.perf_counter.__func__
+CHANGED = []
+for attempt in (lambda: setattr(time.perf_counter, "__func__", print),
+                lambda: setattr(time.perf_counter, "__self__", (11, "time"))):
+    try:
+        attempt()
+        CHANGED.append(1)
+    except AttributeError:
+        pass
+NAME = Name("perf_counter")
+del RAN[:]
+""" + LOOP.replace(
+    "        out.block_until_ready()\n",
+    "        out.block_until_ready()\n"
+    "        SEND((11, 'a clock the core does not have'))\n"
+    "        SEND((11, NAME))\n").replace(
+    "    return out, samples\n",
+    "    print('LEARNER-METHODS-RAN', len(RAN), 'CHANGED', len(CHANGED))\n"
+    "    return out, samples\n")
+
+GLOBAL_REBOUND = """
+import time
+import jax
+
+# The jit hook's module globals are the hooks' module: _record_call looks this name up.
+jax.jit.__globals__["_is_tracing"] = lambda leaves: False
+""" + LOOP
+
+# The grader's recorder, reached through a hook's closure (jax.device_put's).
+_RECORDER = """
+import time
+
+import jax
+
+PLACEMENT = jax.device_put
+RECORDER = PLACEMENT.__closure__[PLACEMENT.__code__.co_freevars.index("recorder")].cell_contents
+"""
+
+SENT_FROM_LEARNER_CODE = {
+    # Each of the hooks' operations (RETURN 12, SITED 13), sent with the core's own send
+    # from learner code, as a hook would send it. (A clock read, TIMER 11, is what the
+    # installed clocks send themselves: from learner code it is a clock read; see
+    # test_a_clock_read_sent_straight_to_the_core_is_an_ordinary_read.)
+    "sited": ("RECORDER._send((13, 'wait', {'how': 'block_until_ready', 'arrays': [out], "
+              "'site': None}, 'arrays', 2, RECORDER.learner_files))"),
+    "return": "RECORDER._send((12, 1, [out]))",
+    # A whole call (CALL 15), a compilation (COMPILE 18) and the withdrawal of a wait
+    # (CANCEL 17), each sent as its hook sends it.
+    "call": "RECORDER._send((15, 'fn', [], 0, [out], 2, RECORDER.learner_files))",
+    "compile": ("RECORDER._send((18, {'event': 'backend_compile_duration', 'fun': 'fn'}, "
+                "RECORDER.learner_files))"),
+    "cancel": "RECORDER._send((17, 1))",
+    # The former subtraction operation (16): pairs now go through a list, never a send.
+    "former pair": "RECORDER._send((16, 1, 2, 0.0, 0.0))",
+    # The codes of the operations that once set the latest call's outputs (3) and
+    # recorded a readiness check (4) with no sender of their own: a cloned hook could
+    # pass for their sender (tests/corpus/integrity/forge_called_from_cloned_hook.py).
+    "former called": "RECORDER._send((3, 1, [out]))",
+    "former ready": "RECORDER._send((4, 1))",
+    # The wait hook's own code, in a function of the learner's with the core's send as its
+    # "original", sends a call's record from a frame running that code (the installed
+    # hooks' cells are untouched): a hook code sends only the kinds registered for it.
+    "wait hook's code sends a call": (
+        "import types; hook = type(out).block_until_ready; "
+        "cells = dict(zip(hook.__code__.co_freevars, hook.__closure__)); "
+        "cells['original'] = types.CellType(RECORDER._send); "
+        "types.FunctionType(hook.__code__, hook.__globals__, 'fake', None, tuple("
+        "cells[name] for name in hook.__code__.co_freevars))("
+        "(15, 'fn', [], 0, [], 2, RECORDER.learner_files))"),
+    "late registration": (
+        "RECORDER.register({synchronized_samples.__code__: frozenset({'wait'})}, [], {})"),
+}
+
+STR_SUBCLASS_FILES = """
+import time
+
+import jax
+""" + _STR_SUBCLASS + """
+
+PLACEMENT = jax.device_put
+RECORDER = PLACEMENT.__closure__[PLACEMENT.__code__.co_freevars.index("recorder")].cell_contents
 RECORDER.learner_files = frozenset({Name("submission.py")})
 del RAN[:]  # building the frozenset hashed it, in learner code
 
@@ -130,9 +165,13 @@ def _grade(source: str) -> syncgrade.GradeReport:
                            timeout=120)
 
 
-def test_replacing_the_timer_hooks_captured_tuple_is_tampering() -> None:
-    report = _grade(TIMER_TUPLE_REPLACED)
+def test_a_forged_clock_name_is_tampering_and_runs_no_learner_method() -> None:
+    report = _grade(CLOCK_NAME_FORGED)
     assert report.cause == "tampered", report.summary
+    lines = [line for line in report.stdout.text.splitlines()
+             if line.startswith("LEARNER-METHODS-RAN")]
+    assert lines, report.stdout.text[-2000:]
+    assert all(line == "LEARNER-METHODS-RAN 0 CHANGED 0" for line in lines), lines
 
 
 def test_rebinding_a_global_a_hook_uses_is_tampering() -> None:
@@ -165,44 +204,56 @@ def test_a_str_subclass_in_learner_files_never_runs_inside_the_core() -> None:
     assert all(line == "LEARNER-METHODS-RAN 0" for line in lines), lines
 
 
-# The timer hook's own code, run with a closure of the learner's making whose clock runs
-# at a quarter of the speed (a 4x "speedup"). The cell checks cannot see it: the hook's
-# own cell is untouched. The core reads the clock itself, so the readings, and the
-# samples made from them, are the real ones.
-CLONED_TIMER_HOOK = """
+# The installed clock is the core's own send bound to a clock-read message, so learner
+# code that sends that message itself takes an ordinary clock read: the core reads the
+# clock (no value comes from the sender), finds the reader's line and records it, and the
+# grade is the same as with time.perf_counter(). Before the clocks were the core's send, a
+# timer hook's code run with a closure of the learner's making (types.FunctionType) could
+# hand the core a slowed clock: a forged 2x speedup once got full marks.
+STRAIGHT_TO_THE_CORE = _RECORDER + LOOP.replace(
+    "time.perf_counter()", "RECORDER._send((11, 'perf_counter'))")
+
+
+def test_a_clock_read_sent_straight_to_the_core_is_an_ordinary_read() -> None:
+    report = _grade(STRAIGHT_TO_THE_CORE)
+    details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
+    assert report.cause == "graded", report.summary
+    assert report.status == "passed", details
+
+
+# The list the hooks append the learner's subtractions to is reachable from learner code
+# (through any hook's globals). What the core takes from it is checked there.
+_PAIRS = """
 import time
-import types
 
-hook = time.perf_counter
-recorder, clock, original, cls, send, timer = hook.__closure__[0].cell_contents
-ORIGIN = original()
+import jax
 
-
-def quarter_speed():
-    return ORIGIN + (original() - ORIGIN) / 4
-
-
-clone = types.FunctionType(hook.__code__, hook.__globals__, hook.__name__, None,
-                           (types.CellType((recorder, clock, quarter_speed, cls, send, timer)),))
-
-
-def synchronized_samples(fn, args, repeats):
-    samples = []
-    out = None
-    for _ in range(repeats):
-        start = clone()
-        out = fn(*args)
-        out.block_until_ready()
-        samples.append(clone() - start)
-    return out, samples
+PAIRS = jax.device_put.__globals__["_PAIRS"]
 """
 
 
-def test_a_hooks_code_run_with_the_learners_clock_still_reads_the_real_clock() -> None:
-    # Before the core read the clock itself, the recorded readings were the fake ones:
-    # the probe's samples showed a quarter of the work and covers-device-work failed
-    # (at half speed the forged 2x speedup passed every check).
-    report = _grade(CLONED_TIMER_HOOK)
+@pytest.mark.parametrize("entry", [
+    "(1, 2, 0.0, 5.0)",  # reads never made, or not with these values
+    "(start.seq, start.seq + 1, float(start), 5.0)",  # a real start, a made-up stop
+    "'not a pair'",
+])
+def test_a_pair_entry_that_is_not_two_real_reads_is_tampering(entry: str) -> None:
+    source = _PAIRS + LOOP.replace(
+        "        out.block_until_ready()\n",
+        f"        out.block_until_ready()\n        PAIRS.append({entry})\n")
+    report = _grade(source)
+    assert report.cause == "tampered", (entry, report.summary)
+
+
+def test_a_pair_of_real_reads_added_by_hand_is_what_subtracting_them_records() -> None:
+    # The learner holds both readings: appending their pair says what ``stop - start``
+    # would have said, so it is not tampering and the grade is the loop's own.
+    source = _PAIRS + LOOP.replace(
+        "        samples.append(time.perf_counter() - start)\n",
+        "        stop = time.perf_counter()\n"
+        "        PAIRS.append((start.seq, stop.seq, float(start), float(stop)))\n"
+        "        samples.append(float(stop) - float(start))\n")
+    report = _grade(source)
     details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
     assert report.cause == "graded", report.summary
     assert report.status == "passed", details

@@ -378,8 +378,8 @@ def integrity_table(hooks: list[Any], helpers: list[Any], modules: list[Any]
     code (its nested code, the grader functions it calls by name and those its cells
     hold) looks up in ``modules``. A name found in no such dict but in ``builtins`` is a
     builtin the code may use: a learner who adds a global of that name to a grader module
-    would replace it for the hook. Timer hooks of different clocks share one code, so
-    their cells merge."""
+    would replace it for the hook. Hooks of one code installed under several names (the
+    wait hook) have their cells merged."""
     dicts = [vars(module) for module in modules]
     table: dict[Any, IntegrityEntry] = {}
 

@@ -5,6 +5,13 @@ at import) and before the submission is imported (a learner's ``from time import
 perf_counter`` keeps whatever is there at that moment). It returns an ``Installation``
 whose ``tampered()`` lists hooks that are no longer in place and whose ``undo()`` restores
 the originals. Facts behind each hook: shared/research/jax-instrumentation.md.
+
+Where the hooks do their work matters as much as how much they do (docs/performance.md,
+"Overhead"): anything between one of the learner's calls finishing and the next dispatch
+lets jax's CPU dispatch thread fall asleep, and waking it lands inside the learner's next
+interval. So the clocks are the recorder core's own ``send`` (no hook frame at all), a
+jitted call is recorded after its dispatch, a wait before it waits (withdrawn if it
+raises), and a subtraction of two readings is only appended to a list.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import functools
 import inspect
 import time
 import timeit
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,8 +35,9 @@ from jax._src.lib import xla_client as xc
 # The core's operation codes under names the recorder module does not have: the core
 # re-checks, on every event, each global a hook uses in every grader module dict that
 # has that name, so a name shared with the recorder's dict would add a lookup there.
-from syncgrade.child.recorder import EMIT as _OP_EMIT
-from syncgrade.child.recorder import RETURN as _OP_RETURN
+from syncgrade.child.recorder import CALL as _OP_CALL
+from syncgrade.child.recorder import CANCEL as _OP_CANCEL
+from syncgrade.child.recorder import COMPILE as _OP_COMPILE
 from syncgrade.child.recorder import SITED as _OP_SITED
 from syncgrade.child.recorder import TIMER as _OP_TIMER
 from syncgrade.child.recorder import Recorder
@@ -95,7 +104,6 @@ class Reading(float):
     """A float clock reading that records which two readings were subtracted."""
 
     __slots__ = ("seq",)
-    recorder: Recorder | None = None
 
     def __sub__(self, other: Any) -> Any:
         result = float.__sub__(self, other)
@@ -113,8 +121,6 @@ class Reading(float):
 class ReadingNs(int):
     """An integer nanosecond clock reading; same contract as :class:`Reading`."""
 
-    recorder: Recorder | None = None
-
     def __sub__(self, other: Any) -> Any:
         result = int.__sub__(self, other)
         if result is not NotImplemented:
@@ -128,71 +134,50 @@ class ReadingNs(int):
         return (int, (int(self),))
 
 
+# The learner's subtractions of clock reads: (start read, stop read, start value, stop
+# value), appended without a send (a subtraction sits between the learner's previous
+# call and the next, where any work lets jax's dispatch thread fall asleep). The core
+# holds this list (Recorder.register) and takes its entries when it writes the call's
+# frame, checking each one: learner code can reach the list, but an entry is accepted only
+# for two reads the core made, value for value, which a learner holding those readings
+# could subtract anyway; removing entries only hides the learner's own intervals.
+_PAIRS: list[Any] = []
+
+
 def _record_pair(start: Any, stop: Any) -> None:
-    recorder = Reading.recorder
     start_seq = getattr(start, "seq", None)
-    if recorder is not None and start_seq is not None:
+    if start_seq is not None:
         # The values let the recorder check that both operands are the reads they claim
-        # to be (a hand-made ``Reading`` with a chosen ``seq`` is refused). Sent directly
-        # (a registered sender of "pair"), as :meth:`Recorder.emit` would.
-        recorder._send((_OP_EMIT, "pair", {
-            "start": start_seq, "stop": stop.seq, "start_value": _plain(start),
-            "stop_value": _plain(stop)}))
+        # to be (a hand-made ``Reading`` with a chosen ``seq`` is refused).
+        _PAIRS.append((start_seq, stop.seq, _plain(start), _plain(stop)))
 
 
 def _plain(reading: Any) -> Any:
     return int.__int__(reading) if isinstance(reading, int) else float.__float__(reading)
 
 
-def _timer_hook(recorder: Recorder, clock: str, original: Callable[[], Any], cls: type) -> Any:
-    # One closure cell holding an immutable tuple, not six cells: the six clocks' hooks
-    # share one code object, so the recorder re-checks every timer hook's cells on every
-    # clock read, and a replaced tuple is caught exactly as a replaced cell was.
-    captured = (recorder, clock, original, cls, recorder._send, _OP_TIMER)
-
-    def read() -> Any:
-        recorder, clock, original, cls, send, timer = captured
-        # One send, straight to the core (this code is a registered sender of "timer"
-        # events; no Recorder method frame in between), does the rest inside the core:
-        # whether recording is on, whether this hook's caller (its frame is the hook's
-        # f_back there, so no audited sys._getframe here) is learner code (jax and the
-        # stdlib read clocks too; their reads are not intervals), the clock read itself
-        # (with the core's own clock, never ``original``: a learner can run this code
-        # with a closure of its own), the "timer" event with that caller's line as its
-        # site, and right after it whether the latest call's outputs were ready (proof
-        # of an early stop; the core checks with its own captured is_ready).
-        read_by_core = send((timer, clock, recorder.learner_files))
-        if read_by_core is None:  # not recording, or not a learner's read
-            return original()
-        seq, value = read_by_core
-        reading = cls(value)
-        reading.seq = seq
-        return reading
-
-    read.__name__ = clock
-    return read
-
-
 _ORIGINAL_IS_READY: Callable[[Any], bool] = ArrayImpl.__dict__["is_ready"]
 _ORIGINAL_IS_DELETED: Callable[[Any], bool] = ArrayImpl.__dict__["is_deleted"]
 
 
+CLOCK_READINGS: dict[str, type] = {
+    "perf_counter": Reading, "monotonic": Reading, "time": Reading,
+    "perf_counter_ns": ReadingNs, "monotonic_ns": ReadingNs, "time_ns": ReadingNs,
+}
+
+
 def _install_timers(inst: Installation, recorder: Recorder) -> None:
-    Reading.recorder = recorder
-    ReadingNs.recorder = recorder
-    originals = {}
-    for clock, cls in (
-        ("perf_counter", Reading),
-        ("monotonic", Reading),
-        ("time", Reading),
-        ("perf_counter_ns", ReadingNs),
-        ("monotonic_ns", ReadingNs),
-        ("time_ns", ReadingNs),
-    ):
-        originals[clock] = getattr(time, clock)
-        hook = _timer_hook(recorder, clock, originals[clock], cls)
-        inst.patch(time, clock, hook)
-        inst.sends(hook, "timer")
+    # Each clock becomes the recorder core's own ``send`` bound to a clock-read message:
+    # a C callable with no frame, no closure and no state a learner could replace or run
+    # with values of their own (a bound method's function and argument are read-only).
+    # The core reads the clock itself and returns a Reading (a learner's read, while
+    # recording) or the plain value; see the core's TIMER. Nothing runs between the
+    # learner's line and the core, so a clock read costs one core step and nothing more:
+    # clock reads sit between one of the learner's calls and the next, where any work
+    # delays the next dispatch (docs/performance.md, "Overhead").
+    originals = {clock: getattr(time, clock) for clock in CLOCK_READINGS}
+    for clock in CLOCK_READINGS:
+        inst.patch(time, clock, types.MethodType(recorder._send, (_OP_TIMER, clock)))
     inst.patch(timeit, "default_timer", time.perf_counter)
     # timeit binds default_timer as a default argument at definition time.
     for fn in (timeit.timeit, timeit.repeat, timeit.Timer.__init__):
@@ -219,15 +204,22 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
     send = recorder._send
 
     def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        # Recorded only once the real call has returned: a call that raises (a bad
-        # argument, a deleted array) waited for nothing.
-        result = original(self, *args, **kwargs)
-        # One send, straight to the core: the core tests that recording is on, turns
-        # ``arrays`` into tokens and finds the learner's site (``site`` keeps its place
-        # among the fields) from the hook's caller (depth 2).
-        send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None}, "arrays", 2,
-              recorder.learner_files))
-        return result
+        # Recorded before the real wait, while the device still works: after it, the
+        # recording would delay the learner's next dispatch, and jax's dispatch thread,
+        # idle for longer than it is uninstrumented, would have to be woken inside the
+        # learner's next interval. One send, straight to the core: the core tests that
+        # recording is on, turns ``arrays`` into tokens and finds the learner's site
+        # (``site`` keeps its place among the fields) from the hook's caller (depth 2).
+        # The core's own readiness check at each clock read still tells a stop before
+        # the work finished (another thread's read, during this wait) from one after.
+        number = send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None},
+                       "arrays", 2, recorder.learner_files))
+        try:
+            return original(self, *args, **kwargs)
+        except BaseException:
+            if number is not None:  # a wait that raised waited for nothing: withdrawn
+                send((_OP_CANCEL, number))
+            raise
 
     return hooked
 
@@ -259,11 +251,17 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
     original_batched = xc.batched_block_until_ready
 
     def batched_block_until_ready(arrays: Any) -> Any:
-        result = original_batched(arrays)  # recorded only after it returned
-        send((_OP_SITED, "wait", {"how": "block_until_ready",
-                                  "arrays": [a for a in arrays], "site": None},
-              "arrays", 2, recorder.learner_files))
-        return result
+        # Recorded before the wait and withdrawn if it raises, as ``_wait_hook`` does.
+        arrays = list(arrays)  # read once: the same arrays are recorded and waited on
+        number = send((_OP_SITED, "wait", {"how": "block_until_ready",
+                                           "arrays": [a for a in arrays], "site": None},
+                       "arrays", 2, recorder.learner_files))
+        try:
+            return original_batched(arrays)
+        except BaseException:
+            if number is not None:
+                send((_OP_CANCEL, number))
+            raise
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
     inst.sends(batched_block_until_ready, "wait")
@@ -343,38 +341,48 @@ def _is_tracing(leaves: list[Any]) -> bool:
 def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                  args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run ``call(*args, **kwargs)``, one jitted call, and record it with its inputs,
-    outputs and NumPy arguments."""
-    leaves = jax.tree_util.tree_leaves((args, kwargs))
-    # One pass sorts the leaves; a tracer is neither an ArrayImpl nor an ndarray, so
-    # only a call with some other leaf can be nested inside a trace.
-    inputs = []
-    numpy_args = 0
-    other = False
-    for leaf in leaves:
-        if isinstance(leaf, ArrayImpl):
-            inputs.append(leaf)
-        elif isinstance(leaf, np.ndarray):
-            numpy_args += 1
-        else:
-            other = True
-    if other and _is_tracing(leaves):
-        return call(*args, **kwargs)  # nested inside a trace: not a dispatch of its own
-    # One send, straight to the core: the core tests that
-    # recording is on (None: not recording), turns ``inputs`` into tokens and finds the
-    # learner's site (3: past the proxy's frame).
-    send = recorder._send
-    seq = send((_OP_SITED, "call", {"name": name, "site": None, "inputs": inputs,
-                                "numpy_args": numpy_args}, "inputs", 3, recorder.learner_files))
-    if seq is None:
-        return call(*args, **kwargs)
-    out = call(*args, **kwargs)
-    # A single array is its own only leaf.
-    outputs = [out] if isinstance(out, ArrayImpl) else [
-        leaf for leaf in jax.tree_util.tree_leaves(out) if isinstance(leaf, ArrayImpl)]
-    # The return event (with the outputs' tokens) and the outputs later readiness checks
-    # look at, in one send.
-    send((_OP_RETURN, seq, outputs))
-    return out
+    outputs and NumPy arguments.
+
+    Nothing is done before the dispatch: everything is recorded in one send once the call
+    has returned (or raised), while the device works. Work before the dispatch would sit
+    inside the learner's interval, and between the previous call's end and this dispatch,
+    where it lets jax's dispatch thread fall asleep (waking it costs tens of microseconds
+    that back-to-back uninstrumented calls never pay). The core numbers compilations
+    reported during the call after the call itself: this code on the stack tells it a
+    compilation is inside a call (see the recorder's CALL and COMPILE)."""
+    out: Any = None
+    raised = True
+    try:
+        out = call(*args, **kwargs)
+        raised = False
+        return out
+    finally:
+        leaves = jax.tree_util.tree_leaves((args, kwargs))
+        # One pass sorts the leaves; a tracer is neither an ArrayImpl nor an ndarray, so
+        # only a call with some other leaf can be nested inside a trace (not a dispatch
+        # of its own: not recorded).
+        inputs = []
+        numpy_args = 0
+        other = False
+        for leaf in leaves:
+            if isinstance(leaf, ArrayImpl):
+                inputs.append(leaf)
+            elif isinstance(leaf, np.ndarray):
+                numpy_args += 1
+            else:
+                other = True
+        if not (other and _is_tracing(leaves)):
+            if raised:
+                outputs = None
+            elif isinstance(out, ArrayImpl):  # a single array is its own only leaf
+                outputs = [out]
+            else:
+                outputs = [leaf for leaf in jax.tree_util.tree_leaves(out)
+                           if isinstance(leaf, ArrayImpl)]
+            # One send, straight to the core (which tests that recording is on); the
+            # learner's site is found from depth 3, past the proxy's frame.
+            recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
+                            recorder.learner_files))
 
 
 class JitProxy:
@@ -436,9 +444,9 @@ def _install_compile_listener(recorder: Recorder) -> Any:
 
     def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
         if event in COMPILE_EVENTS:
-            send((_OP_SITED, "compile", {"event": event.rsplit("/", 1)[-1],
-                                     "fun": str(kwargs.get("fun_name", "")), "site": None},
-                  None, 2, recorder.learner_files))
+            send((_OP_COMPILE, {"event": event.rsplit("/", 1)[-1],
+                                "fun": str(kwargs.get("fun_name", ""))},
+                  recorder.learner_files))
 
     monitoring.register_event_duration_secs_listener(on_duration)
     return on_duration
@@ -472,10 +480,9 @@ def install(recorder: Recorder) -> Installation:
     inst.listeners.append(listener)
     inst.sends(listener, "compile")
     inst.sends(_record_call, "call", "return")
-    inst.sends(_record_pair, "pair")
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
-    recorder.register(inst.senders)
+    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS)
     return inst
 
 

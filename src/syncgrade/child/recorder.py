@@ -13,11 +13,16 @@ the latest call's outputs, the report-channel key and the channel fd live in the
 one generator frame (:func:`_core`). A suspended generator's frame is reachable only through
 ``gi_frame``, which CPython audits and :mod:`syncgrade.child.guard` refuses. The core:
 
-- accepts an event only from a grader hook: the code object of the frame that called
-  :meth:`Recorder.emit` must be one of the registered hook codes, or the frame that called
-  ``send`` must itself run a hook code registered as a direct sender of that event kind
-  (:meth:`Recorder.register`; the hot hooks send without a method frame in between);
+- reads the clocks itself: the installed ``time.perf_counter`` and its siblings are its
+  own ``send`` bound to a clock-read message, so a clock read is one core step with no hook
+  in between, and no value in it comes from the reader;
+- accepts any other event only from a grader hook: the code object of the frame that
+  called :meth:`Recorder.emit` must be one of the registered hook codes, or the frame that
+  called ``send`` must itself run a hook code registered as a direct sender of that event
+  kind (:meth:`Recorder.register`; the hot hooks send without a method frame in between);
   otherwise the attempt is recorded as tampering;
+- takes the learner's subtractions of clock reads from a list the hooks append to, checking
+  each against the reads it made;
 - re-checks, on every accepted event, that the hooks' closure cells and the grader
   modules' globals still hold what they held when the hooks were installed (cell writes and
   ``__globals__`` writes are not audited, so they are compared instead);
@@ -48,6 +53,9 @@ from typing import Any
 
 Event = dict[str, Any]
 NEVER_SENDS = "recorder: a hook sent an event its code never sends"
+REPLACED = "recorder: a hook's captured functions or globals were replaced"
+NEVER_MADE = "recorder: a subtraction of clock reads that were never made"
+NOT_A_HOOK = "recorder: an event was sent by code that is not a grader hook"
 
 # The clocks the timer hooks stand in for, as they were when this module was imported
 # (before any hook, before any learner code). The core reads the clock itself: a hook's
@@ -60,9 +68,12 @@ CLOCKS = tuple((name, getattr(time, name)) for name in (
 # code is refused as a control step from learner code.
 EMIT, TOKEN, ENABLED, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(9)
 # The hooks' operations, each sent by the hook itself (see REGISTER): a clock read with
-# its readiness check, a call's return with the outputs later readiness checks look at,
-# and an event whose site the core finds (with the hook's ENABLED test folded in).
-TIMER, RETURN, SITED = 11, 12, 13
+# its readiness check, an event whose site the core finds (with the hook's ENABLED test
+# folded in), a finished jitted call (its "call" and "return" events, sent once, after the
+# dispatch), the withdrawal of a wait recorded before it waited (the wait raised), and a
+# compilation. Retired, now refused: 12 (a separate return) and 16 (a subtraction: the
+# hooks now append those to a list the core takes, see ``take_pairs``).
+TIMER, SITED, CALL, CANCEL, COMPILE = 11, 13, 15, 17, 18
 # The hooks that send to the core themselves, without a Recorder method frame in between,
 # and the event kinds each one's code sends (see ``Recorder.register``).
 REGISTER = 14
@@ -127,6 +138,18 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     frames_sent = 0
     ended = False
     reads: dict[int, Any] = {}
+    core_made = frozenset({"timer", "ready", "pair", "call", "return"})
+    # The learner's subtractions, appended by the hooks (Recorder.register; take_pairs).
+    pair_log: list[Any] = []
+    # Compilations reported from inside a jitted call, not yet numbered (number_compiles).
+    pending_compiles: list[Event] = []
+    # Computed at PROTECT: addresses of the hook codes that record calls (a compilation
+    # with one of them on its stack is inside a call).
+    call_ids: frozenset[int] = frozenset()
+    # Registered with the hooks (REGISTER), before any learner code: the Reading type
+    # each clock's reads are returned as, and the learner files whose reads count.
+    reading_types: dict[str, Any] = {}
+    timer_files: frozenset[str] = frozenset()
     int_type, float_type, frozenset_type = int, float, frozenset
     # The learner files last sent (held: identity is the cache key) and their exact-str
     # members, the only ones the core compares filenames with.
@@ -176,14 +199,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             return frozenset_type()
         return frozenset_type([f for f in files if type(f) is str_type])
 
-    def accept(kind: str, fields: Any, number: int, hook_code_id: int | None) -> None:
-        # The checks of an EMIT once the sender is known to be Recorder code: the caller
-        # (whose code's address is ``hook_code_id``) must be a grader hook whose captured
-        # cells and globals are unchanged.
+    def intact(hook_code_id: int | None) -> bool:
+        # The code whose address is ``hook_code_id`` must be a grader hook whose captured
+        # cells and globals are unchanged; otherwise the attempt is recorded as tampering.
         if hook_code_id not in hook_ids:
-            tampered.append("recorder: an event was sent by code that is not a "
-                            "grader hook")
-            return
+            tampered.append(NOT_A_HOOK)
+            return False
         # Intact? Only what this hook's code can reach: its closures' cells and the
         # module globals its code (and the grader helpers it calls) names. C loops only.
         entry = checks.get(hook_code_id)
@@ -210,26 +231,79 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 except KeyError:
                     ok = False
             if not ok:
-                tampered.append("recorder: a hook's captured functions or globals "
-                                "were replaced")
+                tampered.append(REPLACED)
+                return False
+        return True
+
+    def accept(kind: str, fields: Any, number: int, hook_code_id: int | None) -> None:
+        # An EMIT or SITED event, once its sender is known: appended if the hook is intact.
+        # The kinds the core makes itself (clock reads, their readiness, subtractions,
+        # calls and returns) never come this way.
+        if type(kind) is not str_type or kind in core_made:
+            tampered.append(NEVER_SENDS)
+            return
+        if intact(hook_code_id):
+            fields["seq"] = number
+            fields["kind"] = kind
+            events.append(fields)
+
+    def direct_sender(kind: str) -> Any:
+        # The frame that called send (``me.f_back``: the helper's own call does not change
+        # it), if it runs a hook code registered as a direct sender of ``kind`` whose
+        # cells and globals are intact; otherwise None, with the tampering recorded.
+        sender = me.f_back
+        sender_id = None if sender is None else address(sender.f_code)
+        kinds = direct.get(sender_id)
+        if kinds is None or kind not in kinds:
+            tampered.append(NEVER_SENDS if kinds is not None else NOT_A_HOOK)
+            return None
+        return sender if intact(sender_id) else None
+
+    def learner_site(frame: Any) -> tuple[str, int] | None:
+        # The innermost frame from ``frame`` out that runs learner code, as (file, line).
+        # Exact str filenames only: ``in``/``==`` on anything else could run a learner's
+        # __eq__ or __hash__ here. The frames are let go when this returns.
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if type(name) is str_type and (name in safe_files or name == "<timeit-src>"):
+                return (name, frame.f_lineno)
+            frame = frame.f_back
+        return None
+
+    def take_pairs() -> None:
+        # The learner's subtractions of clock reads since the call began, from the list
+        # the hooks append to without a send (instrument._PAIRS). Learner code can reach
+        # that list: an entry is kept only if both operands are reads this core made,
+        # value for value (a learner holding those readings could subtract them anyway),
+        # and once per pair of reads (an interval is its two reads). Exact types only,
+        # so no learner method runs here; slicing and clearing an exact list run none.
+        entries = pair_log[:]
+        pair_log.clear()
+        seen = set()
+        for entry in entries:
+            if type(entry) is not tuple_type or len(entry) != 4:
+                tampered.append(NEVER_MADE)
                 return
-        if kind == "timer":
-            reads[number] = fields.get("value")
-        elif kind == "pair":
-            # Both operands must be the reads they claim to be, value for value.
-            start, stop = fields.get("start"), fields.get("stop")
-            a, b = fields.pop("start_value", None), fields.pop("stop_value", None)
+            start, stop, a, b = entry
             if (type(start) is not int_type or type(stop) is not int_type
                     or type(a) not in (int_type, float_type)
                     or type(b) not in (int_type, float_type)
                     or start not in reads or stop not in reads
                     or reads[start] != a or reads[stop] != b):
-                tampered.append("recorder: a subtraction of clock reads that were "
-                                "never made")
+                tampered.append(NEVER_MADE)
                 return
-        fields["seq"] = number
-        fields["kind"] = kind
-        events.append(fields)
+            if (start, stop) not in seen:
+                seen.add((start, stop))
+                events.append({"start": start, "stop": stop, "seq": next(seq),
+                               "kind": "pair"})
+
+    def number_compiles() -> None:
+        # Compilations inside a call wait for the call's record (CALL): they are numbered
+        # after it, or before whatever event comes next if that record never does.
+        for fields in pending_compiles:
+            fields["seq"] = next(seq)
+            events.append(fields)
+        pending_compiles.clear()
 
     def token(array: Any) -> int:
         key_ = address(array)
@@ -259,6 +333,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # the same kind, across the learner's next call (which then cannot reuse their
         # memory: page faults in the timed interval that uninstrumented code never pays).
         sender = hook = caller = frame = message = outputs = array = fields = None
+        inputs = code = None
         try:
             message = yield reply
         except GeneratorExit:
@@ -275,79 +350,42 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 tampered.append("recorder: a malformed request was sent")
                 continue
             op = message[0]
-            if op == EMIT:
-                what, fields = message[1], message[2]
-                number = next(seq)
-                reply = number
-                if not enabled:
-                    continue
-                if type(fields) is not dict_type:
-                    raise TypeError("fields")
-                # f_back is not audited, f_code is (every audited event costs a call of
-                # the guard's hook): one read for a hook that sends itself, two for a
-                # Recorder method and the hook that called it.
-                sender = me.f_back
-                sender_id = None if sender is None else address(sender.f_code)
-                kinds = direct.get(sender_id)
-                if kinds is not None:
-                    if type(what) is str_type and what in kinds:
-                        accept(what, fields, number, sender_id)
-                    else:
-                        tampered.append(NEVER_SENDS)
-                elif sender_id in emit_ids:
-                    hook = sender.f_back
-                    accept(what, fields, number, None if hook is None else address(hook.f_code))
-                else:
-                    tampered.append("recorder: an event was sent by code that is not a "
-                                    "grader hook")
-            elif op == TIMER:
-                # (TIMER, clock, learner files): a timer hook is asked for a clock. While
-                # recording, if the hook's caller is learner code, the core reads that
-                # clock itself, records a "timer" event with the value (its site is
-                # that caller's line) followed by a "ready" event for that read; the
-                # reply is (the read's number, the value), or None (not recording, not a
-                # learner's read, or refused: the hook reads the clock itself and returns
-                # a plain value).
-                if not enabled:
-                    continue
-                files = message[2]
-                if files is not files_seen:
-                    files_seen, safe_files = files, exact_strs(files)
-                # Audited f_code reads: the sender (the timer hook itself) and the hook's
-                # caller; the caller's frame is the hook's f_back (not audited), so the
-                # hook needs no sys._getframe of its own.
-                sender = me.f_back
-                sender_id = None if sender is None else address(sender.f_code)
-                kinds = direct.get(sender_id)
-                # A refused read still uses a number (the event log's numbering is the
-                # same as before the core read clocks itself) but gets no reading.
-                if kinds is None or "timer" not in kinds:
-                    next(seq)
-                    tampered.append(NEVER_SENDS if kinds is not None else
-                                    "recorder: an event was sent by code that is not a "
-                                    "grader hook")
-                    continue
-                hook, hook_code_id = sender, sender_id
-                if hook_code_id not in hook_ids:
-                    next(seq)
-                    tampered.append("recorder: an event was sent by code that is not a "
-                                    "grader hook")
-                    continue
-                caller = None if hook is None else hook.f_back
-                name = None if caller is None else caller.f_code.co_filename
-                if type(name) is not str_type or (name not in safe_files
-                                                  and name != "<timeit-src>"):
-                    continue  # jax and the stdlib read clocks too: not intervals
+            if op == TIMER:
+                # (TIMER, clock): a clock read. The installed ``time.perf_counter`` and its
+                # five siblings are this core's own ``send`` bound to that message
+                # (``types.MethodType``, C all the way): no hook frame, no closure a
+                # learner could clone, and the frame that called send is the reader's.
+                # The core reads the clock itself. While recording, a read by learner
+                # code (its caller's file is the learner's) gets a number, a "timer" event
+                # with the value and the caller's line, a "ready" event for that read, and
+                # is returned as a Reading carrying its number; any other read is
+                # returned as the plain value. Anyone may send this: it is a clock read,
+                # exactly what calling the clock is. The work after the clock read is
+                # kept to a minimum: a start read's is inside the learner's interval.
                 clock = message[1]
                 # An exact str before the lookup: a str subclass's __eq__ would run here.
                 read_clock = clocks.get(clock) if type(clock) is str_type else None
                 if read_clock is None:
                     raise TypeError("timer")
+                if not enabled:
+                    reply = read_clock()
+                    continue
+                # One audited f_code read: the reader's (f_back is not audited).
+                caller = me.f_back
+                name = None if caller is None else caller.f_code.co_filename
+                if type(name) is not str_type or (name not in timer_files
+                                                  and name != "<timeit-src>"):
+                    reply = read_clock()  # jax and the stdlib read clocks too
+                    continue
+                if pending_compiles:
+                    number_compiles()
                 value = read_clock()
                 number = next(seq)
-                reply = (number, value)
-                accept("timer", {"clock": clock, "value": value,
-                                 "site": (name, caller.f_lineno)}, number, hook_code_id)
+                reply = reading_types[clock](value)
+                reply.seq = number
+                reads[number] = value
+                events.append({"seq": number, "kind": "timer", "clock": clock,
+                               "value": value, "site": (name, caller.f_lineno)})
                 if latest_call is None:
                     continue
                 # Whether the latest call's outputs were ready at this read.
@@ -371,6 +409,41 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     latest_outputs = []
                 events.append({"seq": next(seq), "kind": "ready", "read": number,
                                "call": latest_call, "ready": ready})
+            elif op == CALL:
+                # (CALL, name, inputs, NumPy argument count, outputs or None if the call
+                # raised, depth, learner files): one jitted call, sent once, after it
+                # returned (the proxy does nothing before dispatching, so a learner's
+                # back-to-back calls keep jax's dispatch thread busy as they would
+                # uninstrumented). Records "call" and, for a call that returned, "return"
+                # with the outputs later readiness checks look at; compilations reported
+                # during the call are numbered between the two.
+                if not enabled:
+                    continue
+                what, inputs, numpy_args, outputs, depth, files = message[1:7]
+                if type(depth) is not int_type or (outputs is not None
+                                                   and type(outputs) is not list_type):
+                    raise TypeError("call")
+                if files is not files_seen:
+                    files_seen, safe_files = files, exact_strs(files)
+                sender = direct_sender("call")
+                if sender is None:
+                    continue
+                frame = sender
+                for _ in range(depth - 1):
+                    if frame is None:
+                        break
+                    frame = frame.f_back
+                fields = {"name": what, "site": learner_site(frame), "inputs": tokens_of(inputs),
+                          "numpy_args": numpy_args, "seq": next(seq), "kind": "call"}
+                events.append(fields)
+                reply = number = fields["seq"]
+                if pending_compiles:
+                    number_compiles()
+                if outputs is not None:
+                    events.append({"call": number, "outputs": tokens_of(outputs),
+                                   "seq": next(seq), "kind": "return"})
+                    latest_call = number
+                    latest_outputs = [a for a in outputs if type(a) is array_type]
             elif op == SITED:
                 # (SITED, kind, fields, arrays field or None, depth, learner files): while
                 # recording, an EMIT whose fields["site"] the core fills in: the innermost
@@ -380,6 +453,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 # test, fused).
                 if not enabled:
                     continue
+                if pending_compiles:
+                    number_compiles()
                 what, fields, name, depth, files = message[1:6]
                 number = next(seq)
                 reply = number
@@ -395,9 +470,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 sender_id = None if sender is None else address(sender.f_code)
                 kinds = direct.get(sender_id)
                 if kinds is None or type(what) is not str_type or what not in kinds:
-                    tampered.append(NEVER_SENDS if kinds is not None else
-                                    "recorder: an event was sent by code that is not a "
-                                    "grader hook")
+                    tampered.append(NEVER_SENDS if kinds is not None else NOT_A_HOOK)
                     continue
                 hook, hook_code_id = sender, sender_id
                 if hook_code_id in hook_ids:  # otherwise accept refuses it
@@ -406,41 +479,98 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                         if frame is None:
                             break
                         frame = frame.f_back
-                    # The innermost frame from there out that runs learner code. Exact
-                    # str filenames only: ``in``/``==`` on anything else could run a
-                    # learner's __eq__ or __hash__ here.
-                    site: tuple[str, int] | None = None
-                    while frame is not None:
-                        name = frame.f_code.co_filename
-                        if type(name) is str_type and (name in safe_files
-                                                       or name == "<timeit-src>"):
-                            site = (name, frame.f_lineno)
-                            break
-                        frame = frame.f_back
-                    fields["site"] = site
+                    fields["site"] = learner_site(frame)
                 accept(what, fields, number, hook_code_id)
-            elif op == RETURN:
-                # The "return" event, and the outputs later readiness checks look at.
-                call_seq, outputs = message[1], message[2]
-                fields = {"call": call_seq, "outputs": tokens_of(outputs)}
-                number = next(seq)
-                reply = number
+            elif op == CANCEL:
+                # (CANCEL, the number of a wait): a wait hook records its wait before
+                # waiting (the learner's next dispatch then follows the wait as closely
+                # as it would uninstrumented) and withdraws it if the wait raised (it
+                # waited for nothing). Only a wait hook's code may withdraw, and only a
+                # wait: withdrawing one can only cost its learner.
+                target = message[1]
                 sender = me.f_back
                 sender_id = None if sender is None else address(sender.f_code)
                 kinds = direct.get(sender_id)
-                # The hook's code is read once, for both checks below.
-                sent = kinds is not None and "return" in kinds
-                hook_code_id = sender_id if sent else None
-                if enabled:
-                    if not sent:
-                        tampered.append(NEVER_SENDS if kinds is not None else
-                                        "recorder: an event was sent by code that is not "
-                                        "a grader hook")
+                if (kinds is None or "wait" not in kinds or sender_id not in hook_ids
+                        or type(target) is not int_type):
+                    tampered.append("recorder: a wait was withdrawn by code that is not "
+                                    "a wait hook")
+                    continue
+                for position in range(len(events) - 1, -1, -1):
+                    fields = events[position]
+                    if fields["seq"] == target:
+                        if fields["kind"] == "wait":
+                            del events[position]
+                        break
+                    if fields["seq"] < target:
+                        break
+            elif op == COMPILE:
+                # (COMPILE, fields, learner files): a compilation, reported by jax's
+                # listener while the code that compiles runs. One inside a jitted call
+                # (a call hook's code is on the stack) is numbered once the call's own
+                # record has been (CALL), so it falls between the call and its return.
+                # Rare: the stack walk's audited reads cost nothing that matters.
+                if not enabled:
+                    continue
+                fields, files = message[1], message[2]
+                if type(fields) is not dict_type:
+                    raise TypeError("fields")
+                if files is not files_seen:
+                    files_seen, safe_files = files, exact_strs(files)
+                sender = direct_sender("compile")
+                if sender is None:
+                    continue
+                site = None
+                inside_call = False
+                frame = sender.f_back
+                while frame is not None:
+                    code = frame.f_code
+                    if address(code) in call_ids:
+                        inside_call = True
+                        break
+                    name = code.co_filename
+                    if site is None and type(name) is str_type and (
+                            name in safe_files or name == "<timeit-src>"):
+                        site = (name, frame.f_lineno)
+                    frame = frame.f_back
+                if inside_call and site is None:
+                    # The call's site is the learner's line that made it: the same line.
+                    site = learner_site(frame)
+                fields["site"] = site
+                fields["kind"] = "compile"
+                if inside_call:
+                    pending_compiles.append(fields)
+                    continue
+                if pending_compiles:
+                    number_compiles()
+                fields["seq"] = reply = next(seq)
+                events.append(fields)
+            elif op == EMIT:
+                what, fields = message[1], message[2]
+                if pending_compiles and enabled:
+                    number_compiles()
+                number = next(seq)
+                reply = number
+                if not enabled:
+                    continue
+                if type(fields) is not dict_type:
+                    raise TypeError("fields")
+                # f_back is not audited, f_code is (every audited event costs a call of
+                # the guard's hook): one read for a hook that sends itself, two for a
+                # Recorder method and the hook that called it.
+                sender = me.f_back
+                sender_id = None if sender is None else address(sender.f_code)
+                kinds = direct.get(sender_id)
+                if kinds is not None:
+                    if type(what) is str_type and what in kinds:
+                        accept(what, fields, number, sender_id)
                     else:
-                        accept("return", fields, number, hook_code_id)
-                if hook_code_id in hook_ids:
-                    latest_call = call_seq
-                    latest_outputs = [a for a in outputs if type(a) is array_type]
+                        tampered.append(NEVER_SENDS)
+                elif sender_id in emit_ids:
+                    hook = sender.f_back
+                    accept(what, fields, number, None if hook is None else address(hook.f_code))
+                else:
+                    tampered.append(NOT_A_HOOK)
             elif op == TOKEN:
                 reply = token(message[1])
             elif op == ENABLED:
@@ -455,6 +585,11 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                                     "hooks were installed")
                     continue
                 registered = True
+                if type(message[2]) is list_type:
+                    pair_log = message[2]
+                reading_types = {clock: kind for clock, kind in dict_type.items(message[3])
+                                 if clock in clocks and type(kind) is type}
+                timer_files = exact_strs(message[4])
                 for code, kinds in dict_type.items(message[1]):
                     direct[address(code)] = frozenset_type(
                         [k for k in kinds if type(k) is str_type])
@@ -466,6 +601,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 enabled = message[1] is True
             elif op == RESET:
                 events = []
+                pending_compiles.clear()
+                pair_log.clear()
                 latest_outputs = []
                 latest_call = None
             elif op == SEND:
@@ -482,6 +619,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     continue
                 ended = kind == "end"
                 if kind == "call":
+                    if pending_compiles:
+                        number_compiles()
+                    take_pairs()
                     frame["events"] = clean(events)
                 if kind in ("load", "end") and tampered:
                     frame["tampered"] = [*frame.get("tampered", []), *tampered]
@@ -502,6 +642,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 control_codes = control_codes | more_control
                 hook_ids = {address(code): code for code in hook_codes}
                 emit_ids = {address(code): code for code in emit_codes}
+                call_ids = frozenset_type(code_id for code_id, kinds in direct.items()
+                                          if "call" in kinds and code_id in hook_ids)
                 control_ids = {address(code): code for code in control_codes}
                 checks = {}
                 for code, (cells, entries, builtin_entries) in dict_type.items(protected):
@@ -537,8 +679,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
 class Recorder:
     """The hooks' view of the sealed core: sends facts, holds nothing worth changing.
 
-    ``learner_files`` decides which clock reads count (a learner who removes their own
-    file only hides their reads, which fails their checks).
+    ``learner_files``: the files whose frames are the learner's. The clock reads that count
+    are decided by the files this held at :meth:`register`; the hooks send the current
+    ones with their events, for the events' sites (a learner who removes their own file
+    only hides their own lines).
     """
 
     __slots__ = ("_send", "learner_files")
@@ -559,14 +703,19 @@ class Recorder:
         """A stable token for a live array object (``id()`` alone can be reused)."""
         return int(self._send((TOKEN, array)))
 
-    def register(self, senders: dict[Any, frozenset[str]]) -> None:
+    def register(self, senders: dict[Any, frozenset[str]], pairs: list[Any],
+                 readings: dict[str, type]) -> None:
         """Name the hook codes that send to the core themselves (``self._send((TIMER,
         ...))`` and the like, without a method of this class in between) and the event
         kinds each one's code sends; the core then accepts those kinds from a frame
         running that code, and nothing else from it. Accepted once, from the main
         thread, before ``PROTECT`` (when no learner code exists yet); later it is
-        tampering."""
-        self._send((REGISTER, senders))
+        tampering. ``pairs`` is the list the hooks append the learner's subtractions of
+        clock reads to (``(start seq, stop seq, start value, stop value)``); the core takes
+        and checks its entries when it writes a call's frame. ``readings``: the Reading
+        type of each clock's recorded reads (see the core's TIMER); the learner files whose
+        clock reads count are this recorder's, as they are now."""
+        self._send((REGISTER, senders, pairs, readings, self.learner_files))
 
 
 def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: int,

@@ -1,8 +1,9 @@
 # exercise: exercise-1
-# cheat: rewrites a helper in the hooks' module through time.perf_counter.__globals__ so np.asarray(0.0) "waits" on the output
+# cheat: rewrites a helper in the hooks' module through jax.device_put.__globals__ so np.asarray(0.0) "waits" on the output
 # expect: tampered
 import time
 
+import jax
 import numpy as np
 
 LATEST = []
@@ -12,7 +13,7 @@ def _fake_leaves(obj):
     yield from LATEST  # claims the learner's output was converted (it was not touched)
 
 
-time.perf_counter.__globals__["_array_leaves"] = _fake_leaves
+jax.device_put.__globals__["_array_leaves"] = _fake_leaves
 
 
 def synchronized_samples(fn, args, repeats):

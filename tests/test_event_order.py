@@ -1,0 +1,105 @@
+"""What the cheaper hot path records, and in what order (issue 10, figure 4).
+
+The hooks now do nothing before a jitted call's dispatch and nothing after a wait: a call
+is recorded in one send once it returned, a wait before it waits (withdrawn if it raises),
+and a subtraction of clock reads is appended to a list the core takes with the call's
+frame. These tests trace real submissions through the child (``engine.trace``) and check
+that the event log still says what happened, in the order it happened:
+
+- a compilation inside a call lies between the call and its return;
+- a wait that raised is not a wait;
+- a pair of reads subtracted several times is one pair, and every interval has its pair.
+"""
+
+from __future__ import annotations
+
+from syncgrade import engine
+from syncgrade.rubric import get_exercise
+from syncgrade.trace import Call, CallFrame, Compile, Return, Wait
+
+LOOP = """
+import time
+
+import jax
+import jax.numpy as jnp
+
+
+def synchronized_samples(fn, args, repeats):
+    # BEFORE
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        stop = time.perf_counter()
+        # SUBTRACT
+        samples.append(stop - start)
+    return out, samples
+"""
+
+NEW_JIT_INSIDE = LOOP.replace("    # BEFORE\n", """\
+    doubled = jax.jit(lambda a: a * 2.0)
+    doubled(args[0]).block_until_ready()  # COMPILES HERE
+""")
+
+WAIT_THAT_RAISES = LOOP.replace("    # BEFORE\n", """\
+    gone = fn(*args)
+    gone.block_until_ready()
+    gone.delete()
+    try:
+        gone.block_until_ready()  # RAISES HERE
+    except Exception:
+        pass
+""")
+
+SUBTRACTED_THRICE = LOOP.replace("        # SUBTRACT\n", """\
+        stop - start
+        stop - start
+""")
+
+
+def _main_frame(source: str) -> CallFrame:
+    frames = engine.trace(get_exercise("exercise-1"), source, display_name="submission.py",
+                          timeout=120)
+    return frames["main"]
+
+
+def _line_of(source: str, marker: str) -> int:
+    return next(number for number, line in enumerate(source.splitlines(), 1)
+                if marker in line)
+
+
+def test_a_compilation_inside_a_call_lies_between_the_call_and_its_return() -> None:
+    frame = _main_frame(NEW_JIT_INSIDE)
+    line = _line_of(NEW_JIT_INSIDE, "COMPILES HERE")
+    calls = [e for e in frame.events if isinstance(e, Call) and e.site
+             and e.site[1] == line]
+    assert len(calls) == 1, frame.events
+    call = calls[0]
+    returns = [e for e in frame.events if isinstance(e, Return) and e.call == call.seq]
+    compiles = [e for e in frame.events if isinstance(e, Compile)]
+    assert len(returns) == 1
+    inside = [c for c in compiles if call.seq < c.seq < returns[0].seq]
+    assert inside, [(e.kind, e.seq) for e in frame.events[:20]]
+    assert all(c.site is not None and c.site[1] == line for c in inside)
+    # Numbered one after another: nothing else came between the call and its return.
+    assert returns[0].seq == call.seq + len(inside) + 1
+
+
+def test_a_wait_that_raised_is_not_recorded() -> None:
+    frame = _main_frame(WAIT_THAT_RAISES)
+    line = _line_of(WAIT_THAT_RAISES, "RAISES HERE")
+    waits = [e for e in frame.events if isinstance(e, Wait)]
+    assert waits, "the other waits are recorded"
+    assert not [w for w in waits if w.site and w.site[1] == line], waits
+    # The wait just before it, which returned, is.
+    assert [w for w in waits if w.site and w.site[1] == line - 3], waits
+
+
+def test_each_subtracted_pair_of_reads_is_one_pair_event() -> None:
+    frame = _main_frame(SUBTRACTED_THRICE)
+    pairs = [(e.start, e.stop) for e in frame.events if e.kind == "pair"]
+    reads = [e.seq for e in frame.events if e.kind == "timer"]
+    assert len(pairs) == len(set(pairs)) == len(reads) // 2
+    assert sorted(pairs) == [(reads[i], reads[i + 1]) for i in range(0, len(reads), 2)]
