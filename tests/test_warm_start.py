@@ -49,6 +49,29 @@ def test_the_rate_is_measured_on_a_run_of_at_least_10_ms() -> None:
     assert steps_seen[-2:] == [rate.steps, rate.steps]  # the faster of two runs is kept
 
 
+def _timed_spin(wall_s: float, cpu_s: float, backend: str) -> float:
+    """``workloads.time_spin`` of a run whose wall clock and process CPU clock advance by
+    ``wall_s`` and ``cpu_s`` (the device calls are stand-ins)."""
+    walls, cpus = iter([10.0, 10.0 + wall_s]), iter([3.0, 3.0 + cpu_s])
+    return workloads.time_spin(
+        lambda x, n: x, np.ones(4, np.float32), 100, lambda: next(walls),
+        _put=lambda value: value, _wait=lambda array: array,
+        _cpu_clock=lambda: next(cpus), _backend=lambda: backend)
+
+
+def test_a_spin_timed_while_the_cores_were_busy_counts_its_work_not_the_wait() -> None:
+    # Other processes held the cores: the run took three times its work on the wall
+    # clock. On the CPU backend the work is what the process's CPU clock says, so the
+    # probe's duration D is not inflated and a correct learner sample taken in a quiet
+    # moment is not judged against it (covers-device-work once failed a correct wait so).
+    assert _timed_spin(0.150, 0.050, "cpu") == pytest.approx(0.050)
+    # Other threads of the process count in its CPU time: then the wall time is shorter.
+    assert _timed_spin(0.050, 0.080, "cpu") == pytest.approx(0.050)
+    # On an accelerator the device does the work while the process mostly waits: its
+    # CPU time says nothing about the work, and the wall time is kept.
+    assert _timed_spin(0.150, 0.001, "gpu") == pytest.approx(0.150)
+
+
 @pytest.mark.parametrize("seconds", [0.02, 0.05, 0.1, 1.0])
 def test_a_scaled_estimate_never_underestimates_a_longer_run(seconds: float) -> None:
     rate = workloads.measure_spin(None, time.perf_counter, _time_spin=_fake_run([]))

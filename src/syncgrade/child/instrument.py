@@ -487,4 +487,5 @@ def install(recorder: Recorder) -> Installation:
 
 
 # Module-level functions that send events themselves (the recorder checks their globals).
-EMITTING_HELPERS = [_record_pair, _record_call]
+# ``_record_pair`` sends nothing: it appends to ``_PAIRS``, whose entries the core checks.
+EMITTING_HELPERS = [_record_call]

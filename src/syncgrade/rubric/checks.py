@@ -552,7 +552,9 @@ def covers_device_work(
 
     D is the grader's shortest estimate of one run: from the spin's rate and from
     quarter-length runs just before and after the learner's call, each scaled to the
-    probe's steps (which never underestimates a real run). A timer that stops at dispatch
+    probe's steps (which never underestimates a real run) and each, on the CPU backend,
+    the shorter of its wall time and the child's CPU time (the work itself, however busy
+    the machine was: ``workloads.time_spin``). A timer that stops at dispatch
     measures well under 1% of D, so a wide margin (35%) separates it from a correct timer
     even when machine load slows down single runs.
     ``runs_per_sample``: how many runs of the probe one sample covers (a timed chain of
