@@ -486,7 +486,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 # waiting (the learner's next dispatch then follows the wait as closely
                 # as it would uninstrumented) and withdraws it if the wait raised (it
                 # waited for nothing). Only a wait hook's code may withdraw, and only a
-                # wait: withdrawing one can only cost its learner.
+                # wait: withdrawing one hides a wait, as calling the hook's original
+                # directly always could (docs/security.md, "Hiding events").
                 target = message[1]
                 sender = me.f_back
                 sender_id = None if sender is None else address(sender.f_code)
