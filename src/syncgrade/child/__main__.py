@@ -352,15 +352,20 @@ def main() -> int:
 
     runner = harness.Harness(recorder=recorder, inputs=inputs,
                              rate=warming.spin_rate)
+    # From here on learner code exists, and a learner thread may be inside the core:
+    # every send holds the recorder's lock (see Recorder.__init__).
+    lock = recorder._lock
     ok, text = harness.checked_reply(core, ask(("load", code, display,
-                                                 job.get("required", []))), "load")
-    core.send((rec.SEND, {"type": "load", "tampered": [*installation.tampered(),
-                                                       *attempts()]}, text))
+                                                 job.get("required", []))), "load", lock)
+    with lock:
+        core.send((rec.SEND, {"type": "load", "tampered": [*installation.tampered(),
+                                                           *attempts()]}, text))
     if ok:
         for call in job["calls"]:
             harness.run_call(runner, core, ask, call)
-    core.send((rec.SEND, {"type": "end", "tampered": [*installation.tampered(),
-                                                      *attempts()]}, None))
+    with lock:
+        core.send((rec.SEND, {"type": "end", "tampered": [*installation.tampered(),
+                                                          *attempts()]}, None))
     return 0
 
 

@@ -253,42 +253,54 @@ def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec)
     recorded between ``SET True`` and ``SET False`` and added to the frame by the core
     itself; this function never sees them."""
     recorder = harness.recorder
+    # Each send holds the recorder's lock: a learner thread may still be inside the core
+    # (see Recorder.__init__). Written out at each send: the core accepts a control step
+    # only from the frame of a registered control function.
+    lock = recorder._lock
     frame: dict[str, Any] = {"type": "call", "id": call["id"]}
     try:
         args = [harness.build(s) for s in call.get("args", [])]
         kwargs = {k: harness.build(s) for k, s in call.get("kwargs", {}).items()}
     except Exception as exc:  # a grader fault (or grader state a learner broke)
         frame.update(ok=False, grader_error=f"{type(exc).__name__}: {exc}")
-        core.send((SEND, frame, None))
+        with lock:
+            core.send((SEND, frame, None))
         return
     uses_probe = any(str(spec.get("kind", "")).startswith("probe") for spec in call.get(
         "args", []))
-    core.send((RESET,))
+    with lock:
+        core.send((RESET,))
     if "attribute" in call:
-        _ok, text = checked_reply(core, ask(("attribute", call["attribute"])), "encoded")
-        core.send((SEND, frame, text))
+        _ok, text = checked_reply(core, ask(("attribute", call["attribute"])), "encoded",
+                                  lock)
+        with lock:
+            core.send((SEND, frame, text))
         return
     ready_inputs = _ready_arrays((args, kwargs))
     start = ORIGINAL_PERF_COUNTER()
-    core.send((SET, True))
+    with lock:
+        core.send((SET, True))
     recorder.emit("given", arrays=[recorder.token(a) for a in ready_inputs])
     try:
         reply = ask(("call", call["function"], args, kwargs))
     finally:
-        core.send((SET, False))
+        with lock:
+            core.send((SET, False))
     frame["wall_s"] = ORIGINAL_PERF_COUNTER() - start
     del args, kwargs
-    checked_reply(core, reply, "called")
+    checked_reply(core, reply, "called", lock)
     if uses_probe and harness.probe is not None:
         frame["probe_seconds"] = harness.remeasure_probe()
-    _ok, text = checked_reply(core, ask(("encode",)), "encoded")
-    core.send((SEND, frame, text))
-    core.send((RESET,))
+    _ok, text = checked_reply(core, ask(("encode",)), "encoded", lock)
+    with lock:
+        core.send((SEND, frame, text))
+        core.send((RESET,))
 
 
-def checked_reply(core: Any, reply: Any, tag: str) -> tuple[bool, str | None]:
+def checked_reply(core: Any, reply: Any, tag: str, lock: Any) -> tuple[bool, str | None]:
     """``(ok, json text)`` of a worker reply ``(tag, (ok, text))``. Anything else means
-    learner code put it in the worker's queue: a tampering note, and ``(False, None)``."""
+    learner code put it in the worker's queue: a tampering note (sent holding ``lock``,
+    the recorder's), and ``(False, None)``."""
     if (type(reply) is tuple and len(reply) == 2 and type(reply[0]) is str
             and str.__eq__(reply[0], tag) is True and type(reply[1]) is tuple
             and len(reply[1]) == 2 and type(reply[1][0]) is bool
@@ -298,7 +310,8 @@ def checked_reply(core: Any, reply: Any, tag: str) -> tuple[bool, str | None]:
             and str.__eq__(reply[0], "fault") is True and type(reply[1]) is tuple
             and len(reply[1]) == 2 and type(reply[1][1]) is str):
         raise RuntimeError("the grader's worker failed: " + reply[1][1][:500])
-    core.send((NOTE, "worker: a reply the grader's worker did not send"))
+    with lock:
+        core.send((NOTE, "worker: a reply the grader's worker did not send"))
     return False, None
 
 

@@ -9,9 +9,10 @@ the originals. Facts behind each hook: shared/research/jax-instrumentation.md.
 Where the hooks do their work matters as much as how much they do (docs/performance.md,
 "Overhead"): anything between one of the learner's calls finishing and the next dispatch
 lets jax's CPU dispatch thread fall asleep, and waking it lands inside the learner's next
-interval. So the clocks are the recorder core's own ``send`` (no hook frame at all), a
+interval. So a clock hook only sends a clock-read message (the core does the rest), a
 jitted call is recorded after its dispatch, a wait before it waits (withdrawn if it
-raises), and a subtraction of two readings is only appended to a list.
+raises), and a subtraction of two readings is only appended to a list. Every send holds
+the recorder's lock (``Recorder._lock``): learner threads may call hooks concurrently.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import functools
 import inspect
 import time
 import timeit
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,6 +160,21 @@ _ORIGINAL_IS_READY: Callable[[Any], bool] = ArrayImpl.__dict__["is_ready"]
 _ORIGINAL_IS_DELETED: Callable[[Any], bool] = ArrayImpl.__dict__["is_deleted"]
 
 
+def _clock_hook(recorder: Recorder, clock: str) -> Any:
+    # The message, the core's send and the lock are all it holds. Run with a closure of a
+    # learner's making, it can only send some clock-read message (a real read, or a
+    # refused clock name) or not reach the core (hiding reads): nothing in a clock read
+    # comes from the hook.
+    message, send, lock = (_OP_TIMER, clock), recorder._send, recorder._lock
+
+    def read() -> Any:
+        with lock:
+            return send(message)
+
+    read.__name__ = read.__qualname__ = clock
+    return read
+
+
 CLOCK_READINGS: dict[str, type] = {
     "perf_counter": Reading, "monotonic": Reading, "time": Reading,
     "perf_counter_ns": ReadingNs, "monotonic_ns": ReadingNs, "time_ns": ReadingNs,
@@ -167,17 +182,15 @@ CLOCK_READINGS: dict[str, type] = {
 
 
 def _install_timers(inst: Installation, recorder: Recorder) -> None:
-    # Each clock becomes the recorder core's own ``send`` bound to a clock-read message:
-    # a C callable with no frame, no closure and no state a learner could replace or run
-    # with values of their own (a bound method's function and argument are read-only).
-    # The core reads the clock itself and returns a Reading (a learner's read, while
-    # recording) or the plain value; see the core's TIMER. Nothing runs between the
-    # learner's line and the core, so a clock read costs one core step and nothing more:
-    # clock reads sit between one of the learner's calls and the next, where any work
-    # delays the next dispatch (docs/performance.md, "Overhead").
+    # Each clock becomes a hook that only sends a clock-read message to the recorder core
+    # (holding the recorder's lock): the core reads the clock itself and returns a
+    # Reading (a learner's read, while recording) or the plain value; see the core's
+    # TIMER. Nothing else runs between the learner's line and the core: clock reads sit
+    # between one of the learner's calls and the next, where any work delays the next
+    # dispatch (docs/performance.md, "Overhead").
     originals = {clock: getattr(time, clock) for clock in CLOCK_READINGS}
     for clock in CLOCK_READINGS:
-        inst.patch(time, clock, types.MethodType(recorder._send, (_OP_TIMER, clock)))
+        inst.patch(time, clock, _clock_hook(recorder, clock))
     inst.patch(timeit, "default_timer", time.perf_counter)
     # timeit binds default_timer as a default argument at definition time.
     for fn in (timeit.timeit, timeit.repeat, timeit.Timer.__init__):
@@ -201,7 +214,7 @@ def _array_leaves(value: Any) -> Iterator[Any]:
 
 
 def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> Any:
-    send = recorder._send
+    send, lock = recorder._send, recorder._lock
 
     def hooked(self: Any, *args: Any, **kwargs: Any) -> Any:
         # Recorded before the real wait, while the device still works: after it, the
@@ -212,13 +225,15 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
         # (``site`` keeps its place among the fields) from the hook's caller (depth 2).
         # The core's own readiness check at each clock read still tells a stop before
         # the work finished (another thread's read, during this wait) from one after.
-        number = send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None},
-                       "arrays", 2, recorder.learner_files))
+        with lock:
+            number = send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None},
+                           "arrays", 2, recorder.learner_files))
         try:
             return original(self, *args, **kwargs)
         except BaseException:
             if number is not None:  # a wait that raised waited for nothing: withdrawn
-                send((_OP_CANCEL, number))
+                with lock:
+                    send((_OP_CANCEL, number))
             raise
 
     return hooked
@@ -236,13 +251,14 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
         inst.sends(hook, "wait")
 
     original_is_ready = ArrayImpl.__dict__["is_ready"]
-    send = recorder._send
+    send, lock = recorder._send, recorder._lock
 
     def is_ready(self: Any) -> bool:
         ready = bool(original_is_ready(self))
         if ready:  # a learner polling loop that saw completion (if recording)
-            send((_OP_SITED, "wait", {"how": "is_ready", "arrays": [self], "site": None},
-                  "arrays", 2, recorder.learner_files))
+            with lock:
+                send((_OP_SITED, "wait", {"how": "is_ready", "arrays": [self], "site": None},
+                      "arrays", 2, recorder.learner_files))
         return ready
 
     inst.patch(ArrayImpl, "is_ready", is_ready)
@@ -253,14 +269,16 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
     def batched_block_until_ready(arrays: Any) -> Any:
         # Recorded before the wait and withdrawn if it raises, as ``_wait_hook`` does.
         arrays = list(arrays)  # read once: the same arrays are recorded and waited on
-        number = send((_OP_SITED, "wait", {"how": "block_until_ready",
-                                           "arrays": [a for a in arrays], "site": None},
-                       "arrays", 2, recorder.learner_files))
+        with lock:
+            number = send((_OP_SITED, "wait", {"how": "block_until_ready",
+                                               "arrays": [a for a in arrays], "site": None},
+                           "arrays", 2, recorder.learner_files))
         try:
             return original_batched(arrays)
         except BaseException:
             if number is not None:
-                send((_OP_CANCEL, number))
+                with lock:
+                    send((_OP_CANCEL, number))
             raise
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
@@ -275,7 +293,7 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
 def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
     # On CPU numpy reads jax arrays through the C buffer protocol, which no Python hook
     # sees; numpy's module functions are the one place to observe that wait.
-    send = recorder._send
+    send, lock = recorder._send, recorder._lock
 
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -283,8 +301,10 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
         if recorder.enabled:
             leaves = list(_array_leaves(obj))
             if leaves:
-                send((_OP_SITED, "wait", {"how": f"numpy.{name}", "arrays": leaves, "site": None},
-                      "arrays", 2, recorder.learner_files))
+                with lock:
+                    send((_OP_SITED, "wait", {"how": f"numpy.{name}", "arrays": leaves,
+                                              "site": None},
+                          "arrays", 2, recorder.learner_files))
         return result
 
     return convert
@@ -295,15 +315,16 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
 
 def _install_placement(inst: Installation, recorder: Recorder) -> None:
     original = jax.device_put
-    send = recorder._send
+    send, lock = recorder._send, recorder._lock
 
     @functools.wraps(original)
     def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(x, *args, **kwargs)
         if recorder.enabled:
-            send((_OP_SITED, "placement", {"site": None, "arrays": [
-                a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)]},
-                "arrays", 2, recorder.learner_files))
+            arrays = [a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)]
+            with lock:
+                send((_OP_SITED, "placement", {"site": None, "arrays": arrays},
+                      "arrays", 2, recorder.learner_files))
         return out
 
     inst.patch(jax, "device_put", device_put)
@@ -317,15 +338,16 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
 def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
     # jnp.asarray/jnp.array of NumPy data places it on the device, like device_put; jax's
     # device_put hook never sees it (it takes a C++ path).
-    send = recorder._send
+    send, lock = recorder._send, recorder._lock
 
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(obj, *args, **kwargs)
         if recorder.enabled and isinstance(out, ArrayImpl) and any(
                 isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
-            send((_OP_SITED, "placement", {"site": None, "arrays": [out]}, "arrays", 2,
-                  recorder.learner_files))
+            with lock:
+                send((_OP_SITED, "placement", {"site": None, "arrays": [out]}, "arrays", 2,
+                      recorder.learner_files))
         return out
 
     return convert
@@ -381,8 +403,9 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                            if isinstance(leaf, ArrayImpl)]
             # One send, straight to the core (which tests that recording is on); the
             # learner's site is found from depth 3, past the proxy's frame.
-            recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
-                            recorder.learner_files))
+            with recorder._lock:
+                recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
+                                recorder.learner_files))
 
 
 class JitProxy:
@@ -440,13 +463,14 @@ def _install_compile_listener(recorder: Recorder) -> Any:
     # Listeners fire synchronously inside the call that compiles, so their sequence
     # number places the compilation exactly. jax offers no way to remove them again,
     # which is fine: the child process is used for one submission only.
-    send = recorder._send
+    send, lock = recorder._send, recorder._lock
 
     def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
         if event in COMPILE_EVENTS:
-            send((_OP_COMPILE, {"event": event.rsplit("/", 1)[-1],
-                                "fun": str(kwargs.get("fun_name", ""))},
-                  recorder.learner_files))
+            with lock:
+                send((_OP_COMPILE, {"event": event.rsplit("/", 1)[-1],
+                                    "fun": str(kwargs.get("fun_name", ""))},
+                      recorder.learner_files))
 
     monitoring.register_event_duration_secs_listener(on_duration)
     return on_duration
@@ -482,7 +506,7 @@ def install(recorder: Recorder) -> Installation:
     inst.sends(_record_call, "call", "return")
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
-    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS)
+    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals())
     return inst
 
 

@@ -13,9 +13,10 @@ the latest call's outputs, the report-channel key and the channel fd live in the
 one generator frame (:func:`_core`). A suspended generator's frame is reachable only through
 ``gi_frame``, which CPython audits and :mod:`syncgrade.child.guard` refuses. The core:
 
-- reads the clocks itself: the installed ``time.perf_counter`` and its siblings are its
-  own ``send`` bound to a clock-read message, so a clock read is one core step with no hook
-  in between, and no value in it comes from the reader;
+- reads the clocks itself: the installed ``time.perf_counter`` and its siblings only send
+  a clock-read message, so no value in a clock read comes from the reader;
+- is entered by one thread at a time: every send holds the recorder's lock (a generator
+  sent to while another thread is inside it raises "generator already executing");
 - accepts any other event only from a grader hook: the code object of the frame that
   called :meth:`Recorder.emit` must be one of the registered hook codes, or the frame that
   called ``send`` must itself run a hook code registered as a direct sender of that event
@@ -39,6 +40,7 @@ one generator frame (:func:`_core`). A suspended generator's frame is reachable 
 from __future__ import annotations
 
 import _json
+import _thread
 import builtins
 import itertools
 import operator
@@ -150,6 +152,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     # each clock's reads are returned as, and the learner files whose reads count.
     reading_types: dict[str, Any] = {}
     timer_files: frozenset[str] = frozenset()
+    hook_globals: Any = None
     int_type, float_type, frozenset_type = int, float, frozenset
     # The learner files last sent (held: identity is the cache key) and their exact-str
     # members, the only ones the core compares filenames with.
@@ -352,10 +355,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             op = message[0]
             if op == TIMER:
                 # (TIMER, clock): a clock read. The installed ``time.perf_counter`` and its
-                # five siblings are this core's own ``send`` bound to that message
-                # (``types.MethodType``, C all the way): no hook frame, no closure a
-                # learner could clone, and the frame that called send is the reader's.
-                # The core reads the clock itself. While recording, a read by learner
+                # five siblings only send this message (instrument._clock_hook): nothing
+                # in it comes from the reader but the clock's name, and the core reads
+                # the clock itself. While recording, a read by learner
                 # code (its caller's file is the learner's) gets a number, a "timer" event
                 # with the value and the caller's line, a "ready" event for that read, and
                 # is returned as a Reading carrying its number; any other read is
@@ -370,8 +372,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 if not enabled:
                     reply = read_clock()
                     continue
-                # One audited f_code read: the reader's (f_back is not audited).
+                # The reader: the clock hook's caller (the hook is the frame whose globals
+                # are the hooks' module: f_globals and f_back are not audited), or whoever
+                # sent this directly. One audited f_code read: the reader's.
                 caller = me.f_back
+                if caller is not None and caller.f_globals is hook_globals:
+                    caller = caller.f_back
                 name = None if caller is None else caller.f_code.co_filename
                 if type(name) is not str_type or (name not in timer_files
                                                   and name != "<timeit-src>"):
@@ -591,6 +597,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 reading_types = {clock: kind for clock, kind in dict_type.items(message[3])
                                  if clock in clocks and type(kind) is type}
                 timer_files = exact_strs(message[4])
+                if type(message[5]) is dict_type:
+                    hook_globals = message[5]
                 for code, kinds in dict_type.items(message[1]):
                     direct[address(code)] = frozenset_type(
                         [k for k in kinds if type(k) is str_type])
@@ -686,26 +694,39 @@ class Recorder:
     only hides their own lines).
     """
 
-    __slots__ = ("_send", "learner_files")
+    __slots__ = ("_lock", "_send", "learner_files")
 
     def __init__(self, core: Generator[Any, Any, None], learner_files: Iterable[str]) -> None:
         self._send = core.send
         self.learner_files = frozenset(learner_files)
+        # Every send to the core holds this lock: the hooks, these methods and the
+        # grader's control steps, each with its own ``with lock:`` around its own
+        # ``send`` (the core identifies a sender by the frame that called ``send``). The
+        # core is a generator: a send while another thread is inside it (a learner thread
+        # preempted mid-step) raises "generator already executing", which crashed the
+        # grader's own control step when a correct submission read clocks on a
+        # background thread. Waiting on the lock releases the GIL, so the thread inside
+        # finishes its step. Reentrant: a learner's signal handler runs on the main
+        # thread, possibly while a control step holds the lock.
+        self._lock = _thread.RLock()
 
     @property
     def enabled(self) -> bool:
-        return bool(self._send((ENABLED,)))
+        with self._lock:
+            return bool(self._send((ENABLED,)))
 
     def emit(self, kind: str, **fields: Any) -> int:
         """Append one event (if recording is on) and return its sequence number."""
-        return int(self._send((EMIT, kind, fields)))
+        with self._lock:
+            return int(self._send((EMIT, kind, fields)))
 
     def token(self, array: Any) -> int:
         """A stable token for a live array object (``id()`` alone can be reused)."""
-        return int(self._send((TOKEN, array)))
+        with self._lock:
+            return int(self._send((TOKEN, array)))
 
     def register(self, senders: dict[Any, frozenset[str]], pairs: list[Any],
-                 readings: dict[str, type]) -> None:
+                 readings: dict[str, type], hook_globals: dict[str, Any]) -> None:
         """Name the hook codes that send to the core themselves (``self._send((TIMER,
         ...))`` and the like, without a method of this class in between) and the event
         kinds each one's code sends; the core then accepts those kinds from a frame
@@ -715,8 +736,12 @@ class Recorder:
         clock reads to (``(start seq, stop seq, start value, stop value)``); the core takes
         and checks its entries when it writes a call's frame. ``readings``: the Reading
         type of each clock's recorded reads (see the core's TIMER); the learner files whose
-        clock reads count are this recorder's, as they are now."""
-        self._send((REGISTER, senders, pairs, readings, self.learner_files))
+        clock reads count are this recorder's, as they are now. ``hook_globals``: the
+        globals of the clock hooks' module (a clock read sent from a frame with these
+        globals is the hook's: the reader is that frame's caller)."""
+        with self._lock:
+            self._send((REGISTER, senders, pairs, readings, self.learner_files,
+                        hook_globals))
 
 
 def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: int,
