@@ -46,14 +46,20 @@ def _deep_tree(root: Path, depth: int) -> Path:
     return root
 
 
+# The cost bounds below are CPU seconds of this process (user + system, which includes the
+# removal's system calls), not wall seconds: they are there to catch a removal that is
+# quadratic in the tree's depth or width (tens of seconds), and the wall clock also counts
+# every other process the machine runs, which once failed them under a loaded test suite.
+
+
 def test_a_5000_deep_tree_with_locked_parts_is_removed_quickly(tmp_path: Path) -> None:
     root = _deep_tree(tmp_path / "run", 5000)
-    started = time.perf_counter()
+    started = time.process_time()
     remove_tree(str(root))
-    elapsed = time.perf_counter() - started
+    used = time.process_time() - started
     assert not root.exists()
     assert list(tmp_path.iterdir()) == []
-    assert elapsed < 5, f"removing 5000 levels took {elapsed:.1f} s"
+    assert used < 5, f"removing 5000 levels took {used:.1f} CPU s"
 
 
 def test_wide_trees_cost_linear_time(tmp_path: Path) -> None:
@@ -62,9 +68,9 @@ def test_wide_trees_cost_linear_time(tmp_path: Path) -> None:
     for i in range(3000):
         (root / f"d{i}").mkdir()
         (root / f"d{i}" / "f").write_bytes(b"x")
-    started = time.perf_counter()
+    started = time.process_time()
     remove_tree(str(root))
-    assert not root.exists() and time.perf_counter() - started < 5
+    assert not root.exists() and time.process_time() - started < 5
 
 
 def test_planted_symlinks_are_removed_not_followed(tmp_path: Path) -> None:
@@ -125,9 +131,9 @@ os.mkdir("locked", dir_fd=fd)
 os.chmod("locked", 0, dir_fd=fd)
 os.fchmod(fd, 0)
 os.close(fd)
-started = time.perf_counter()
+started = time.process_time()
 _workdir.remove_tree(root)
-print(os.path.lexists(root), round(time.perf_counter() - started, 3))
+print(os.path.lexists(root), round(time.process_time() - started, 3))
 """
 
 
