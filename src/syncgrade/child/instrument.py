@@ -156,10 +156,6 @@ def _plain(reading: Any) -> Any:
     return int.__int__(reading) if isinstance(reading, int) else float.__float__(reading)
 
 
-_ORIGINAL_IS_READY: Callable[[Any], bool] = ArrayImpl.__dict__["is_ready"]
-_ORIGINAL_IS_DELETED: Callable[[Any], bool] = ArrayImpl.__dict__["is_deleted"]
-
-
 def _clock_hook(recorder: Recorder, clock: str) -> Any:
     # The message, the core's send and the lock are all it holds. Run with a closure of a
     # learner's making, it can only send some clock-read message (a real read, or a

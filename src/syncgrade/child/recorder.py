@@ -262,10 +262,15 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             return None
         return sender if intact(sender_id) else None
 
-    def learner_site(frame: Any) -> tuple[str, int] | None:
-        # The innermost frame from ``frame`` out that runs learner code, as (file, line).
-        # Exact str filenames only: ``in``/``==`` on anything else could run a learner's
-        # __eq__ or __hash__ here. The frames are let go when this returns.
+    def learner_site(frame: Any, depth: int = 1) -> tuple[str, int] | None:
+        # The innermost frame that runs learner code, as (file, line), from ``frame``'s
+        # ``depth - 1``-th caller out (a hook's ``sys._getframe(depth)``, without its
+        # audited events). Exact str filenames only: ``in``/``==`` on anything else could
+        # run a learner's __eq__ or __hash__ here. The frames are let go when this returns.
+        for _ in range(depth - 1):
+            if frame is None:
+                return None
+            frame = frame.f_back
         while frame is not None:
             name = frame.f_code.co_filename
             if type(name) is str_type and (name in safe_files or name == "<timeit-src>"):
@@ -434,12 +439,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 sender = direct_sender("call")
                 if sender is None:
                     continue
-                frame = sender
-                for _ in range(depth - 1):
-                    if frame is None:
-                        break
-                    frame = frame.f_back
-                fields = {"name": what, "site": learner_site(frame), "inputs": tokens_of(inputs),
+                fields = {"name": what, "site": learner_site(sender, depth),
+                          "inputs": tokens_of(inputs),
                           "numpy_args": numpy_args, "seq": next(seq), "kind": "call"}
                 events.append(fields)
                 reply = number = fields["seq"]
@@ -478,15 +479,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 if kinds is None or type(what) is not str_type or what not in kinds:
                     tampered.append(NEVER_SENDS if kinds is not None else NOT_A_HOOK)
                     continue
-                hook, hook_code_id = sender, sender_id
-                if hook_code_id in hook_ids:  # otherwise accept refuses it
-                    frame = hook
-                    for _ in range(depth - 1):
-                        if frame is None:
-                            break
-                        frame = frame.f_back
-                    fields["site"] = learner_site(frame)
-                accept(what, fields, number, hook_code_id)
+                if sender_id in hook_ids:  # otherwise accept refuses it
+                    fields["site"] = learner_site(sender, depth)
+                accept(what, fields, number, sender_id)
             elif op == CANCEL:
                 # (CANCEL, the number of a wait): a wait hook records its wait before
                 # waiting (the learner's next dispatch then follows the wait as closely
@@ -495,13 +490,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 # wait: withdrawing one hides a wait, as calling the hook's original
                 # directly always could (docs/security.md, "Hiding events").
                 target = message[1]
-                sender = me.f_back
-                sender_id = None if sender is None else address(sender.f_code)
-                kinds = direct.get(sender_id)
-                if (kinds is None or "wait" not in kinds or sender_id not in hook_ids
-                        or type(target) is not int_type):
-                    tampered.append("recorder: a wait was withdrawn by code that is not "
-                                    "a wait hook")
+                if type(target) is not int_type:
+                    raise TypeError("cancel")
+                if direct_sender("wait") is None:
                     continue
                 for position in range(len(events) - 1, -1, -1):
                     fields = events[position]
