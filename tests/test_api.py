@@ -5,6 +5,7 @@ concurrent calls from threads each get their own, right report."""
 from __future__ import annotations
 
 import json
+import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -59,6 +60,28 @@ def test_an_unknown_exercise_raises_before_anything_is_read(tmp_path: Path) -> N
     with pytest.raises(syncgrade.UnknownExercise):
         syncgrade.grade("exercise-99", tmp_path / "missing.py")
     assert issubclass(syncgrade.UnknownExercise, LookupError)
+
+
+@pytest.mark.parametrize("limits", [
+    {"timeout": 0}, {"timeout": -1.0}, {"timeout": math.nan}, {"timeout": math.inf},
+    {"timeout": 3601}, {"memory_bytes": 0}, {"memory_bytes": -(4 << 30)},
+    {"memory_bytes": math.nan}, {"memory_bytes": math.inf}, {"memory_bytes": (1 << 40) + 1},
+])
+def test_bad_limits_are_a_value_error_before_anything_runs(
+        monkeypatch: pytest.MonkeyPatch, limits: dict[str, float]) -> None:
+    def no_child(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a child was started")
+
+    monkeypatch.setattr(engine, "_run_child", no_child)
+    name = next(iter(limits))
+    with pytest.raises(ValueError, match=rf"{name} must be a number of .* above 0 and at "
+                                         "most") as info:
+        syncgrade.grade("exercise-1", source="x = 1\n", **limits)  # type: ignore[arg-type]
+    assert type(info.value) is ValueError  # not a SubmissionError: the caller's limit
+    with pytest.raises(TypeError, match="timeout must be a number"):
+        syncgrade.grade("exercise-1", source="x = 1\n", timeout="60")  # type: ignore[arg-type]
+    for doc in (engine.grade.__doc__, syncgrade.__doc__):
+        assert doc is not None and "ValueError" in doc
 
 
 def test_the_default_display_names(tmp_path: Path) -> None:

@@ -99,8 +99,10 @@ def test_static_arguments_explain_a_compile_after_a_warm_up_on_the_same_arrays()
     t = Trace()
     t.timed_call(wait=True)  # the warm-up: same name, same input tokens
     start, v0 = t.read()
-    call = t.timed_call(wait=True)
+    # A compilation inside the interval, before the timed call returns (the recorder
+    # numbers the compilations of a call between the call and its return).
     t.add("compile", event="backend_compile", fun="fn", site=["submission.py", 2])
+    call = t.timed_call(wait=True)
     stop, v1 = t.read()
     t.ready(stop, call, ready=True)
     t.pair(start, stop)

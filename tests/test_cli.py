@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from syncgrade.cli import EXIT_USAGE, main
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
@@ -60,6 +66,42 @@ def test_usage_errors_exit_2_with_one_line() -> None:
         assert result.returncode == 2, args
         assert "Traceback" not in result.stderr
         assert result.stdout == ""
+
+
+@pytest.mark.parametrize(("command", "option", "value", "words"), [
+    ("grade", "--timeout", "0", "--timeout must be a number of seconds above 0"),
+    ("grade", "--timeout", "-3", "not -3.0"),
+    ("grade", "--timeout", "nan", "not nan"),
+    ("grade", "--timeout", "inf", "not inf"),
+    ("grade", "--timeout", "86400", "at most 3600, not 86400.0"),
+    ("grade", "--timeout", "soon", "--timeout must be a number, not 'soon'"),
+    ("grade", "--memory", "0", "--memory must be a number of GiB above 0"),
+    ("grade", "--memory", "nan", "not nan"),
+    ("grade", "--memory", "1e9", "at most 1024"),
+    ("batch", "--timeout", "nan", "not nan"),
+    ("batch", "--memory", "-1", "not -1.0"),
+    ("serve", "--timeout", "0", "not 0.0"),
+    ("serve", "--memory", "inf", "not inf"),
+])
+def test_bad_limits_are_usage_errors_with_one_line(command: str, option: str, value: str,
+                                                   words: str) -> None:
+    args = {"grade": ["exercise-1", str(SOLUTION)],
+            "batch": ["batch", "--exercise", "exercise-1", str(SOLUTION)],
+            "serve": ["serve", "--port", "1"]}[command]
+    with contextlib.redirect_stderr(io.StringIO()) as err, \
+            contextlib.redirect_stdout(io.StringIO()) as out:
+        code = main([*args, option, value])
+    assert code == EXIT_USAGE
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith("grade: ") and words in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+
+
+def test_a_bad_limit_from_the_command_line_is_one_line() -> None:
+    result = grade("exercise-1", str(SOLUTION), "--timeout", "nan")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        "grade: --timeout must be a number of seconds above 0 and at most 3600, not nan"]
 
 
 def test_list_shows_exercises_with_titles() -> None:

@@ -75,3 +75,26 @@ def test_the_header_parser_rejects_incomplete_headers(tmp_path: Path) -> None:
         bad.write_text(text)
         with pytest.raises(AssertionError):
             read_integrity_header(bad)
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "pooled"])
+def test_learner_code_finds_no_hidden_data(warm: bool, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """Issue 17: the hidden inputs (and the job, with its channel key) are gone from the
+    working directory and the fds before learner code runs: the cheat lists the working
+    directory, HOME, TMPDIR and its parent every way, opens the inputs file by its known
+    name and every regular file behind /proc/self/fd and /dev/fd, in each of
+    exercise-4's children, cold (stdin is the job's file) and pooled (a pipe)."""
+    from syncgrade import pool
+
+    monkeypatch.setenv(pool.ENV_VAR, "1" if warm else "0")
+    report = syncgrade.grade("exercise-4", INTEGRITY / "hidden_inputs_from_workdir.py",
+                             timeout=TIMEOUT_S)
+    lines = report.stdout.text.splitlines()
+    listed = [line.split("=", 1)[1] for line in lines if line.startswith("HIDDEN-PROBE ")]
+    found = [line.split()[1:] for line in lines if line.startswith("HIDDEN-FOUND ")]
+    children = len(EXERCISES["exercise-4"].calls)  # one child per call
+    assert len(listed) == children, report.stdout.text  # it ran, in every child
+    assert all(set(names.split("|")) <= {"submission.py", "tmp"} for names in listed), listed
+    assert found and all(kind == "own-source" for _, kind in found), found
+    assert report.score < report.max_score and report.status == "failed", report.summary

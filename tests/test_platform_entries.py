@@ -16,6 +16,7 @@ from platform_support import check_gradescope, check_prairielearn
 
 from syncgrade.platforms import gradescope, prairielearn
 from syncgrade.platforms.entry import MISCONFIGURED, find_submission, run_entry
+from syncgrade.rubric import get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = (ROOT / "solutions" / "exercise-1" / "submission.py").read_text()
@@ -42,7 +43,7 @@ def test_gradescope_grades_the_submission(tmp_path: Path,
     code, results = _gradescope(tmp_path, {"submission.py": NO_WAIT},
                                 {"exercise": "exercise-1", "timeout": 30})
     assert code == 0
-    assert 0 < results["score"] < 10
+    assert 0 < results["score"] < get_exercise("exercise-1").max_score
     sync = next(t for t in results["tests"] if t["name"].startswith("sync-before-stop"))
     assert "perf_counter" in sync["output"]  # quotes the learner's own line
     assert str(tmp_path) not in json.dumps(results)  # platform paths never reach learners
@@ -56,7 +57,7 @@ def test_gradescope_nested_file_and_env_exercise(tmp_path: Path,
     monkeypatch.setenv("SYNCGRADE_EXERCISE", "exercise-1")
     code, results = _gradescope(tmp_path, {"hw/submission.py": SOLUTION,
                                            "hw/helper.py": "x = 1\n"})
-    assert code == 0 and results["score"] == 10
+    assert code == 0 and results["score"] == get_exercise("exercise-1").max_score
 
 
 @pytest.mark.parametrize(("files", "says"), [
@@ -76,7 +77,14 @@ def test_gradescope_submission_problems_are_the_learners_to_fix(
     (None, (), "no exercise configured"),
     ({"exercise": "exercise-99"}, (), "unknown exercise"),
     ({"exercise": "exercise-1", "timout": 5}, (), "unknown key(s) timout"),
-    ({"exercise": "exercise-1", "timeout": -1}, (), "timeout must be a positive"),
+    ({"exercise": "exercise-1", "timeout": -1}, (), "timeout must be a number of seconds "
+                                                    "above 0 and at most 3600, not -1"),
+    ({"exercise": "exercise-1", "timeout": 1e9}, (), "at most 3600, not 1000000000.0"),
+    ({"exercise": "exercise-1", "timeout": "60"}, (), "timeout must be a number of seconds"),
+    ({"exercise": "exercise-1"}, ("--timeout", "nan"), "at most 3600, not nan"),
+    ({"exercise": "exercise-1", "memory_gib": 0}, (), "memory_gib must be a number of GiB"),
+    ({"exercise": "exercise-1", "memory_gib": 5000}, (), "at most 1024, not 5000"),
+    ({"exercise": "exercise-1"}, ("--memory", "inf"), "at most 1024, not inf"),
     ({"exercise": "exercise-1"}, ("--timeout", "soon"), "bad arguments"),
 ])
 def test_gradescope_bad_configuration_still_writes_results(

@@ -177,7 +177,7 @@ def test_exercism_caps_the_learners_output_at_500_chars() -> None:
     runs = to_exercism(long)["tests"][0]
     assert len(runs["output"]) <= 500 and runs["output"].endswith(OUTPUT_NOTICE)
     assert to_exercism(long)["tests"][1]["output"] is None  # the runner's text never goes
-    short = make_report(make_check("runs", "passed"), stdout="hello\n")
+    short = make_report(make_check("runs", "passed"), status="passed", stdout="hello\n")
     assert to_exercism(short)["tests"][0]["output"] == "hello"
 
 

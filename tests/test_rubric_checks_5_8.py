@@ -32,7 +32,7 @@ def read(value: float, line: int = 1) -> dict[str, Any]:
 
 def call(inputs: list[int], numpy_args: int = 0) -> dict[str, Any]:
     return {"kind": "call", "name": "fn", "site": [F, 2], "inputs": inputs,
-            "numpy_args": numpy_args}
+            "numpy_args": numpy_args, "fn": 1}
 
 
 def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:

@@ -112,6 +112,18 @@ def test_hidden_input_names_and_spec_kinds() -> None:
     assert "is not JSON" in problem(calls(s.value(object())))
 
 
+def test_probe_variants_are_checked_like_workloads_and_probes() -> None:
+    validate(calls(s.probe_like("predict", 0.1, warm=[s.device("x"), s.device("w")]),
+                   s.probe_factory(0.1), s.probe_args(0.1)))
+    assert "unknown workload 'predcit'" in problem(calls(s.probe_like("predcit", 0.1)))
+    assert "no hidden input named 'v'" in problem(
+        calls(s.probe_like("predict", 0.1, warm=[s.device("v")])))
+    assert "probe seconds must be a number in (0, 10]" in problem(
+        calls(s.probe_like("predict", 0)))
+    assert "probe seconds must be a number in (0, 10]" in problem(
+        calls(s.probe_factory(11)))
+
+
 def test_calls_must_use_required_functions() -> None:
     exercise = dataclasses.replace(BASE, calls=(GraderCall("main", "synchronised_samples"),))
     assert "function 'synchronised_samples' is not a required function" in problem(exercise)

@@ -93,3 +93,46 @@ def test_a_long_assertion_message_is_cut_to_its_first_line() -> None:
               "    raise AssertionError('Not equal\\nACTUAL: [0.12345 0.5]\\nDESIRED: [0.2]')\n")
     message = _runs(syncgrade.grade("exercise-1", source=source)).message
     assert "Not equal" in message and "ACTUAL" not in message and "0.12345" not in message
+
+
+UNPRINTABLE = {
+    "str": "class E(Exception):\n    def __str__(self):\n        raise RuntimeError\n",
+    "str and repr": ("class E(Exception):\n    def __str__(self):\n        raise RuntimeError\n"
+                     "    def __repr__(self):\n        raise RuntimeError\n"),
+    "str exits": "class E(Exception):\n    def __str__(self):\n        raise SystemExit(3)\n",
+    "str is not text": "class E(Exception):\n    def __str__(self):\n        return 5\n",
+    "metaclass name": ("class M(type):\n    @property\n    def __name__(cls):\n"
+                       "        raise RuntimeError\n"
+                       "class E(Exception, metaclass=M):\n    def __str__(self):\n"
+                       "        raise RuntimeError\n"),
+}
+
+
+@pytest.mark.parametrize("where", ["call", "import"])
+@pytest.mark.parametrize("kind", sorted(UNPRINTABLE))
+def test_an_exception_that_cannot_be_printed_is_graded_with_its_line(kind: str,
+                                                                     where: str) -> None:
+    """Issue 17: the exception's `__str__`, `__repr__` or type name raising never crashes
+    the worker or becomes a grader fault; `runs` fails with the line, like any other."""
+    head = UNPRINTABLE[kind]
+    line = head.count("\n") + (2 if where == "call" else 1)
+    source = head + ("def synchronized_samples(fn, args, repeats):\n    raise E()\n"
+                     if where == "call" else "raise E()\n")
+    report = syncgrade.grade("exercise-1", source=source)
+    assert report.grading.internal_error is None, report.grading.internal_error
+    assert (report.status, report.cause) == ("failed", "graded")
+    runs = _runs(report)
+    assert runs.status == "failed"
+    assert f"raised E on line {line}" in runs.message, runs.message
+    assert runs.evidence.facts["line"] == line
+
+
+def test_a_function_whose_signature_cannot_be_read_is_still_called() -> None:
+    source = ("class E(Exception):\n    def __str__(self):\n        raise RuntimeError\n"
+              "class F:\n    @property\n    def __signature__(self):\n        raise E()\n"
+              "    def __call__(self, fn, args, repeats):\n        return None\n"
+              "synchronized_samples = F()\n")
+    report = syncgrade.grade("exercise-1", source=source, timeout=30)
+    assert report.grading.internal_error is None, report.grading.internal_error
+    assert (report.status, report.cause) == ("failed", "graded")  # not a timeout
+    assert _runs(report).status == "passed"  # called, and it returned

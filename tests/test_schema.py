@@ -157,7 +157,9 @@ def test_list_json_is_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
     assert [e["id"] for e in data["exercises"]] == list(EXERCISES)
     for entry in data["exercises"]:
         exercise = EXERCISES[entry["id"]]
-        assert set(entry) == {"id", "title", "rubric_version", "max_score", "checks"}
+        assert set(entry) == {"id", "title", "rubric_version", "max_score", "checks",
+                              "contracts"}
+        assert len(entry["contracts"]) == len(exercise.samples)
         assert (entry["title"], entry["rubric_version"]) == (exercise.title, exercise.version)
         assert [c["id"] for c in entry["checks"]] == [c.id for c in exercise.checks]
         assert entry["max_score"] == sum(c["points"] for c in entry["checks"]) > 0

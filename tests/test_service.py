@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import math
 import os
 import socket
 import subprocess
@@ -228,6 +229,8 @@ def test_bytes_that_are_not_utf8_json_are_400(port: int, body: bytes,
     ({"exercise": "exercise-1"}, ["missing field 'source'"]),
     ({"source": "x = 1\n"}, ["missing field 'exercise'"]),
     ({**GOOD, "timeout": 1}, ["unknown field 'timeout'"]),
+    ({**GOOD, "timeout": -1}, ["unknown field 'timeout'"]),  # limits are the service's
+    ({**GOOD, "memory_bytes": 0}, ["unknown field 'memory_bytes'"]),
     ({"exercise": "exercise-1", "source": 5}, ["'source'", "string"]),
     ({**GOOD, "display_name": "n" * 300}, ["'display_name'"]),
     ([GOOD], ["JSON object"]),
@@ -288,13 +291,14 @@ def test_openapi_is_generated_from_the_models(port: int) -> None:
 # --- in-process server, for injected faults ------------------------------------------
 
 @contextlib.contextmanager
-def _thread_server() -> Iterator[int]:
+def _thread_server(config: Any = None) -> Iterator[int]:
     import uvicorn
 
     from syncgrade.service import ServiceConfig, create_app
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(ServiceConfig(workers=1, queue=0)),
+    config = config or ServiceConfig(workers=1, queue=0)
+    server = uvicorn.Server(uvicorn.Config(create_app(config),
                                            host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -346,8 +350,36 @@ def test_serve_without_the_extra_says_how_to_install_it(
 
 
 @pytest.mark.parametrize("args", [["--workers", "0"], ["--queue", "-1"], ["--port", "http"],
-                                  ["--max-body", "0"], ["--timeout", "0"]])
+                                  ["--max-body", "0"]])
 def test_serve_rejects_bad_options(args: list[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["serve", *args])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize("limits", [
+    {"timeout": 0}, {"timeout": math.nan}, {"timeout": math.inf}, {"timeout": 7200},
+    {"memory_bytes": 0}, {"memory_bytes": -1}, {"memory_bytes": 1 << 41},
+])
+def test_a_service_with_bad_limits_is_refused(limits: dict[str, float]) -> None:
+    from syncgrade.service import ServiceConfig
+
+    with pytest.raises(ValueError, match=r"must be a number of .* above 0 and at most"):
+        ServiceConfig(**limits)  # type: ignore[arg-type]
+
+
+def test_a_limit_the_engine_refuses_is_a_422(monkeypatch: pytest.MonkeyPatch) -> None:
+    from syncgrade import engine
+    from syncgrade.service import ServiceConfig
+
+    def no_child(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a child was started")
+
+    monkeypatch.setattr(engine, "_run_child", no_child)
+    config = ServiceConfig(workers=1, queue=0)
+    object.__setattr__(config, "timeout", math.nan)  # past the config's own check
+    with _thread_server(config) as port:
+        _assert_error(_post_json(port, GOOD), 422, "timeout must be a number of seconds",
+                      "not nan")
+        # The slot was released: with no queue, a second request is not refused as busy.
+        _assert_error(_post_json(port, GOOD), 422, "not nan")

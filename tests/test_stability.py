@@ -19,7 +19,7 @@ ROUNDS = 20
 DEFAULT_ROUNDS = 3
 FILES = [
     ROOT / "solutions" / "exercise-1" / "submission.py",
-    CORPUS / "exercise-1" / "correct" / "numpy_asarray_wait.py",
+    CORPUS / "exercise-1" / "flawed" / "numpy_asarray_wait.py",
     CORPUS / "exercise-1" / "flawed" / "no_wait.py",
     CORPUS / "exercise-1" / "flawed" / "wait_on_stale_output.py",
     CORPUS / "exercise-1" / "flawed" / "sleep_instead_of_wait.py",

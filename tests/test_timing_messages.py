@@ -28,7 +28,7 @@ def read(value: float, line: int = 10) -> dict[str, Any]:
 def call(inputs: list[int], line: int = 11, numpy_args: int = 0,
          name: str = "fn") -> dict[str, Any]:
     return {"kind": "call", "name": name, "site": [F, line], "inputs": inputs,
-            "numpy_args": numpy_args}
+            "numpy_args": numpy_args, "fn": 1}
 
 
 def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:

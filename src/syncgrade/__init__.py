@@ -10,8 +10,10 @@ The Python API::
 
 Both return a :class:`~syncgrade.models.GradeReport`. ``grade`` raises only for usage
 errors: :class:`UnknownExercise`, :class:`SubmissionError` (missing file, neither or
-both of a path and ``source=``), ``TypeError`` (a path given as ``str``) and
-:class:`RubricError` (the exercise's own rubric is broken: the author's mistake).
+both of a path and ``source=``), ``TypeError`` (a path given as ``str``), ``ValueError``
+(a ``timeout`` or ``memory_bytes`` that is not finite and above 0, or is absurdly large;
+see :mod:`syncgrade.limits`) and :class:`RubricError` (the exercise's own rubric is
+broken: the author's mistake).
 """
 
 from __future__ import annotations

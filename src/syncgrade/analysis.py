@@ -36,7 +36,19 @@ from syncgrade.trace import (
     Wait,
 )
 
-NS_CLOCKS = frozenset({"perf_counter_ns", "monotonic_ns", "time_ns"})
+_CLOCK_IDS = ("CLOCK_MONOTONIC", "CLOCK_REALTIME", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME")
+_CPU_CLOCK_IDS = ("CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID")
+CPU_CLOCKS = frozenset({
+    "process_time", "process_time_ns", "thread_time", "thread_time_ns",
+    *(f"{function}({name})" for function in ("clock_gettime", "clock_gettime_ns")
+      for name in _CPU_CLOCK_IDS)})
+"""Clocks that count CPU time, not time passing: they stand still while a thread waits."""
+# Integer nanoseconds (``datetime.now()`` and its siblings: the system clock's nanoseconds,
+# whole microseconds, as the datetime the learner got holds them).
+NS_CLOCKS = frozenset({
+    "perf_counter_ns", "monotonic_ns", "time_ns", "process_time_ns", "thread_time_ns",
+    "datetime.now", "datetime.utcnow", "datetime.today",
+    *(f"clock_gettime_ns({name})" for name in (*_CLOCK_IDS, *_CPU_CLOCK_IDS))})
 PHASES = (
     "input placement",
     "compilation",
@@ -184,36 +196,62 @@ class Interval:
 
     @cached_property
     def placements(self) -> list[Placement]:
+        """Every explicit placement inside (``jax.device_put``, ``jnp.asarray`` of NumPy
+        data), whether or not it moved host data."""
         return self._between("placement")
+
+    @cached_property
+    def host_placements(self) -> list[Placement]:
+        """Placements inside that moved host data (re-placing device arrays moves none)."""
+        return [p for p in self.placements if p.host > 0]
 
     @cached_property
     def compiles(self) -> list[Compile]:
         return self._between("compile")
+
+    @cached_property
+    def work_compiles(self) -> list[Compile]:
+        """Compilations inside up to the last timed call's return: the timed work's own.
+        Later ones compile what the learner waits through (``float(out.sum())`` compiles
+        a reduction on its first use): part of the wait, not of the timed call."""
+        last: Call | None = self.index.last_between("call", self.start.seq, self.stop.seq)
+        if last is None:
+            return self.compiles
+        ret = self.index.returns.get(last.seq)
+        end = ret.seq if ret else last.seq
+        return [c for c in self.compiles if c.seq < end]
 
     @property
     def implicit_transfers(self) -> list[Call]:
         return self._between(_NUMPY_CALL)
 
     def waits_on_timed_output(self) -> list[Wait]:
-        """Waits after the last timed call's return on its outputs (or anything later)."""
+        """Waits after the last timed call's return on its outputs, or on a value
+        computed from them (see :func:`waits_on_output`)."""
         last: Call | None = self.index.last_between("call", self.start.seq, self.stop.seq)
         if last is None:
             return []
-        ret = self.index.returns.get(last.seq)
-        after = ret.seq if ret else last.seq
-        wanted = set(ret.outputs) if ret else set()
-        return [w for w in self.index.between("wait", after, self.stop.seq)
-                if wanted.intersection(w.arrays)]
+        return waits_on_output(self.index, last, self.stop.seq,
+                               proven_ready=self.ready_at_stop is True)
+
+    def waits_on_own_output(self) -> list[Wait]:
+        """Waits after the last timed call's return on exactly its output arrays."""
+        last: Call | None = self.index.last_between("call", self.start.seq, self.stop.seq)
+        if last is None:
+            return []
+        return waits_on_output(self.index, last, self.stop.seq, proven_ready=False)
 
     def readbacks_of_timed_output(self) -> list[Wait]:
-        return [w for w in self.waits_on_timed_output() if w.how in READBACK_WAYS]
+        """Host reads of the timed output arrays themselves (a whole-output transfer; a
+        read of a value computed from the output is a wait, not this)."""
+        return [w for w in self.waits_on_own_output() if w.how in READBACK_WAYS]
 
     def phases(self) -> set[str]:
         """The lesson's phase names for what this interval really waited for."""
         phases: set[str] = set()
         if self.placements or self.implicit_transfers:
             phases.add("input placement")
-        if self.compiles:
+        if self.work_compiles:
             phases.add("compilation")
         if self.calls:
             phases.add("dispatch")
@@ -222,6 +260,27 @@ class Interval:
         if self.readbacks_of_timed_output():
             phases.add("host transfer")
         return phases
+
+
+def waits_on_output(index: EventIndex, call: Call, before: int,
+                    proven_ready: bool) -> list[Wait]:
+    """The waits after ``call`` returned and before ``before`` on its outputs, or, when
+    ``proven_ready`` (the outputs were found ready right after ``before``), on an array
+    first seen after the call returned (``float(out.sum())``, ``out.ravel()[0].item()``).
+
+    Such an array was computed after the call was dispatched, and the device runs work in
+    dispatch order, so waiting for it waits for the call too. Array tokens are numbered
+    in the order the recorder first sees them, and a call's outputs are numbered when it
+    returns: a token above all of them is newer. The readiness proof guards the one
+    case this cannot tell apart, an array made earlier but first seen later: a wait on
+    it leaves the timed output still running at the stop read."""
+    ret = index.returns.get(call.seq)
+    after = ret.seq if ret else call.seq
+    wanted = set(ret.outputs) if ret else set()
+    newest = max(wanted) if wanted and proven_ready else None
+    return [w for w in index.between("wait", after, before)
+            if wanted.intersection(w.arrays)
+            or (newest is not None and any(a > newest for a in w.arrays))]
 
 
 def _seconds(start: TimerRead, stop: TimerRead) -> float:
@@ -275,8 +334,8 @@ class SampleMatch:
 
 @dataclass(frozen=True)
 class _Family:
-    """The reads of one clock family (float seconds, or integer nanoseconds), sorted by
-    value, as arrays for :func:`numpy.searchsorted`."""
+    """The reads of one clock family (float seconds, or integer nanoseconds; CPU-time
+    clocks apart), sorted by value, as arrays for :func:`numpy.searchsorted`."""
 
     reads: tuple[TimerRead, ...]
     values: np.ndarray  # float64; for ns clocks, nanoseconds after the smallest read
@@ -285,16 +344,21 @@ class _Family:
 
 
 def _families(reads: Iterable[TimerRead]) -> list[_Family]:
-    floats, ints = [], []
+    # CPU-time clocks are families of their own: a CPU read and a wall read are no pair.
+    floats: list[TimerRead] = []
+    ints: list[TimerRead] = []
+    cpu_floats: list[TimerRead] = []
+    cpu_ints: list[TimerRead] = []
     for read in reads:
         value = read.value
+        cpu = read.clock in CPU_CLOCKS
         if read.clock in NS_CLOCKS:
             if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
-                ints.append(read)
+                (cpu_ints if cpu else ints).append(read)
         elif isinstance(value, (int, float)) and math.isfinite(value):
-            floats.append(read)
+            (cpu_floats if cpu else floats).append(read)
     families = []
-    for group, per_second in ((floats, 1.0), (ints, 1e9)):
+    for group, per_second in ((floats, 1.0), (ints, 1e9), (cpu_floats, 1.0), (cpu_ints, 1e9)):
         if len(group) < 2:
             continue
         group.sort(key=lambda r: (r.value, r.seq))
@@ -474,7 +538,8 @@ def _finite_positive(value: Any) -> bool:
 
 
 def _same_family(start: TimerRead, stop: TimerRead) -> bool:
-    return (start.clock in NS_CLOCKS) == (stop.clock in NS_CLOCKS)
+    return ((start.clock in NS_CLOCKS) == (stop.clock in NS_CLOCKS)
+            and (start.clock in CPU_CLOCKS) == (stop.clock in CPU_CLOCKS))
 
 
 def _kuhn(candidates: list[list[Interval]], chosen: list[Interval | None],

@@ -25,6 +25,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from syncgrade import __version__, cli_author, cli_schema, cli_serve
+from syncgrade.limits import (
+    DEFAULT_MEMORY_GIB,
+    DEFAULT_TIMEOUT_S,
+    check_memory_gib,
+    check_timeout,
+)
 
 EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # Kept here, not imported, so `grade --help` stays fast; tests check they match
@@ -37,20 +43,36 @@ class UsageError(Exception):
     """A mistake in how the command was called: one line, exit code 2."""
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be greater than 0")
-    return value
+def _limit(check: Callable[[object, str], float], option: str) -> Callable[[str], float]:
+    """The argparse type of a limit option: the rule every way in shares
+    (:mod:`syncgrade.limits`). A bad value raises :class:`UsageError`, which argparse lets
+    through, so it is one line on stderr and exit 2 rather than argparse's usage text."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"{option} must be a number, not {text!r}") from None
+        try:
+            return check(value, option)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    return parse
+
+
+def _add_timeout(parser: argparse.ArgumentParser, default: float = DEFAULT_TIMEOUT_S,
+                 what: str = "wall-clock limit for your code") -> None:
+    parser.add_argument("--timeout", type=_limit(check_timeout, "--timeout"),
+                        default=default, metavar="SECONDS",
+                        help=f"{what} (default: {default:g}; at most 3600)")
 
 
 def _add_memory(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--memory", type=_positive_float, default=4.0, metavar="GIB",
-                        help="address-space limit for your code in GiB (default: 4; jax "
-                             "needs more than 1)")
+    parser.add_argument("--memory", type=_limit(check_memory_gib, "--memory"),
+                        default=DEFAULT_MEMORY_GIB, metavar="GIB",
+                        help=f"address-space limit for your code in GiB (default: "
+                             f"{DEFAULT_MEMORY_GIB:g}; jax needs more than 1)")
 
 
 def _grade_parser() -> argparse.ArgumentParser:
@@ -70,8 +92,7 @@ def _grade_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true",
                         help="the same as --format json")
     _add_reveal(parser)
-    parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
-                        help="wall-clock limit for your code (default: 60)")
+    _add_timeout(parser)
     _add_memory(parser)
     parser.add_argument("--version", action="version", version=f"syncgrade {__version__}")
     return parser
@@ -186,8 +207,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
                              "prairielearn, exercism: one JSON line per file, "
                              "{\"submission\": NAME, \"results\": RESULTS_JSON}")
     _add_reveal(parser)
-    parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
-                        help="wall-clock limit per submission (default: 60)")
+    _add_timeout(parser, what="wall-clock limit per submission")
     _add_memory(parser)
     args = parser.parse_args(argv)
     _known_exercise(args.exercise)
@@ -270,4 +290,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m syncgrade.cli`: run the importable module's main, so a UsageError that
+    # cli_serve raises (it imports syncgrade.cli) is the class main catches.
+    from syncgrade import cli
+
+    sys.exit(cli.main())

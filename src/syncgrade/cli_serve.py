@@ -38,7 +38,7 @@ def _port(text: str) -> int:
 
 
 def serve_parser() -> argparse.ArgumentParser:
-    from syncgrade.cli import _add_memory, _positive_float
+    from syncgrade.cli import _add_memory, _add_timeout
     from syncgrade.service import DEFAULT_MAX_BODY, ServiceConfig
 
     defaults = ServiceConfig()
@@ -61,9 +61,7 @@ def serve_parser() -> argparse.ArgumentParser:
                         metavar="BYTES",
                         help=f"largest request body; bigger ones get 413 (default: "
                              f"{DEFAULT_MAX_BODY})")
-    parser.add_argument("--timeout", type=_positive_float, default=defaults.timeout,
-                        metavar="SECONDS",
-                        help="wall-clock limit for each submission's code (default: 60)")
+    _add_timeout(parser, defaults.timeout, what="wall-clock limit for each submission's code")
     parser.add_argument("--warm-pool", type=_int_at_least(0), default=None, metavar="N",
                         help="children kept pre-started, jax imported, each used for one "
                              "submission (default: --workers; 0: start each child cold)")

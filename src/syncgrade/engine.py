@@ -27,10 +27,17 @@ from pydantic import TypeAdapter, ValidationError
 
 import syncgrade
 from syncgrade import sandbox
+from syncgrade.limits import (
+    DEFAULT_TIMEOUT_S,
+    STARTUP_TIMEOUT_S,
+    check_memory_bytes,
+    check_timeout,
+)
 from syncgrade.models import (
     SCHEMA_VERSION,
     Cause,
     CheckResult,
+    Evidence,
     GradeReport,
     GradingInfo,
     Protection,
@@ -45,7 +52,6 @@ from syncgrade.rubric.validation import SPEC_KINDS
 from syncgrade.trace import CallFrame, End, Frame, Hello, Load
 
 PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
-DEFAULT_TIMEOUT_S = 60.0
 _FRAMES: TypeAdapter[Any] = TypeAdapter(Frame)
 
 
@@ -121,31 +127,38 @@ def grade(
 
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given),
-    ``TypeError`` (a ``str`` path) and :class:`~syncgrade.rubric.RubricError` (the
+    ``TypeError`` (a ``str`` path, or a limit that is not a number),
+    ``ValueError`` (a ``timeout`` or ``memory_bytes`` that is not finite and above 0,
+    or is absurdly large: see :mod:`syncgrade.limits`; ``memory_bytes=None`` is the
+    default) and :class:`~syncgrade.rubric.RubricError` (the
     exercise's rubric failed its load-time validation). Every learner failure, and a
     fault of the grader itself (``status == "error"``), is in the returned report.
     Thread-safe: each call runs its own child process and shares no mutable state with
     other calls.
     """
+    timeout = check_timeout(timeout)
+    if memory_bytes is not None:
+        memory_bytes = check_memory_bytes(memory_bytes)
     exercise = get_exercise(exercise_id)
     submission = read_submission(path, source=source, display_name=display_name)
     started = time.perf_counter()
     if submission.source is None:
         return _unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
-    limits = sandbox.Limits(wall_s=timeout, **({"memory_bytes": memory_bytes}
-                                               if memory_bytes else {}))
+    # The learner's timeout counts from each child's hello frame; the child's start-up
+    # before it (spawn, imports, instrumentation) has the grader's own budget.
+    limits = sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
+                            **({"memory_bytes": memory_bytes} if memory_bytes else {}))
     hidden = _hidden_data(exercise)
     inputs, references = hidden.inputs, hidden.references
     runs: list[ChildRun] = []
     try:
+        used = 0.0  # the learner's time in the children so far: they share one budget
         for calls in _call_groups(exercise):
-            remaining = timeout - (time.perf_counter() - started)
-            if runs and remaining < MIN_RUN_S:
-                break  # out of time: the calls not run are reported as not finished
             runs.append(_run_child(exercise, submission, hidden.npz, calls,
-                                   dataclasses.replace(limits, wall_s=max(remaining,
+                                   dataclasses.replace(limits, wall_s=max(timeout - used,
                                                                           MIN_RUN_S)),
                                    pool=pool))
+            used += runs[-1].outcome.clock_s
             if runs[-1].outcome.termination != "exited":
                 break  # a timeout or crash: later calls would only repeat it
         return _assemble(exercise, submission, inputs, runs, limits,
@@ -222,8 +235,12 @@ class _Background:
         return self._value
 
 
-MIN_RUN_S = 5.0
-"""The least wall time a further child of an isolated exercise starts with."""
+MIN_RUN_S = 0.01
+"""The least learner time a further child of an isolated exercise starts with. Its
+children share the learner's timeout, each counting only from its hello frame (their
+start-ups are the grader's), so a further child gets what the earlier ones left; one
+left with (next to) nothing still runs and times out, and the report says ``timeout``,
+the learner's, not that grading could not finish."""
 
 
 @dataclass(frozen=True)
@@ -406,10 +423,31 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
     ordered = sorted(tampered, key=lambda t: (not t.startswith(CHANNEL_TAMPERED), t))
     if ordered:
         checks = [_void_for_tampering(c, ordered) for c in checks]
+    cause = _cause(outcome, load, frames, broken=broken, tampered=bool(ordered))
+    if cause != "graded":
+        checks = [_charge_stop(c, ctx.termination) for c in checks]
     return _report(exercise, submission, checks, outcome, limits, seconds, hello,
-                   cause=_cause(outcome, load, frames, broken=broken,
-                                tampered=bool(ordered)),
-                   tampered=ordered)
+                   cause=cause, tampered=ordered)
+
+
+def _charge_stop(check: CheckResult, termination: tuple[str, str]) -> CheckResult:
+    """``check`` in a report whose cause is not ``graded``: a passed ``runs`` fails.
+
+    The child can stop (time, memory or output limit, a crash) after every call returned,
+    e.g. in a thread or at exit. The report then says why it stopped, and a run that did
+    not finish cannot have full marks (:class:`~syncgrade.models.GradeReport` rejects a
+    report that says ``failed`` with full marks).
+    """
+    if check.id != "runs" or check.status != "passed":
+        return check
+    reason, hint = termination
+    return check.model_copy(update={
+        "status": "failed", "points": 0.0,
+        "message": (f"Every call of your code returned, but then {reason}." if reason
+                    else "Every call of your code returned, but your code did not finish."),
+        "hint": hint or "Do not leave threads or work running after your functions return.",
+        "evidence": Evidence(facts={"stopped": reason or None}),
+    })
 
 
 _CAUSE_OF_TERMINATION: dict[str, Cause] = {
@@ -607,14 +645,19 @@ def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits
                          display_name: str) -> tuple[str, str]:
     """(what happened, what to change) when the child did not finish on its own.
 
-    Raises ``RuntimeError`` (an internal error) when the child exited or died before its
-    ``hello`` frame: that is before any learner code ran, so it is the grader's fault.
+    Raises ``RuntimeError`` (an internal error) when the child exited, died or overran
+    its start-up budget (``Limits.startup_s``) before its ``hello`` frame: that is before
+    any learner code ran, so it is the grader's fault.
     """
     if outcome.frames_truncated:
         return (f"your code produced more data for the grader than it accepts "
                 f"({limits.result_bytes / 2**20:.0f} MiB of results and trace events)",
                 "Return only what the exercise asks for, and make only the calls and "
                 "clock readings it needs (not millions).")
+    if outcome.startup_timeout:
+        raise RuntimeError(f"the grading child did not start within the grader's start-up "
+                           f"budget ({limits.startup_s or 0:g} s), before loading the "
+                           f"submission: {outcome.stderr.text[-1500:]}")
     if outcome.termination in ("exited", "signal") and not _said_hello(outcome.frames):
         status = outcome.signal_name or f"status {outcome.returncode}"
         raise RuntimeError(f"the grading child stopped before loading the submission "
@@ -737,7 +780,7 @@ def trace(exercise: Exercise, source: str, *, display_name: str = "submission.py
     """
     submission = Submission(source, display_name)
     run = _run_child(exercise, submission, _npz(exercise.make_inputs()), exercise.calls,
-                     sandbox.Limits(wall_s=timeout))
+                     sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S))
     outcome, parsed = run.outcome, _parse_run(run)
     load, frames, end = parsed.load, parsed.calls, parsed.end
     if load is None or not load.ok or end is None or parsed.tampering:

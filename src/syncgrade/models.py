@@ -13,6 +13,12 @@ What a report's ``status`` means (``cause`` says why, in one machine-readable wo
 - ``error``: the grader itself failed (``cause == "grader_fault"``); no verdict on the
   learner, zero points, ``grading.internal_error`` says what broke. Retry or report it.
 
+The models enforce that these cannot contradict: a passed check earns all its points and
+any other none; ``score`` and ``max_score`` are the sums of the checks' points and
+``max_points``; ``status`` is ``passed`` exactly when the report has full marks, which
+only cause ``graded`` can have, and ``error`` exactly when the cause is ``grader_fault``.
+So a run that timed out or crashed never has full marks: its ``runs`` check fails.
+
 Schema versions are ``MAJOR.MINOR``. A new optional field bumps MINOR; removing or
 renaming a field, changing a type, or adding a value to an enumeration (``status``,
 ``cause``, ``visibility``) bumps MAJOR. Reports are validated with ``extra="forbid"``:
@@ -22,9 +28,10 @@ what other consumers should do.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA_VERSION = "2.0"
 
@@ -88,6 +95,28 @@ class CheckResult(_Frozen):
     visibility: Visibility = Field(
         "visible", description="who may see this check's details: `visible` to learners "
         "now, `hidden` (pass/fail and a learner-safe hint only), or `after_due_date`")
+
+    @model_validator(mode="after")
+    def _points_match_status(self) -> CheckResult:
+        if not (math.isfinite(self.points) and math.isfinite(self.max_points)):
+            raise ValueError(f"check {self.id}: points and max_points must be finite")
+        if self.max_points < 0:
+            raise ValueError(f"check {self.id}: max_points {self.max_points} is negative")
+        earned = self.max_points if self.status == "passed" else 0.0
+        if not same_points(self.points, earned):
+            raise ValueError(f"check {self.id} is {self.status} but has {self.points} of "
+                             f"{self.max_points} points (a passed check earns all its "
+                             "points, any other none)")
+        return self
+
+
+POINTS_TOLERANCE = 1e-9
+"""How far two point totals may differ from float rounding and still be the same."""
+
+
+def same_points(a: float, b: float) -> bool:
+    """Whether two point totals are equal up to float rounding."""
+    return math.isclose(a, b, rel_tol=POINTS_TOLERANCE, abs_tol=POINTS_TOLERANCE)
 
 
 class StreamExcerpt(_Frozen):
@@ -154,6 +183,30 @@ class GradeReport(_Frozen):
             raise ValueError(f"schema_version {version!r} is not readable by this syncgrade "
                              f"(it reads {major}.x)")
         return version
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GradeReport:
+        """Score, status and cause cannot contradict each other (see the module doc)."""
+        if not (math.isfinite(self.score) and math.isfinite(self.max_score)):
+            raise ValueError("score and max_score must be finite")
+        if not same_points(self.score, sum(c.points for c in self.checks)):
+            raise ValueError(f"score {self.score} is not the sum of the checks' points")
+        if not same_points(self.max_score, sum(c.max_points for c in self.checks)):
+            raise ValueError(f"max_score {self.max_score} is not the sum of the checks' "
+                             "max_points")
+        if self.score > self.max_score and not same_points(self.score, self.max_score):
+            raise ValueError(f"score {self.score} is above max_score {self.max_score}")
+        full = same_points(self.score, self.max_score)
+        if (self.status == "passed") != full or (full and self.cause != "graded"):
+            raise ValueError(f"status {self.status!r} contradicts {self.score:g}/"
+                             f"{self.max_score:g} with cause {self.cause!r}: `passed` is "
+                             "exactly full marks, and full marks only with cause `graded`")
+        if (self.status == "error") != (self.cause == "grader_fault"):
+            raise ValueError(f"status {self.status!r} contradicts cause {self.cause!r}: "
+                             "`error` is exactly cause `grader_fault`")
+        if self.status == "error" and self.score != 0:
+            raise ValueError("a report of a grader fault has no points")
+        return self
 
     @property
     def full_marks(self) -> bool:

@@ -19,7 +19,8 @@ is the cold child's, unchanged (docs/performance.md, "How the pool keeps isolati
   processes killed, its directory removed); a fresh one is started in the background;
 - the job (with the per-run HMAC key) is written to the child's stdin pipe and the
   submission and inputs into its fresh workdir only at delivery, and the learner's wall
-  clock counts from delivery;
+  clock counts from the child's hello frame (what is left of its start-up after
+  delivery has the grader's own budget, ``Limits.startup_s``), as in a cold child;
 - a child that died while idle is discarded and replaced, never handed a job; one lost
   between the liveness check and delivery (it wrote no frame, so no learner code ran)
   is replaced by a cold run of the same job.
@@ -53,6 +54,7 @@ from pathlib import Path
 
 import syncgrade
 from syncgrade import sandbox
+from syncgrade.limits import STARTUP_TIMEOUT_S
 
 PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
 ENV_VAR = "SYNCGRADE_WARM_POOL"
@@ -156,7 +158,8 @@ class WarmPool:
         self.idle_limit_s = idle_limit_s
         self.defer_refill = defer_refill
         self.limits = limits or sandbox.Limits(
-            wall_s=timeout, **({"memory_bytes": memory_bytes} if memory_bytes else {}))
+            wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
+            **({"memory_bytes": memory_bytes} if memory_bytes else {}))
         self.wait_s = wait_s
         self.stats = PoolStats()
         # Captured now: run directories go where the temp dir was when the pool was made
@@ -196,9 +199,9 @@ class WarmPool:
 
     def compatible(self, limits: sandbox.Limits) -> bool:
         """Whether a run under ``limits`` can use a child started under the pool's: the
-        same limits in every field but ``wall_s``, which may be shorter (the CPU-time
-        backstop, fixed at start, then stays that of the pool's wall limit)."""
-        return (limits.wall_s <= self.limits.wall_s
+        same limits in every field but ``wall_s`` and ``startup_s``, whose sum may be
+        smaller (the CPU-time backstop, fixed at start, then stays that of the pool's)."""
+        return (_clock_budget(limits) <= _clock_budget(self.limits)
                 and _without_wall(limits) == _without_wall(self.limits))
 
     def run(self, stdin: bytes, files: Mapping[str, bytes],
@@ -209,7 +212,7 @@ class WarmPool:
         if child is None:
             return run_cold(stdin, files, limits)
         try:
-            outcome = child.deliver(stdin, files, limits.wall_s)
+            outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s)
         except sandbox.SandboxError:
             if not child.forked:
                 raise
@@ -424,7 +427,13 @@ that lives on, e.g. a test calling ``cli.main``) is discarded after this long.""
 
 
 def _without_wall(limits: sandbox.Limits) -> sandbox.Limits:
-    return dataclasses.replace(limits, wall_s=1.0)
+    return dataclasses.replace(limits, wall_s=1.0, startup_s=None)
+
+
+def _clock_budget(limits: sandbox.Limits) -> float:
+    """The wall time a run may take in all, start-up included (what its CPU backstop
+    is derived from)."""
+    return limits.wall_s + (limits.startup_s or 0.0)
 
 
 _SHARED: WarmPool | None = None

@@ -114,6 +114,21 @@ class CheckInfo(_Strict):
     visibility: Visibility
 
 
+class SamplesContract(_Strict):
+    """One list of samples an exercise asks for, and the interval each sample measures
+    (docs/checks.md, "The measurement contract")."""
+
+    call: str = Field(description="the grader call that returns the list")
+    samples: list[str | int] = Field(description="where the list is in the return value")
+    count: int
+    label: str
+    phases: list[str] = Field(description="the lesson's phases each interval holds")
+    timed: str = Field(description="what each sample times")
+    static: list[Any] | None = Field(description="static argument values each timed call "
+                                     "uses, when the contract fixes them")
+    probe: bool = Field(description="the list comes from the grader's calibrated probe")
+
+
 class ExerciseInfo(_Strict):
     id: str = Field(description="exercise id, e.g. exercise-1")
     title: str
@@ -121,6 +136,8 @@ class ExerciseInfo(_Strict):
                                 "provenance.rubric_version `<id>@<rubric_version>`")
     max_score: float
     checks: list[CheckInfo] = Field(description="in the order a report lists them")
+    contracts: list[SamplesContract] = Field(
+        default_factory=list, description="each list of samples and its declared interval")
 
 
 class Catalogue(_Strict):
@@ -143,6 +160,7 @@ def catalogue() -> Catalogue:
                 max_score=exercise.max_score,
                 checks=[CheckInfo(id=c.id, title=c.title, points=c.points,
                                   visibility=c.visibility) for c in exercise.checks],
+                contracts=[SamplesContract(**s.describe()) for s in exercise.samples],
             )
             for exercise in EXERCISES.values()
         ],

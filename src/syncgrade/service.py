@@ -52,6 +52,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import syncgrade
 from syncgrade import engine
+from syncgrade.limits import (
+    DEFAULT_MEMORY_GIB,
+    DEFAULT_TIMEOUT_S,
+    GIB,
+    check_memory_bytes,
+    check_timeout,
+)
 from syncgrade.models import SCHEMA_VERSION, GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.schema import Catalogue, catalogue, report_schema
@@ -64,13 +71,14 @@ _JSON_BODY_PATHS = frozenset({GRADE_PATH})
 @dataclass(frozen=True)
 class ServiceConfig:
     """Limits of one service process. ``workers`` grades run at once, ``queue`` more wait;
-    ``timeout`` and ``memory_bytes`` are each learner child's limits, as on the CLI."""
+    ``timeout`` and ``memory_bytes`` are each learner child's limits, as on the CLI, and
+    checked as there (:mod:`syncgrade.limits`): a bad one raises ``ValueError``."""
 
     workers: int = 2
     queue: int = 8
     max_body: int = DEFAULT_MAX_BODY
-    timeout: float = engine.DEFAULT_TIMEOUT_S
-    memory_bytes: int = 4 << 30
+    timeout: float = DEFAULT_TIMEOUT_S
+    memory_bytes: int = int(DEFAULT_MEMORY_GIB * GIB)
     warm_pool: int = 0
     """Children the service keeps pre-started (jax imported, no learner code, one
     submission each; see :mod:`syncgrade.pool`). 0: the process-wide pool when
@@ -78,10 +86,11 @@ class ServiceConfig:
     its ``--warm-pool`` (default: ``workers``)."""
 
     def __post_init__(self) -> None:
-        if (self.workers < 1 or self.queue < 0 or self.max_body < 1 or not self.timeout > 0
+        if (self.workers < 1 or self.queue < 0 or self.max_body < 1
                 or self.warm_pool < 0):
-            raise ValueError("workers >= 1, queue >= 0, max_body >= 1, timeout > 0 and "
-                             "warm_pool >= 0")
+            raise ValueError("workers >= 1, queue >= 0, max_body >= 1 and warm_pool >= 0")
+        check_timeout(self.timeout)
+        check_memory_bytes(self.memory_bytes)
 
 
 class GradeRequest(BaseModel):
@@ -346,7 +355,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             pending: Awaitable[GradeReport] = asyncio.get_running_loop().run_in_executor(
                 executor, run)
             return await pending
-        except engine.SubmissionError as exc:
+        except ValueError as exc:  # SubmissionError, or a limit engine.grade refused
             return _error(422, str(exc))
         except Exception as exc:  # the service's own fault; the report path never raises
             return _error(500, f"internal error: {type(exc).__name__}: {exc}")

@@ -47,11 +47,18 @@ class Readiness(_Event):
 
 
 class Call(_Event):
+    """One jitted call. ``fn``: which callable the grader handed over for this call was
+    called (1, 2, ... in argument order), 0 for any other (the learner's own jit, a
+    re-wrapped ``jax.jit(fn)``, an AOT-compiled copy). ``static``: the values of its static
+    arguments (``static_argnums`` then ``static_argnames``), ``None`` when it has none."""
+
     kind: Literal["call"]
     name: str
     site: Site = None
     inputs: list[int] = []
     numpy_args: int = 0
+    fn: int = 0
+    static: list[Any] | None = None
 
 
 class Return(_Event):
@@ -68,9 +75,14 @@ class Wait(_Event):
 
 
 class Placement(_Event):
+    """An explicit placement (``jax.device_put``, ``jnp.asarray`` of host data). ``host``:
+    how many of its leaves came from host memory; 0 means it only re-placed arrays
+    already on a device, which transfers nothing from the host."""
+
     kind: Literal["placement"]
     arrays: list[int] = []
     site: Site = None
+    host: int = 1
 
 
 class Compile(_Event):

@@ -52,7 +52,8 @@ def run_main(source: str, *, isolation: str, wall_s: float = 10.0,
     readable = [*kwargs.pop("readable_paths", ()), STUB_DIR]
     started = start_sandboxed(MAIN_MODULE_ARGV, isolation=isolation, limits=limits,
                               zygote=zygote, readable_paths=readable, **kwargs)
-    return started.deliver(stdin, {**files, "_delivered": b""}, limits.wall_s)
+    return started.deliver(stdin, {**files, "_delivered": b""}, limits.wall_s,
+                           startup_s=limits.startup_s)
 
 
 def namespaces_possible() -> bool:

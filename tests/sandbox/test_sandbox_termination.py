@@ -61,6 +61,49 @@ def test_timeout_without_a_stack_dump_handler(run_auto: Runner) -> None:
     assert out.wall_s < 3.0
 
 
+# A child whose start-up (everything before its first result frame) is slow: the grading
+# child's imports. The sleep stands for that work; nothing is measured by it.
+_SLOW_START = """\
+import os, struct, time
+time.sleep({delay})
+fd = int(os.environ["SYNCGRADE_CHANNEL_FD"])
+os.write(fd, struct.pack(">I", 5) + b"hello")
+"""
+
+
+def test_the_wall_limit_counts_from_the_first_frame_after_a_start_up(run: Runner) -> None:
+    out = run(_SLOW_START.format(delay=1.5), limits=Limits(wall_s=1.0, startup_s=30))
+    assert (out.termination, out.returncode, out.startup_timeout) == ("exited", 0, False)
+    assert out.frames == [b"hello"]
+    assert out.wall_s >= 1.5
+    assert 0 <= out.clock_s < 1.0 and out.clock_s <= out.wall_s - 1.5
+    wall = out.protection("wall-limit")
+    assert wall is not None and "start-up: 30 s" in wall.detail, wall
+
+
+def test_without_a_start_up_budget_the_wall_limit_counts_from_spawn(run: Runner) -> None:
+    out = run(_SLOW_START.format(delay=1.5), limits=Limits(wall_s=1.0))
+    assert (out.termination, out.startup_timeout, out.frames) == ("timeout", False, [])
+    assert out.clock_s == out.wall_s
+
+
+def test_code_after_the_first_frame_still_times_out_at_the_wall_limit(run: Runner) -> None:
+    out = run(ARM_STACK_DUMP + _SLOW_START.format(delay=1.5) + "while True:\n    pass\n",
+              limits=Limits(wall_s=1.0, startup_s=30, stack_grace_s=1.0))
+    assert (out.termination, out.startup_timeout) == ("timeout", False)
+    assert out.frames == [b"hello"]
+    assert 1.0 <= out.clock_s < 1.9 and out.wall_s >= 2.5
+    assert out.stack_dump is not None
+    assert re.search(r'main\.py", line [89] in <module>', out.stack_dump), out.stack_dump
+
+
+def test_a_start_up_past_its_budget_is_a_start_up_timeout(run: Runner) -> None:
+    out = run(_SLOW_START.format(delay=60), limits=Limits(wall_s=30, startup_s=0.5))
+    assert (out.termination, out.startup_timeout, out.frames) == ("timeout", True, [])
+    assert out.clock_s == 0.0
+    assert out.wall_s < 4.0  # the start-up budget, the stack-dump grace, the kill
+
+
 def test_address_space_exhaustion_is_memory(run: Runner) -> None:
     out = run("buf = bytearray(2 * 2**30)", limits=Limits(wall_s=10, memory_bytes=512 * 2**20))
     assert out.termination == "memory"

@@ -95,3 +95,5 @@ def test_classification(status: int | None, stderr: str, timed_out: bool, cpu: f
 def test_cpu_limit_defaults_to_wall_time_on_every_core() -> None:
     assert Limits(wall_s=10).effective_cpu_s(cpu_count=4) == 41.0
     assert Limits(wall_s=10, cpu_s=3).effective_cpu_s(cpu_count=4) == 3
+    # A start-up with its own budget (the imports) must not eat the wall limit's CPU.
+    assert Limits(wall_s=10, startup_s=5).effective_cpu_s(cpu_count=4) == 61.0

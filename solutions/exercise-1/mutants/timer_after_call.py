@@ -1,5 +1,5 @@
 # mutant: the timer starts after the call, so the interval holds only the wait
-# must-fail: times-the-call
+# must-fail: times-the-call warmup-excluded
 """Exercise 1: Time a completed result (mutant of the reference solution)."""
 
 import time

@@ -1,5 +1,5 @@
 # mutant: no wait on the timed call's output before the timer stops
-# must-fail: sync-before-stop
+# must-fail: sync-before-stop covers-device-work
 """Exercise 4: Check an independent NumPy result first (changed workload; reference solution)."""
 
 import time

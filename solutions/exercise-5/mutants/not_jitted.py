@@ -1,5 +1,5 @@
 # mutant: times the eager, op-by-op function instead of a jitted one
-# must-fail: jitted
+# must-fail: jitted times-the-call
 """Exercise 5: A different equivalent workload (energy) (mutant of the reference solution)."""
 
 import time

@@ -1,5 +1,5 @@
 # mutant: no wait on the timed call's output before the timer stops
-# must-fail: sync-before-stop boundary-matches
+# must-fail: sync-before-stop boundary-matches covers-device-work
 """Exercise 6: Repair a flawed timer (diagnosis) (mutant of the reference solution)."""
 
 import time

@@ -1,5 +1,5 @@
 # mutant: no wait on the output before the timer stops (first and warm calls)
-# must-fail: sync-before-stop first-call-includes-compile boundary-matches
+# must-fail: sync-before-stop first-call-includes-compile boundary-matches covers-device-work
 """Exercise 7: A reproducible report: first call and warm distributions (mutant of the reference solution)."""
 
 import json

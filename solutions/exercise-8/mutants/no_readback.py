@@ -1,5 +1,5 @@
 # mutant: waits on the device result instead of bringing it back to the host
-# must-fail: readback-included
+# must-fail: readback-included numpy-match
 """Exercise 8: End-to-end request, named separately (mutant of the reference solution)."""
 
 import time

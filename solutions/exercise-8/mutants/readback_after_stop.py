@@ -1,5 +1,5 @@
 # mutant: brings the result back only after the timer stopped
-# must-fail: readback-included covers-device-work
+# must-fail: readback-included covers-device-work sync-before-stop
 """Exercise 8: End-to-end request, named separately (mutant of the reference solution)."""
 
 import time

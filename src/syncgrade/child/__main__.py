@@ -2,10 +2,12 @@
 
 Starts importing jax and its own modules on a warm-up thread (:class:`_Warmup`; in a
 warm pool's pre-started child this finishes before the job exists), reads one job (JSON)
-from stdin, compiles the submission (a syntax error is reported at once, without waiting
-for jax), waits for the imports, installs the instrumentation, loads the submission and
-runs the job's calls. Frames, in this order only: ``hello`` (versions,
-backend), ``load`` (did the file load, are the names there), one ``call`` per job call in
+from stdin, reads and unlinks the hidden inputs file (and points stdin at /dev/null), so
+learner code finds no hidden data, compiles the submission (a syntax error is reported at
+once, without waiting for jax), waits for the imports, installs the instrumentation, loads
+the submission and runs the job's calls. Frames, in this order only: ``hello`` (versions,
+backend; sent just before the first learner code runs: the parent starts the learner's
+wall clock on it), ``load`` (did the file load, are the names there), one ``call`` per job call in
 job order (none when the load failed), ``end``. A frame is sent as soon as its step ends,
 so a later hang or crash loses nothing already decided. Nothing here knows the rubric or
 any expected value.
@@ -64,6 +66,30 @@ def _arm_stack_dump() -> int | None:
         faulthandler.register(signal.SIGUSR1, file=os.fdopen(fd, "w", buffering=1),
                               all_threads=True)
     return fd
+
+
+def _forget_stdin() -> None:
+    """Point fd 0 at ``/dev/null`` once the job is read: a cold child's stdin is the job's
+    unlinked file, which learner code could otherwise read again from the start
+    (``os.pread(0, ...)``, ``/proc/self/fd/0``), channel key and all."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+
+
+def _take_file(name: str | None) -> bytes | None:
+    """The bytes of ``name``, a file the grader wrote into the working directory for the
+    grader's eyes only (the hidden inputs), unlinked at once: nothing learner code can
+    list or open by its known name holds hidden data. Raises (a grader fault, before the
+    hello frame) when it cannot be removed."""
+    if not name:
+        return None
+    with open(name, "rb") as handle:
+        data = handle.read()
+    os.unlink(name)
+    return data
 
 
 def _compile(source: str, display_name: str) -> tuple[types.CodeType | None, Any]:
@@ -182,7 +208,8 @@ def _worker_step(state: dict[str, Any], request: tuple[Any, ...], check_signatur
                     "ok": False, "value": None,
                     "error": describe_error(exc, state["display"])}))
     except BaseException as exc:  # a grader fault on the worker: reported, never hidden
-        return "fault", (False, f"{type(exc).__name__}: {exc}"[:500])
+        error = describe_error(exc, "")  # never raises, whatever the exception's __str__
+        return "fault", (False, f"{error['type']}: {error['message']}"[:500])
     return "fault", (False, f"unknown request {op!r}")
 
 
@@ -297,6 +324,8 @@ def main() -> int:
     warming = _Warmup(_take_fd("SYNCGRADE_READY_FD"))
     job = json.loads(sys.stdin.buffer.read())
     warming.job_arrived()
+    _forget_stdin()
+    inputs_npz = _take_file(job.get("inputs"))
     call_ids = [call["id"] for call in job["calls"]]
     display = job["display_name"]
     with open(job["submission"], encoding="utf-8") as handle:
@@ -324,16 +353,16 @@ def main() -> int:
                         _thread.get_ident(), CONTROL_CODES, array_type.__dict__["is_ready"],
                         array_type.__dict__["is_deleted"], array_type)
     device = jax.devices()[0]
-    core.send((rec.SEND, {
+    hello = {
         "type": "hello", "jax_version": jax.__version__, "jaxlib_version": jaxlib.__version__,
         "numpy_version": np.__version__, "python_version": platform.python_version(),
         "backend": jax.default_backend(), "device": device.device_kind,
         "platform": device.platform,
-    }, None))
+    }
     inputs: dict[str, Any] = {}
-    if job.get("inputs"):
-        with open(job["inputs"], "rb") as handle:
-            inputs = dict(np.load(io.BytesIO(handle.read())).items())
+    if inputs_npz:
+        inputs = dict(np.load(io.BytesIO(inputs_npz)).items())
+    del inputs_npz
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
     modules = [instrument, rec, harness, values, workloads, guard, sys.modules[__name__]]
@@ -355,6 +384,11 @@ def main() -> int:
     # From here on learner code exists, and a learner thread may be inside the core:
     # every send holds the recorder's lock (see Recorder.__init__).
     lock = recorder._lock
+    # The hello frame ends the grader's start-up: the parent starts the learner's wall
+    # clock when it arrives (sandbox.Limits.startup_s), so it is sent only now, just
+    # before the first learner code runs (the module body).
+    with lock:
+        core.send((rec.SEND, hello, None))
     ok, text = harness.checked_reply(core, ask(("load", code, display,
                                                  job.get("required", []))), "load", lock)
     with lock:

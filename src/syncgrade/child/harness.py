@@ -19,10 +19,17 @@ rubric stays data-like and the child never sees expected values. Spec kinds:
   ``name``/``source``/``static_argnums`` as ``workload``).
 - ``probe``: the calibrated spin (``seconds`` long); ``probe_args`` / ``probe_host_args``:
   its placed or NumPy arguments.
+- ``probe_like``: a jit with workload ``name``'s signature and exact results whose program
+  also runs the probe's spin (see :func:`_with_spin`), warmed on ``warm`` when given.
+- ``probe_factory``: ``make_fn()`` handing out fresh, uncompiled jits of the spin.
+
+A call with any ``probe*`` argument records the spin's measured duration
+(``probe_seconds``).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 import traceback
@@ -36,7 +43,7 @@ import jax
 import numpy as np
 
 from syncgrade.child import workloads
-from syncgrade.child.recorder import NOTE, RESET, SEND, SET, Recorder
+from syncgrade.child.recorder import DESIGNATE, NOTE, RESET, SEND, SET, Recorder
 
 Spec = dict[str, Any]
 ORIGINAL_PERF_COUNTER = time.perf_counter  # captured at import, before the timer hooks
@@ -62,12 +69,22 @@ _FLOAT32 = np.float32
 _INT32 = np.int32
 _ASARRAY = np.asarray
 _FUNCTION_TYPE = types.FunctionType
+_BARRIER: Callable[[Any], Any] = jax.lax.optimization_barrier
+_TREE_MAP: Callable[..., Any] = jax.tree_util.tree_map
+_ISSUBDTYPE: Callable[[Any, Any], bool] = jax.numpy.issubdtype
+_INEXACT = jax.numpy.inexact
+_ARRAY_TYPE = jax.Array
+
+FACTORY_POOL = 64
+"""How many fresh jits a ``factory`` spec's ``make_fn`` hands out as the grader's own
+(each one's calls are recorded as a call of a grader-provided callable); later ones are
+still fresh jits, recorded as the learner's own."""
 
 REMEASURE_DIVISOR = 4  # the re-measure after a probe call runs 1/4 of the probe's steps
 
 KINDS = frozenset({
     "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
-    "probe_args", "probe_host_args",
+    "probe_args", "probe_host_args", "probe_like", "probe_factory",
 })
 """The spec kinds :meth:`Harness.build` knows (the parent checks specs against this)."""
 
@@ -94,6 +111,9 @@ class Harness:
     _spin: Any = field(default=None, repr=False)
     _declared: dict[tuple[str, str], Callable[..., Any]] = field(default_factory=dict,
                                                                  repr=False)
+    designated: list[Any] = field(default_factory=list, repr=False)
+    """The callables built for the current call, in argument order: the grader's own,
+    whose calls the trace tells apart from any other callable (``fn`` of a call)."""
 
     def build(self, spec: Spec) -> Any:
         kind = spec["kind"]
@@ -138,6 +158,7 @@ class Harness:
     def _build_workload(self, spec: Spec) -> Any:
         static = tuple(spec.get("static_argnums") or ())
         fn = jax.jit(_fresh_copy(self._workload(spec)), static_argnums=static)
+        self.designated.append(fn)
         if spec.get("warm") is not None:
             for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
                 _WAIT(leaf)
@@ -147,14 +168,49 @@ class Harness:
         base = self._workload(spec)
         static = tuple(spec.get("static_argnums") or ())
 
-        def make_fn() -> Any:
+        def fresh() -> Any:
             # A new function object each time, so its first call traces and compiles.
             return jax.jit(lambda *args: base(*args), static_argnums=static)
+
+        return self._make_fn(fresh)
+
+    def _make_fn(self, fresh: Callable[[], Any]) -> Callable[[], Any]:
+        """A factory's ``make_fn``: the first :data:`FACTORY_POOL` of ``fresh()``'s jits
+        are made here, before the call, so the core knows them as the grader's
+        (DESIGNATE); later ones are made on demand."""
+        pool = [fresh() for _ in range(FACTORY_POOL)]
+        self.designated.extend(pool)
+        handed = iter(pool)
+
+        def make_fn() -> Any:
+            return next(handed, None) or fresh()
 
         return make_fn
 
     def _build_probe(self, spec: Spec) -> Any:
-        return self._probe(spec.get("seconds", 0.1)).fn
+        fn = self._probe(spec.get("seconds", 0.1)).fn
+        self.designated.append(fn)
+        return fn
+
+    def _build_probe_like(self, spec: Spec) -> Any:
+        # The probe's own spin jit is calibrated (and re-measured after the call) on the
+        # same x and step count this program's spin runs.
+        probe = self._probe(spec.get("seconds", 0.1))
+        fn = jax.jit(_with_spin(self._workload(spec), *probe.host_args))
+        self.designated.append(fn)
+        if spec.get("warm") is not None:
+            for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
+                _WAIT(leaf)
+        return fn
+
+    def _build_probe_factory(self, spec: Spec) -> Callable[[], Any]:
+        self._probe(spec.get("seconds", 0.1))  # calibrated before the call, like probe_args
+
+        def fresh() -> Any:
+            # A new function object each time, so its first call traces and compiles.
+            return jax.jit(_fresh_copy(_SPIN))
+
+        return self._make_fn(fresh)
 
     def _build_probe_args(self, spec: Spec) -> tuple[Any, ...]:
         probe = self._probe(spec.get("seconds", 0.1))
@@ -231,17 +287,51 @@ def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     return copy
 
 
+def _with_spin(base: Callable[..., Any], x: np.ndarray,
+               n: np.ndarray) -> Callable[..., Any]:
+    """``base`` (same name, docstring and signature) whose program also runs ``spin(x,
+    n)``: each floating-point output ``y`` becomes ``y - 0.0 * s``, ``s`` the spin's first
+    element. The spin of ones stays in (0, 1.0001], so ``0.0 * s`` is +0.0 and ``y - 0.0``
+    is ``y`` bit for bit (signed zeros and infinities included; a NaN stays a NaN, its
+    payload canonical on a GPU, and XLA flushes subnormals, as the workload's own last
+    operation already does); XLA never folds ``0.0 * s`` for floats (it would be wrong
+    for inf or NaN), so the spin is never dropped either.
+
+    The optimization barrier ties the spin's ``x`` and ``n`` to the call's array inputs:
+    they are never constants XLA could fold the loop over at compile time, and the loop is
+    the plain spin's, trip count unknown, as ``Harness.remeasure_probe`` times it."""
+
+    @functools.wraps(base)
+    def like(*args: Any, **kwargs: Any) -> Any:
+        inputs = [leaf for leaf in _TREE_LEAVES((args, kwargs))
+                  if isinstance(leaf, _ARRAY_TYPE)]
+        (spin_x, steps), _ = _BARRIER(((x, n), inputs))
+        s = _SPIN(spin_x, steps)[0]
+
+        def joined(y: Any) -> Any:
+            dtype = getattr(y, "dtype", None)
+            if dtype is None or not _ISSUBDTYPE(dtype, _INEXACT):
+                return y
+            return y - 0.0 * s.astype(dtype)
+
+        return _TREE_MAP(joined, base(*args, **kwargs))
+
+    return like
+
+
 def check_signature(fn: Any, n_args: int, kw_names: list[str]) -> str | None:
     """``None`` if ``fn`` can be called with that many positional and these keyword
     arguments, else a short reason."""
     if not callable(fn):
-        return f"is a {type(fn).__name__}, not a function"
+        return f"is a {_type_name(type(fn))}, not a function"
     try:
         inspect.signature(fn).bind(*range(n_args), **{k: None for k in kw_names})
     except TypeError as exc:
-        return str(exc)
-    except ValueError:
-        return None  # builtins without signatures: just try the call
+        return _text(exc, "its parameters do not match")
+    except BaseException:
+        # ValueError: a builtin without a signature. Anything else: the learner's object
+        # raised when asked for its signature. Either way, just try the call.
+        return None
     return None
 
 
@@ -258,6 +348,7 @@ def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec)
     # only from the frame of a registered control function.
     lock = recorder._lock
     frame: dict[str, Any] = {"type": "call", "id": call["id"]}
+    harness.designated = []
     try:
         args = [harness.build(s) for s in call.get("args", [])]
         kwargs = {k: harness.build(s) for k, s in call.get("kwargs", {}).items()}
@@ -270,6 +361,7 @@ def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec)
         "args", []))
     with lock:
         core.send((RESET,))
+        core.send((DESIGNATE, harness.designated))
     if "attribute" in call:
         _ok, text = checked_reply(core, ask(("attribute", call["attribute"])), "encoded",
                                   lock)
@@ -323,18 +415,51 @@ def _ready_arrays(tree: Any) -> list[Any]:
 
 
 def describe_error(exc: BaseException, learner_file: str) -> dict[str, Any]:
-    """Type, message and the innermost learner line of an exception, no grader frames."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_file]
-    if isinstance(exc, SyntaxError) and exc.filename == learner_file:
-        line: int | None = exc.lineno
-    else:
-        line = frames[-1].lineno if frames else None
-    text = "".join(traceback.format_list(frames[-5:])) + "".join(
-        traceback.format_exception_only(type(exc), exc)
-    )
+    """Type, message and the innermost learner line of an exception, no grader frames.
+
+    Never raises for anything the learner's exception does: a ``__str__``, ``__repr__``,
+    ``__getattribute__`` or metaclass ``__name__`` that raises (or returns a str subclass)
+    gives a placeholder for that part, and the type's real name and the line still come
+    from the interpreter's own slots.
+    """
+    name = _type_name(type(exc))
+    tb = _safe(lambda: _TRACEBACK_OF(exc), None)
+    frames = _safe(lambda: [f for f in traceback.extract_tb(tb)
+                            if f.filename == learner_file], [])
+    line = _safe(lambda: frames[-1].lineno, None) if frames else None
+    syntax_line = _safe(lambda: exc.lineno if isinstance(exc, SyntaxError)
+                        and exc.filename == learner_file else None, None)
+    if type(syntax_line) is int:
+        line = syntax_line
+    message = _text(exc, f"(the message could not be shown: {name}.__str__ failed)")
+    text = _safe(lambda: "".join(traceback.format_list(frames[-5:])), "") + _safe(
+        lambda: str.__str__("".join(traceback.format_exception_only(type(exc), exc))),
+        f"{name}: {message}\n")
     return {
-        "type": type(exc).__name__,
-        "message": str(exc)[:500],
-        "line": line,
+        "type": name,
+        "message": message[:500],
+        "line": line if type(line) is int else None,
         "traceback": text[-4000:],
     }
+
+
+_TRACEBACK_OF = BaseException.__dict__["__traceback__"].__get__
+_NAME_OF = type.__dict__["__name__"].__get__  # the class's own name, past any metaclass
+
+
+def _type_name(cls: type) -> str:
+    return _safe(lambda: str.__str__(_NAME_OF(cls)), "Exception")
+
+
+def _text(obj: object, fallback: str) -> str:
+    """``str(obj)`` as a plain ``str``, or ``fallback`` if the learner's ``__str__`` failed."""
+    text: str = _safe(lambda: str.__str__(str(obj)), fallback)
+    return text
+
+
+def _safe(read: Callable[[], Any], fallback: Any) -> Any:
+    """``read()``, or ``fallback`` if the learner's object made it raise."""
+    try:
+        return read()
+    except BaseException:  # a learner's __str__ may raise anything, SystemExit included
+        return fallback

@@ -17,10 +17,15 @@ the recorder's lock (``Recorder._lock``): learner threads may call hooks concurr
 
 from __future__ import annotations
 
+import copyreg
+import ctypes
+import datetime as _datetime_module
 import functools
 import inspect
+import sys
 import time
 import timeit
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +42,10 @@ from jax._src.lib import xla_client as xc
 # has that name, so a name shared with the recorder's dict would add a lookup there.
 from syncgrade.child.recorder import CALL as _OP_CALL
 from syncgrade.child.recorder import CANCEL as _OP_CANCEL
+from syncgrade.child.recorder import CLOCKS as _CLOCKS
 from syncgrade.child.recorder import COMPILE as _OP_COMPILE
+from syncgrade.child.recorder import DATETIME_CLOCKS as _DATETIME_CLOCKS
+from syncgrade.child.recorder import ID_CLOCKS as _ID_CLOCKS
 from syncgrade.child.recorder import SITED as _OP_SITED
 from syncgrade.child.recorder import TIMER as _OP_TIMER
 from syncgrade.child.recorder import Recorder
@@ -59,6 +67,8 @@ class Installation:
     defaults: list[tuple[Any, tuple[Any, ...]]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     listeners: list[Any] = field(default_factory=list)
+    restores: list[Callable[[], Any]] = field(default_factory=list)
+    """Undo steps for changes that are not attribute patches (the buffer slot)."""
     senders: dict[Any, frozenset[str]] = field(default_factory=dict)
     """Hook code -> the event kinds it sends to the core itself (Recorder.register)."""
 
@@ -95,6 +105,8 @@ class Installation:
             setattr(owner, name, original)
         for fn, defaults in self.defaults:
             fn.__defaults__ = defaults
+        for restore in reversed(self.restores):
+            restore()
 
 
 # --------------------------------------------------------------------------- timers
@@ -171,9 +183,167 @@ def _clock_hook(recorder: Recorder, clock: str) -> Any:
     return read
 
 
+def _clock_id_hook(recorder: Recorder, function: str) -> Any:
+    # ``time.clock_gettime`` / ``clock_gettime_ns``: a read of one of the recorded clock
+    # ids sends that clock's read message (the core reads the clock, with the id it bound
+    # itself); any other id, or an id that is not an exact int, is the original's to read.
+    original = getattr(time, function)
+    messages = {clock_id: (_OP_TIMER, name) for name, _read, clock_id in _ID_CLOCKS
+                if name.startswith(f"{function}(")}
+    send, lock, int_type = recorder._send, recorder._lock, int
+
+    def read(clk_id: Any, /) -> Any:
+        message = messages.get(clk_id) if type(clk_id) is int_type else None
+        if message is None:
+            return original(clk_id)
+        with lock:
+            return send(message)
+
+    read.__name__ = read.__qualname__ = function
+    return read
+
+
+# The C datetime types, as they were when this module was imported.
+_DATETIME = _datetime_module.datetime
+_TIMEDELTA = _datetime_module.timedelta
+_EPOCH = _DATETIME(1970, 1, 1)
+_EPOCH_UTC = _DATETIME(1970, 1, 1, tzinfo=_datetime_module.UTC)
+_MICROSECOND = _TIMEDELTA(microseconds=1)
+
+
+class _DateTimeType(type):
+    """The metaclass of the installed ``datetime.datetime``: every datetime (one made by C
+    code or before installation too) is still an instance of it."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, _DATETIME)
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        return issubclass(subclass, _DATETIME)
+
+
+class DateTime(_DATETIME, metaclass=_DateTimeType):
+    """``datetime.datetime`` while the hooks are installed (``from datetime import
+    datetime`` in the submission gets it). ``now``, ``utcnow`` and ``today`` are clock
+    reads (installed by :func:`_install_timers`, see :func:`_datetime_hooks`): the core
+    reads the clock and the datetime is built from its reading, carrying the read's
+    ``seq`` and (nanoseconds, utc) in ``_reading``. Subtracting two readings records the
+    pair, as :meth:`Reading.__sub__` does. Everything else is the C type's."""
+
+    __slots__ = ("_reading", "seq")
+    # Placeholders for the installed hooks (the C type's own, unrecorded).
+    now = _DATETIME.__dict__["now"]
+    utcnow = _DATETIME.__dict__["utcnow"]
+    today = _datetime_module.date.__dict__["today"]
+
+    def __sub__(self, other: Any) -> Any:
+        result = _DATETIME.__sub__(self, other)
+        if type(result) is _TIMEDELTA:
+            _record_datetime_pair(other, self)
+        return result
+
+    def __repr__(self) -> str:
+        text = _DATETIME.__repr__(self)
+        return f"datetime.{text}" if type(self) is DateTime else text
+
+
+# Pickled and named as the ``datetime.datetime`` it stands in for (a pickle then loads as
+# the C type wherever it is read).
+DateTime.__module__ = "datetime"
+DateTime.__name__ = DateTime.__qualname__ = "datetime"
+_SEQ = DateTime.__dict__["seq"]
+_READ = DateTime.__dict__["_reading"]
+
+
+def _is_datetime_reading(value: Any) -> bool:
+    # The real class hierarchy (the metaclass says every datetime is a DateTime).
+    return type.__subclasscheck__(DateTime, type(value))
+
+
+def _datetime_ns(reading: Any, utc: bool) -> int:
+    """The system clock reading, in nanoseconds, that ``reading``'s fields stand for."""
+    if reading.tzinfo is not None:
+        delta = _DATETIME.__sub__(reading, _EPOCH_UTC)
+    elif utc:
+        delta = _DATETIME.__sub__(reading, _EPOCH)
+    else:  # local time: whole seconds are exact as a float timestamp
+        whole = _DATETIME.timestamp(_DATETIME.replace(reading, microsecond=0))
+        return (int(whole) * 1_000_000 + reading.microsecond) * 1000
+    return int(delta // _MICROSECOND) * 1000
+
+
+def _record_datetime_pair(start: Any, stop: Any) -> None:
+    # Recorded only for two readings whose fields are still the reads they were built
+    # from (anything else is no pair: a datetime made by hand with a real read's ``seq``
+    # records nothing). The core checks the values against its own reads again.
+    if not (_is_datetime_reading(start) and _is_datetime_reading(stop)):
+        return
+    try:
+        start_seq, stop_seq = _SEQ.__get__(start), _SEQ.__get__(stop)
+        (start_ns, start_utc), (stop_ns, stop_utc) = _READ.__get__(start), _READ.__get__(stop)
+        a, b = _datetime_ns(start, start_utc), _datetime_ns(stop, stop_utc)
+    except Exception:  # not two readings (or fields no clock read gave)
+        return
+    if a == start_ns and b == stop_ns:
+        _PAIRS.append((start_seq, stop_seq, a, b))
+
+
+def _datetime_reading(cls: Any, raw: Any, tz: Any, utc: bool) -> Any:
+    """The datetime ``cls.now(tz)`` (``utcnow()`` if ``utc``) returns for the core's
+    reading ``raw`` (integer nanoseconds, a :class:`ReadingNs` with its ``seq`` when
+    recorded), built as CPython builds it from the system clock."""
+    seq = getattr(raw, "seq", None)
+    ns = int.__int__(raw)
+    seconds, micro = divmod(ns // 1000, 1_000_000)
+    if tz is None and not utc:
+        result = cls.fromtimestamp(seconds).replace(microsecond=micro)
+    else:
+        result = cls(1970, 1, 1, tzinfo=tz) + _TIMEDELTA(seconds=seconds, microseconds=micro)
+        if tz is not None:
+            result = tz.fromutc(result)
+    if seq is not None and _is_datetime_reading(result):
+        _SEQ.__set__(result, seq)
+        _READ.__set__(result, (ns, utc))
+    return result
+
+
+def _datetime_hooks(recorder: Recorder) -> dict[str, Any]:
+    # ``datetime.now(tz)``, ``utcnow()`` and ``today()``: each sends its clock's read
+    # message itself (the core takes the caller of a frame running this module's code as
+    # the reader) and builds the datetime from the reading, after the core is left.
+    send, lock = recorder._send, recorder._lock
+    now_read, utcnow_read, today_read = ((_OP_TIMER, clock) for clock in _DATETIME_CLOCKS)
+
+    def now(cls: Any, tz: Any = None) -> Any:
+        with lock:
+            raw = send(now_read)
+        return _datetime_reading(cls, raw, tz, False)
+
+    def utcnow(cls: Any) -> Any:
+        with lock:
+            raw = send(utcnow_read)
+        return _datetime_reading(cls, raw, None, True)
+
+    def today(cls: Any) -> Any:
+        with lock:
+            raw = send(today_read)
+        return _datetime_reading(cls, raw, None, False)
+
+    return {"now": now, "utcnow": utcnow, "today": today}
+
+
+def _reduce_datetime(value: Any) -> Any:
+    # A datetime of the C type (made before installation, or by C code) pickles under the
+    # name ``datetime.datetime`` too, which is the installed class while it is installed.
+    return (DateTime, _DATETIME.__reduce__(value)[1])
+
+
+_TIME_CLOCKS = tuple(name for name, _read in _CLOCKS)
 CLOCK_READINGS: dict[str, type] = {
-    "perf_counter": Reading, "monotonic": Reading, "time": Reading,
-    "perf_counter_ns": ReadingNs, "monotonic_ns": ReadingNs, "time_ns": ReadingNs,
+    **{name: ReadingNs if name.endswith("_ns") else Reading for name in _TIME_CLOCKS},
+    **{name: ReadingNs if name.startswith("clock_gettime_ns(") else Reading
+       for name, _read, _id in _ID_CLOCKS},
+    **{name: ReadingNs for name in _DATETIME_CLOCKS},
 }
 
 
@@ -184,9 +354,20 @@ def _install_timers(inst: Installation, recorder: Recorder) -> None:
     # TIMER. Nothing else runs between the learner's line and the core: clock reads sit
     # between one of the learner's calls and the next, where any work delays the next
     # dispatch (docs/performance.md, "Overhead").
-    originals = {clock: getattr(time, clock) for clock in CLOCK_READINGS}
-    for clock in CLOCK_READINGS:
+    originals = {clock: getattr(time, clock) for clock in _TIME_CLOCKS}
+    for clock in _TIME_CLOCKS:
         inst.patch(time, clock, _clock_hook(recorder, clock))
+    for function in ("clock_gettime", "clock_gettime_ns"):
+        if hasattr(time, function):
+            inst.patch(time, function, _clock_id_hook(recorder, function))
+    # datetime: the installed class, its clock reads, and pickling of the C type's own.
+    inst.patch(_datetime_module, "datetime", DateTime)
+    for name, hook in _datetime_hooks(recorder).items():
+        inst.patch(DateTime, name, classmethod(hook))
+    reducer = copyreg.dispatch_table.get(_DATETIME)
+    copyreg.dispatch_table[_DATETIME] = _reduce_datetime
+    inst.restores.append(lambda: copyreg.dispatch_table.pop(_DATETIME, None) if reducer is None
+                         else copyreg.dispatch_table.__setitem__(_DATETIME, reducer))
     inst.patch(timeit, "default_timer", time.perf_counter)
     # timeit binds default_timer as a default argument at definition time.
     for fn in (timeit.timeit, timeit.repeat, timeit.Timer.__init__):
@@ -306,6 +487,36 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
     return convert
 
 
+# The offset of ``tp_as_buffer`` in CPython's PyTypeObject (3.11 to 3.13, 64-bit): the
+# 21st pointer-sized field. ``_buffer_slot`` checks it against types whose slot is known.
+_TP_AS_BUFFER = 20 * ctypes.sizeof(ctypes.c_void_p)
+
+
+def _buffer_slot(cls: type) -> Any:
+    return ctypes.c_void_p.from_address(id(cls) + _TP_AS_BUFFER)
+
+
+def _route_host_reads_through_python(inst: Installation) -> None:
+    """Make every host read of a device array run the array's own ``__array__`` (and so
+    the hooked conversion funnel), however NumPy or Python reaches it.
+
+    On CPU a jax array also offers the C buffer protocol, which NumPy tries first and no
+    Python hook sees (``np.allclose(out, ref)``, ``np.float32(out[0])``, ``memoryview``):
+    a real wait the grader could not count. With the type's buffer slot cleared, NumPy
+    falls back to ``__array__``, as it does for arrays on a GPU (whose buffers offer no
+    buffer protocol either). Done only where the slot's offset is verified on types whose
+    slot is known; otherwise the hooks on NumPy's own conversion functions remain."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or sys.implementation.name != "cpython":
+        return
+    if (_buffer_slot(int).value is not None or _buffer_slot(object).value is not None
+            or _buffer_slot(bytes).value is None or _buffer_slot(ArrayImpl).value is None):
+        return
+    slot = _buffer_slot(ArrayImpl)
+    saved = slot.value
+    slot.value = None
+    inst.restores.append(lambda: setattr(slot, "value", saved))
+
+
 # --------------------------------------------------------------------------- placement
 
 
@@ -318,8 +529,12 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
         out = original(x, *args, **kwargs)
         if recorder.enabled:
             arrays = [a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)]
+            # Only host data is a host-to-device transfer: a device array put on its own
+            # device again moves nothing (``host`` counts the leaves that came from the host).
+            host = sum(1 for leaf in jax.tree_util.tree_leaves(x)
+                       if not isinstance(leaf, ArrayImpl))
             with lock:
-                send((_OP_SITED, "placement", {"site": None, "arrays": arrays},
+                send((_OP_SITED, "placement", {"site": None, "arrays": arrays, "host": host},
                       "arrays", 2, recorder.learner_files))
         return out
 
@@ -342,8 +557,8 @@ def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
         if recorder.enabled and isinstance(out, ArrayImpl) and any(
                 isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
             with lock:
-                send((_OP_SITED, "placement", {"site": None, "arrays": [out]}, "arrays", 2,
-                      recorder.learner_files))
+                send((_OP_SITED, "placement", {"site": None, "arrays": [out], "host": 1},
+                      "arrays", 2, recorder.learner_files))
         return out
 
     return convert
@@ -357,9 +572,12 @@ def _is_tracing(leaves: list[Any]) -> bool:
 
 
 def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
-                 args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+                 args: tuple[Any, ...], kwargs: dict[str, Any], callee: Any = None,
+                 static: tuple[Any, ...] | None = None) -> Any:
     """Run ``call(*args, **kwargs)``, one jitted call, and record it with its inputs,
-    outputs and NumPy arguments.
+    outputs and NumPy arguments, the object the learner called (``callee``: the core
+    tells whether it is a callable the grader handed over) and the values of its static
+    arguments (``static``: positions, then names, as :class:`JitProxy` declares them).
 
     Nothing is done before the dispatch: everything is recorded in one send once the call
     has returned (or raised), while the device works. Work before the dispatch would sit
@@ -399,9 +617,14 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                            if isinstance(leaf, ArrayImpl)]
             # One send, straight to the core (which tests that recording is on); the
             # learner's site is found from depth 3, past the proxy's frame.
+            statics = None
+            if static is not None:  # the static arguments' values, where given
+                positions, names = static
+                statics = [args[i] if 0 <= i < len(args) else None for i in positions] + [
+                    kwargs.get(n) for n in names]
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
-                                recorder.learner_files))
+                                recorder.learner_files, callee, statics))
 
 
 class JitProxy:
@@ -411,16 +634,29 @@ class JitProxy:
     bypasses it), so the module attribute ``jax.jit`` returns this proxy instead.
     """
 
-    def __init__(self, wrapped: Any, fun: Callable[..., Any], recorder: Recorder) -> None:
+    def __init__(self, wrapped: Any, fun: Callable[..., Any], recorder: Recorder,
+                 static: tuple[tuple[int, ...], tuple[str, ...]] | None = None) -> None:
         self._wrapped = wrapped
         self._recorder = recorder
+        self._static = static
         self.__wrapped__ = fun
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
         self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
         self.__doc__ = getattr(fun, "__doc__", None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _record_call(self._recorder, self.__name__, self._wrapped, args, kwargs)
+        return _record_call(self._recorder, self.__name__, self._wrapped, args, kwargs, self,
+                            self._static)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        """``jax.jit(f).lower(...)``, remembered as this function's: the program compiled
+        from it (ahead of time) is the same callable (see ``_install_jit``)."""
+        lowered = self._wrapped.lower(*args, **kwargs)
+        try:  # noqa: SIM105 (contextlib is one more global a learner could replace)
+            _AOT_SOURCE[lowered] = self
+        except TypeError:
+            pass
+        return lowered
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._wrapped, name)
@@ -433,6 +669,28 @@ class JitProxy:
         return inspect.signature(self.__wrapped__)
 
 
+def _static_spec(options: dict[str, Any]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """``(static_argnums, static_argnames)`` of ``jax.jit`` options, normalised; ``None``
+    when the function has no static arguments (nothing to record per call)."""
+
+    def as_tuple(value: Any) -> tuple[Any, ...]:
+        if value is None:
+            return ()
+        return (value,) if isinstance(value, (int, str)) else tuple(value)
+
+    try:
+        nums = tuple(int(i) for i in as_tuple(options.get("static_argnums")))
+        names = tuple(str(n) for n in as_tuple(options.get("static_argnames")))
+    except (TypeError, ValueError):  # jax itself will reject these options
+        return None
+    return (nums, names) if nums or names else None
+
+
+# Lowered and Compiled stages -> the JitProxy they came from: calling a program compiled
+# ahead of time (``fn.lower(*args).compile()``) is a call of ``fn``, under its name.
+_AOT_SOURCE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
 def _install_jit(inst: Installation, recorder: Recorder) -> None:
     original_jit = jax.jit
 
@@ -440,16 +698,31 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
     def jit(fun: Any = None, /, **options: Any) -> Any:
         if fun is None:
             return lambda f: jit(f, **options)
-        return JitProxy(original_jit(fun, **options), fun, recorder)
+        return JitProxy(original_jit(fun, **options), fun, recorder, _static_spec(options))
 
     inst.patch(jax, "jit", jit)
     original_compiled_call = stages.Compiled.__call__
 
     def compiled_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return _record_call(recorder, "compiled",
-                            functools.partial(original_compiled_call, self), args, kwargs)
+        source = _AOT_SOURCE.get(self)
+        return _record_call(recorder, "compiled" if source is None else source.__name__,
+                            functools.partial(original_compiled_call, self), args, kwargs,
+                            self if source is None else source)
 
     inst.patch(stages.Compiled, "__call__", compiled_call)
+    original_compile = stages.Lowered.compile
+
+    def compile_lowered(self: Any, *args: Any, **kwargs: Any) -> Any:
+        compiled = original_compile(self, *args, **kwargs)
+        source = _AOT_SOURCE.get(self)
+        if source is not None:
+            try:  # noqa: SIM105
+                _AOT_SOURCE[compiled] = source
+            except TypeError:
+                pass
+        return compiled
+
+    inst.patch(stages.Lowered, "compile", compile_lowered)
 
 
 # --------------------------------------------------------------------------- compilation
@@ -495,6 +768,7 @@ def install(recorder: Recorder) -> Installation:
     _install_timers(inst, recorder)
     _install_waits(inst, recorder)
     _install_placement(inst, recorder)
+    _route_host_reads_through_python(inst)
     _install_jit(inst, recorder)
     listener = _install_compile_listener(recorder)
     inst.listeners.append(listener)

@@ -64,11 +64,28 @@ NOT_A_HOOK = "recorder: an event was sent by code that is not a grader hook"
 # code can be run with a closure of the learner's making (``types.FunctionType(hook.
 # __code__, ...)``), whose "original" clock would say whatever the learner liked.
 CLOCKS = tuple((name, getattr(time, name)) for name in (
-    "perf_counter", "monotonic", "time", "perf_counter_ns", "monotonic_ns", "time_ns"))
+    "perf_counter", "monotonic", "time", "perf_counter_ns", "monotonic_ns", "time_ns",
+    # CPU-time clocks: recorded as reads, told apart by the parent (analysis.CPU_CLOCKS).
+    "process_time", "process_time_ns", "thread_time", "thread_time_ns"))
+# The clock ids ``time.clock_gettime`` and ``clock_gettime_ns`` are recorded for (those this
+# platform has), and the clocks the core reads for them: (name, C function, clock id).
+CLOCK_IDS = tuple(name for name in (
+    "CLOCK_MONOTONIC", "CLOCK_REALTIME", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME",
+    "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID") if hasattr(time, name))
+ID_CLOCKS = tuple((f"{function}({name})", getattr(time, function), getattr(time, name))
+                  for function in ("clock_gettime", "clock_gettime_ns")
+                  if hasattr(time, function) for name in CLOCK_IDS)
+# ``datetime.datetime.now()``, ``utcnow()`` and ``today()`` (instrument.DateTime): the
+# system clock in integer nanoseconds, floored to the microsecond as datetime does.
+DATETIME_CLOCKS = ("datetime.now", "datetime.utcnow", "datetime.today")
 
 # Operation codes for the core generator (ints: cheapest to send and compare). Any other
 # code is refused as a control step from learner code.
 EMIT, TOKEN, ENABLED, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(9)
+# A control step: (DESIGNATE, [callables]): the callables the grader hands to the
+# learner in the coming call, numbered 1, 2, ... in that order; a recorded call of one of
+# them carries its number as ``fn`` (0: anything else the learner called).
+DESIGNATE = 19
 # The hooks' operations, each sent by the hook itself (see REGISTER): a clock read with
 # its readiness check, an event whose site the core finds (with the hook's ENABLED test
 # folded in), a finished jitted call (its "call" and "return" events, sent once, after the
@@ -111,11 +128,32 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     events: list[Event] = []
     enabled = False
     latest_call: int | None = None
+    # address(callable) -> (the callable, its number): the grader's callables for the
+    # current call (DESIGNATE), compared by identity.
+    designated: dict[int, tuple[Any, int]] = {}
     latest_outputs: list[Any] = []
     tampered: list[str] = []
     # Bound now, before any learner code: the clocks a TIMER reads (a later change to the
     # module's CLOCKS, or to ``time``, does not reach them).
     clocks = dict_type(CLOCKS)
+
+    def with_id(read: Any, clock_id: int) -> Any:
+        def read_id() -> Any:
+            return read(clock_id)
+        return read_id
+
+    def to_microsecond(read: Any) -> Any:
+        def read_floored() -> int:
+            ns = read()
+            return ns - ns % 1000
+        return read_floored
+
+    # Readers of the core's own making (C functions and ints bound now, nothing a
+    # learner can reach or change): clock_gettime with its clock id, and datetime's clock.
+    for id_clock, function, clock_id in ID_CLOCKS:
+        clocks[id_clock] = with_id(function, clock_id)
+    for id_clock in DATETIME_CLOCKS:
+        clocks[id_clock] = to_microsecond(clocks["time_ns"])
     # Code objects are compared by identity: address -> the code object itself (kept
     # alive here, so an address is never reused). A learner cannot make a code object
     # that *is* a grader's, while an equal copy would pass a set's ``in`` test; and
@@ -267,13 +305,15 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # ``depth - 1``-th caller out (a hook's ``sys._getframe(depth)``, without its
         # audited events). Exact str filenames only: ``in``/``==`` on anything else could
         # run a learner's __eq__ or __hash__ here. The frames are let go when this returns.
+        # timeit's ``<timeit-src>`` is not the learner's file: its line is the one that
+        # called timeit, further out.
         for _ in range(depth - 1):
             if frame is None:
                 return None
             frame = frame.f_back
         while frame is not None:
             name = frame.f_code.co_filename
-            if type(name) is str_type and (name in safe_files or name == "<timeit-src>"):
+            if type(name) is str_type and name in safe_files:
                 return (name, frame.f_lineno)
             frame = frame.f_back
         return None
@@ -341,7 +381,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # the same kind, across the learner's next call (which then cannot reuse their
         # memory: page faults in the timed interval that uninstrumented code never pays).
         sender = hook = caller = frame = message = outputs = array = fields = None
-        inputs = code = None
+        inputs = code = callee = statics = entry = callable_ = None
         try:
             message = yield reply
         except GeneratorExit:
@@ -384,10 +424,23 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 if caller is not None and caller.f_globals is hook_globals:
                     caller = caller.f_back
                 name = None if caller is None else caller.f_code.co_filename
-                if type(name) is not str_type or (name not in timer_files
-                                                  and name != "<timeit-src>"):
-                    reply = read_clock()  # jax and the stdlib read clocks too
-                    continue
+                if type(name) is not str_type or name not in timer_files:
+                    # timeit's inner loop (``<timeit-src>``) reads for the learner's line
+                    # that called timeit: the next learner frame outwards (no learner
+                    # frame: not the learner's read).
+                    site = None
+                    frame = caller.f_back if name == "<timeit-src>" else None
+                    while frame is not None:
+                        name = frame.f_code.co_filename
+                        if type(name) is str_type and name in timer_files:
+                            site = (name, frame.f_lineno)
+                            break
+                        frame = frame.f_back
+                    if site is None:
+                        reply = read_clock()  # jax and the stdlib read clocks too
+                        continue
+                else:
+                    site = (name, caller.f_lineno)
                 if pending_compiles:
                     number_compiles()
                 value = read_clock()
@@ -396,7 +449,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 reply.seq = number
                 reads[number] = value
                 events.append({"seq": number, "kind": "timer", "clock": clock,
-                               "value": value, "site": (name, caller.f_lineno)})
+                               "value": value, "site": site})
                 if latest_call is None:
                     continue
                 # Whether the latest call's outputs were ready at this read.
@@ -430,18 +483,23 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 # during the call are numbered between the two.
                 if not enabled:
                     continue
-                what, inputs, numpy_args, outputs, depth, files = message[1:7]
+                what, inputs, numpy_args, outputs, depth, files, callee, statics = message[1:9]
                 if type(depth) is not int_type or (outputs is not None
-                                                   and type(outputs) is not list_type):
+                                                   and type(outputs) is not list_type) or (
+                        statics is not None and type(statics) is not list_type):
                     raise TypeError("call")
                 if files is not files_seen:
                     files_seen, safe_files = files, exact_strs(files)
                 sender = direct_sender("call")
                 if sender is None:
                     continue
+                entry = designated.get(address(callee))
                 fields = {"name": what, "site": learner_site(sender, depth),
                           "inputs": tokens_of(inputs),
-                          "numpy_args": numpy_args, "seq": next(seq), "kind": "call"}
+                          "numpy_args": numpy_args, "seq": next(seq), "kind": "call",
+                          "fn": entry[1] if entry is not None and entry[0] is callee else 0}
+                if statics is not None:
+                    fields["static"] = statics
                 events.append(fields)
                 reply = number = fields["seq"]
                 if pending_compiles:
@@ -527,8 +585,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                         inside_call = True
                         break
                     name = code.co_filename
-                    if site is None and type(name) is str_type and (
-                            name in safe_files or name == "<timeit-src>"):
+                    if site is None and type(name) is str_type and name in safe_files:
                         site = (name, frame.f_lineno)
                     frame = frame.f_back
                 if inside_call and site is None:
@@ -599,6 +656,13 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                                 "learner code")
             elif op == SET:
                 enabled = message[1] is True
+            elif op == DESIGNATE:
+                designated = {}
+                if type(message[1]) is not list_type:
+                    raise TypeError("designate")
+                for number, callable_ in enumerate(message[1], 1):
+                    # Held until the next DESIGNATE, so an address is never reused.
+                    designated[address(callable_)] = (callable_, number)
             elif op == RESET:
                 events = []
                 pending_compiles.clear()

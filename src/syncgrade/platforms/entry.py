@@ -45,6 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from syncgrade.limits import (
+    DEFAULT_MEMORY_GIB,
+    DEFAULT_TIMEOUT_S,
+    check_memory_gib,
+    check_timeout,
+)
 from syncgrade.models import (
     SCHEMA_VERSION,
     CheckResult,
@@ -55,8 +61,6 @@ from syncgrade.models import (
 )
 from syncgrade.platforms.common import GRADER_FAULT_MESSAGE
 
-DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_MEMORY_GIB = 4.0
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
 CONFIG_KEYS = frozenset({"exercise", "timeout", "memory_gib", "submission", "reveal"})
@@ -177,12 +181,12 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
     except UnknownExercise as exc:
         raise ConfigError(str(exc)) from None
     config = Config(exercise=exercise)
-    for key, kind in (("timeout", float), ("memory_gib", float)):
+    for key, check in (("timeout", check_timeout), ("memory_gib", check_memory_gib)):
         if key in merged:
-            value = merged[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ConfigError(f"{key} must be a positive number, not {value!r}")
-            config = _with(config, **{key: kind(value)})
+            try:  # the rule every way in shares (syncgrade.limits)
+                config = _with(config, **{key: check(merged[key], key)})
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(str(exc)) from None
     if "submission" in merged:
         name = merged["submission"]
         if not isinstance(name, str) or not name.endswith(".py") or "/" in name:
@@ -274,7 +278,7 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
         max_score=exercise.max_score, summary=message, checks=checks, stdout=empty,
         stderr=empty, grading=GradingInfo(seconds=seconds, timeout_s=timeout),
         provenance=Provenance(syncgrade_version=syncgrade.__version__,
-                              rubric_version=exercise.version,
+                              rubric_version=f"{exercise.id}@{exercise.version}",
                               python_version=_platform.python_version()))
 
 

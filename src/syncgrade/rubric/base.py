@@ -123,6 +123,23 @@ class Exercise:
     """Run each grader call in a fresh child of its own, so a submission cannot tell the
     calls apart by their order or by state an earlier call left behind (exercise-4 hands
     the same-looking arguments to a right and to subtly wrong setups)."""
+    samples: tuple[Any, ...] = ()
+    """Every list of samples the exercise asks for, each a
+    :class:`~syncgrade.rubric.contract.Samples` (its measurement contract). The interval
+    checks are derived from them and follow ``checks``' own in the report; a check id
+    ``checks`` already declares is not derived again."""
+    points: Mapping[str, float] = field(default_factory=dict)
+    """Points of derived checks (default 1 each)."""
+
+    def __post_init__(self) -> None:
+        if not self.samples:
+            return
+        from syncgrade.rubric.contract import derived_checks  # contract builds on this module
+
+        declared = {check.id for check in self.checks}
+        derived = tuple(check for check in derived_checks(self.samples, self.calls, self.points)
+                        if check.id not in declared)
+        object.__setattr__(self, "checks", (*self.checks, *derived))
 
     @property
     def max_score(self) -> float:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from syncgrade.analysis import Interval, analyse
+from syncgrade.analysis import CPU_CLOCKS, Interval, SampleMatch, analyse, waits_on_output
 from syncgrade.models import Evidence
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
@@ -137,16 +137,25 @@ def _broken(ctx: Context, what: str) -> Outcome:
 
 
 def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
-                backend: str | None = None) -> Outcome:
+                backend: str | None = None, kind: str = "array") -> Outcome:
     """The result agrees with the grader's float64 NumPy reference on hidden inputs, element
     by element, within what float32 rounding allows on the child's backend (``backend``
     overrides it, e.g. ``tolerance.HOST`` for a NumPy result). The allowance is derived in
-    ``rubric/tolerance.py`` and is never tighter than the lesson's atol=rtol=2e-5 check."""
+    ``rubric/tolerance.py`` and is never tighter than the lesson's atol=rtol=2e-5 check.
+    ``kind``: ``"numpy"`` when the statement asks for the result on the host, as a NumPy
+    array (a device ``jax.Array`` then fails); ``"array"`` accepts either."""
     got = ctx.value(call, result)
     expected = tolerance.as_expected(ctx.references[reference])
     if isinstance(got, Opaque):
         return Outcome.fail(f"The result could not be read back: {got.reason}.",
                             "Return a JAX or NumPy array.")
+    if kind == "numpy" and (isinstance(got, JaxArray) or not isinstance(got, np.ndarray)):
+        what = "a device `jax.Array`" if isinstance(got, JaxArray) else _describe(got)
+        return Outcome.fail(
+            f"The result is {what}, but this exercise asks for the result on the host, as "
+            "a NumPy array.",
+            "Bring the output back inside each sample (e.g. `np.asarray(out)`) and return "
+            "that NumPy array.", Evidence(facts={"got": type(got).__name__}))
     if np.iscomplexobj(got):
         return Outcome.fail("The result holds complex numbers.",
                             "Return the real float32 array your function computed.")
@@ -262,6 +271,18 @@ def samples_measured(ctx: Context, call: str, samples: ValuePath,
     if match is None:
         raise Skip("the samples are not a list of numbers (see `sample-count`)")
     n = len(values)
+    reads = ctx.analysis(call).index.reads
+    cpu = _cpu_clock(match, {read.clock for read in reads.values()})
+    if cpu is not None:
+        label = "time." + cpu.replace("(", "(time.")
+        whose = "this thread" if "thread" in cpu.lower() else "this process"
+        return Outcome.fail(
+            f"Your samples come from `{label}`, which counts CPU time of {whose}, not the "
+            "time spent waiting for the device: use `time.perf_counter()`.",
+            "Read `time.perf_counter()` just before the call and again after waiting for its "
+            "output: a CPU-time clock stands still while your code waits.",
+            Evidence(facts={"samples": n, "clock": cpu}),
+        )
     if match.complete:
         return Outcome.ok(f"Each of the {n} samples is the difference of two clock readings "
                           "your code took.")
@@ -273,7 +294,8 @@ def samples_measured(ctx: Context, call: str, samples: ValuePath,
         names = ", ".join(listed[:-1]) + f" and {listed[-1]}"
         more = f" (and {len(missing) - 4} more)" if len(missing) > 4 else ""
         which = f"Samples {names}{more} of {n} are not differences"
-    no_reads = "" if ctx.analysis(call).index.reads else " (it read no clock at all)"
+    # Only what the grader saw: a clock it does not record may still have been read.
+    no_reads = "" if reads else " (the grader saw no clock read in this call)"
     return Outcome.fail(
         f"{which} of two clock readings your code took{no_reads}: each sample must be "
         "stop - start of one timed call, unchanged.",
@@ -282,6 +304,15 @@ def samples_measured(ctx: Context, call: str, samples: ValuePath,
         Evidence(facts={"samples": n, "unmatched": len(missing),
                         "first_unmatched": missing[0] + 1}),
     )
+
+
+def _cpu_clock(match: SampleMatch, clocks: set[str]) -> str | None:
+    """The CPU-time clock the samples come from: the clock of a sample's matched read pair,
+    or, with no sample matched, the clock read when only CPU-time clocks were read."""
+    matched = [iv.stop.clock for iv in match.intervals if iv is not None]
+    if matched:
+        return next((clock for clock in matched if clock in CPU_CLOCKS), None)
+    return min(clocks) if clocks and clocks <= CPU_CLOCKS else None
 
 
 def _probe_factor(ctx: Context, call: str, values: list[float]) -> float | None:
@@ -309,39 +340,127 @@ def _describe(value: Any) -> str:
 
 
 def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
-                   calls: int = 1) -> Outcome:
-    """Every timed interval contains exactly ``calls`` calls of jitted functions: one by
-    default; ``k`` for an exercise whose sample times a chain of ``k`` dependent calls."""
+                   calls: int = 1, fn: str | None = None, static: tuple[Any, ...] | None = None,
+                   host_transfer: bool = True) -> Outcome:
+    """Every timed interval contains exactly ``calls`` jitted calls (one by default; ``k``
+    for a sample that times a chain of ``k`` dependent calls), and, where the contract
+    says what is timed (:mod:`syncgrade.rubric.contract`):
+
+    - each is a call of the callable the grader handed over (``fn=None``, by identity:
+      a copy of the lesson's function, a new ``jax.jit(fn)`` or an AOT-compiled ``fn``
+      is another callable), or of the jit of the learner's function named ``fn``;
+    - with the ``static`` argument values, when given;
+    - the samples are in the order they were taken;
+    - no read of the timed output back to the host inside, unless ``host_transfer``."""
     if calls < 1:
         raise ValueError(f"calls must be at least 1, not {calls}")
     intervals = judged_intervals(ctx, call, samples)
-    fn = function_of(ctx, call)
+    name = function_of(ctx, call)
     if not intervals:
-        return no_intervals(fn)
-    one = calls == 1
+        return no_intervals(name)
+    # Static values belong to one list: judged only on the intervals its samples name.
+    matched = samples is not None and intervals == _matched_intervals(ctx, call, samples)
     for index, interval in enumerate(intervals):
-        n = len(interval.calls)
-        if n == calls:
-            continue
-        if n == 0:
-            message = (f"Timed interval {index + 1} (line {line_of(interval.start)} to line "
-                       f"{line_of(interval.stop)}) contains no call of the function: the timer "
-                       "started after the call or around nothing.")
-            hint = ("Start the clock just before `fn(*args)` and stop it after waiting." if one
-                    else f"Start the clock just before the first of the {calls} calls and "
-                         "stop it after waiting for the last one's output.")
-        elif one:
-            message = (f"Timed interval {index + 1} contains {n} calls: one sample should time "
-                       "one call.")
-            hint = "Start and stop the timer inside the loop, once per call."
-        else:
-            message = (f"Timed interval {index + 1} contains {n} calls: one sample should time "
-                       f"the {calls} calls of one chain.")
-            hint = (f"Start the timer before the first call of a chain of {calls} and stop it "
-                    "after the last, once per sample.")
-        return Outcome.fail(message, hint, with_timeline(ctx, call, interval, calls=n))
-    what = "exactly one call" if one else f"exactly {calls} calls"
+        problem = _count_problem(interval, index, calls) or _identity_problem(
+            ctx, interval, index, fn, static if matched else None) or (
+            None if host_transfer else _readback_problem(interval, index))
+        if problem is not None:
+            message, hint = problem
+            return Outcome.fail(message, hint,
+                                with_timeline(ctx, call, interval, calls=len(interval.calls)))
+    order = _order_problem(ctx, call, samples)
+    if order is not None:
+        return order
+    what = "exactly one call" if calls == 1 else f"exactly {calls} calls"
     return Outcome.ok(f"Each of the {len(intervals)} intervals times {what}.")
+
+
+def _matched_intervals(ctx: Context, call: str, samples: ValuePath) -> list[Interval] | None:
+    match = sample_match(ctx, call, samples)
+    return match.matched if match is not None and match.complete else None
+
+
+def _count_problem(interval: Interval, index: int, calls: int) -> tuple[str, str] | None:
+    n = len(interval.calls)
+    if n == calls:
+        return None
+    one = calls == 1
+    if n == 0:
+        return (f"Timed interval {index + 1} (line {line_of(interval.start)} to line "
+                f"{line_of(interval.stop)}) contains no call of the function: the timer "
+                "started after the call or around nothing.",
+                "Start the clock just before the call and stop it after waiting." if one
+                else f"Start the clock just before the first of the {calls} calls and "
+                     "stop it after waiting for the last one's output.")
+    if one:
+        return (f"Timed interval {index + 1} contains {n} calls: one sample should time "
+                "one call.",
+                "Start and stop the timer inside the loop, once per call, and call the "
+                "function only once between the two reads.")
+    return (f"Timed interval {index + 1} contains {n} calls: one sample should time "
+            f"the {calls} calls of one chain.",
+            f"Start the timer before the first call of a chain of {calls} and stop it "
+            "after the last, once per sample.")
+
+
+def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | None,
+                      static: tuple[Any, ...] | None) -> tuple[str, str] | None:
+    """The interval times the wrong callable, or the right one with other static values."""
+    for timed in interval.calls:
+        event = timed.call
+        right = event.fn != 0 if fn is None else (not fn or event.name == fn)
+        if not right:
+            where = on_line(line_of(event))
+            if fn is None:
+                return (f"Timed interval {index + 1} times another callable{where}, not the "
+                        "function the grader handed you: a copy of it, a new `jax.jit` of "
+                        "it or a compiled copy is a different program.",
+                        "Call the function you were given, exactly as given, inside the "
+                        "timer (e.g. `out = fn(*args)`).")
+            return (f"Timed interval {index + 1} times another function{where}, not the "
+                    f"jit of your `{fn}`.",
+                    f"Time the `jax.jit` of `{fn}` that you warmed up.")
+        if static is not None and event.static != list(static):
+            got = ", ".join(repr(v) for v in event.static or [])
+            want = ", ".join(repr(v) for v in static)
+            return (f"Timed interval {index + 1}{on_line(line_of(event))} calls the "
+                    f"function with static argument {got or 'missing'}, but this list of "
+                    f"samples is for {want}.",
+                    "Time each setting with its own value, and return the lists in the "
+                    "order the settings were given (check that the loop variable you pass "
+                    "is the current one).")
+    return None
+
+
+def _readback_problem(interval: Interval, index: int) -> tuple[str, str] | None:
+    readbacks = interval.readbacks_of_timed_output()
+    if not readbacks:
+        return None
+    return (f"Timed interval {index + 1} also reads the output back to the host"
+            f"{on_line(line_of(readbacks[0]))}: the sample includes a host transfer (and "
+            "any NumPy work on it) that this measurement does not ask for.",
+            "Wait with `out.block_until_ready()` inside the timer; convert or check the "
+            "result with NumPy after the timer stops.")
+
+
+def _order_problem(ctx: Context, call: str, samples: ValuePath | None) -> Outcome | None:
+    """Samples reported in another order than they were taken (e.g. sorted)."""
+    if samples is None:
+        return None
+    match = sample_match(ctx, call, samples)
+    if match is None or not match.complete:
+        return None
+    starts = [iv.start.seq for iv in match.intervals if iv is not None]
+    for k in range(1, len(starts)):
+        if starts[k] < starts[k - 1]:
+            return Outcome.fail(
+                f"Sample {k + 1} was measured before sample {k}: the samples are not in the "
+                "order they were taken.",
+                "Append each sample as you measure it and return the list unchanged (sort a "
+                "copy if you need one).",
+                Evidence(facts={"sample": k + 1}),
+            )
+    return None
 
 
 def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
@@ -415,7 +534,7 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
         return no_intervals(function_of(ctx, call))
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
-        if interval.compiles:
+        if interval.work_compiles:
             message, hint = _why_compiled(ctx, call, interval, static_arguments)
             return Outcome.fail(
                 f"Interval {index + 1} includes compiling the function: {message}", hint,
@@ -426,7 +545,9 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     returns = analysis.returns()
     dispatched = [e for e in before if isinstance(e, Call) and e.seq in returns
                   and returns[e.seq].outputs]
-    if dispatched and dispatched[-1].seq > _completed_upto(before, returns):
+    if dispatched and dispatched[-1].seq > _completed_upto(before, returns) and not (
+            waits_on_output(analysis.index, dispatched[-1], first.start.seq,
+                            analysis.index.readiness.get(first.start.seq) is True)):
         pending = dispatched[-1]
         return Outcome.fail(
             f"Nothing waited for the output of the call on line {line_of(pending)} before the "
@@ -461,7 +582,14 @@ def _why_compiled(ctx: Context, call: str, interval: Interval,
                 "(e.g. `fn(*args).block_until_ready()`) before the timed loop.")
     same_args = [w for w in warmups
                  if w.inputs == timed.inputs and w.numpy_args == timed.numpy_args]
-    if same_args and static_arguments:
+    if same_args and timed.static is not None and not any(
+            w.static == timed.static for w in same_args):
+        value = ", ".join(repr(v) for v in timed.static)
+        return (f"no earlier call used the static value ({value}) this interval times, so "
+                "it traced and compiled (each static value is a new program).",
+                "Warm up every static value you time: call the function once per value "
+                "and wait for the output before timing that value.")
+    if same_args and static_arguments and timed.static is None:
         return (f"the warm-up on line {line_of(same_args[-1])} used the same arrays, so a "
                 "static argument had a value no earlier call used (each static value is a "
                 "new program that traces and compiles), or the timed callable is another jit.",
@@ -587,11 +715,35 @@ def covers_device_work(
             "The timer stops before the device finishes: wait for the output inside the "
             "interval.", Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 3)}),
         )
+    unwaited = _unwaited_probe_sample(ctx, call, samples)
+    if unwaited is not None:
+        return Outcome.fail(
+            f"With a workload the grader knows takes about {work * 1e3:.0f} ms{runs}, sample "
+            f"{unwaited + 1} lasted long enough, but nothing in it waited for the output: "
+            "its length came from the machine being busy or from a pause, not from "
+            "waiting for the device work.",
+            "The timer stops before the device finishes: wait for the output inside the "
+            "interval.", Evidence(facts={**facts, "unwaited_sample": unwaited + 1}),
+        )
     return Outcome.ok(
         f"With a workload of about {work * 1e3:.0f} ms{runs}, every sample covered the "
         "device work.",
         Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 1)}),
     )
+
+
+def _unwaited_probe_sample(ctx: Context, call: str, samples: ValuePath) -> int | None:
+    """The index of a probe sample whose interval times a call but holds no wait on its
+    output (a sample's wall time inflated by load is not device work); ``None`` when
+    every matched sample waited, or the samples match no intervals (``samples-measured``
+    reports that; the duration test still applies)."""
+    match = sample_match(ctx, call, samples)
+    if match is None or not match.complete:
+        return None
+    for index, interval in enumerate(match.intervals):
+        if interval is not None and interval.calls and not interval.waits_on_timed_output():
+            return index
+    return None
 
 
 def list_length(ctx: Context, call: str, value: ValuePath, count: int, name: str,

@@ -16,7 +16,7 @@ from syncgrade.trace import READBACK_WAYS, Wait
 
 def placed_inside(interval: Interval) -> frozenset[int]:
     """Tokens of the arrays that a ``device_put`` inside the interval produced."""
-    return frozenset(token for p in interval.placements for token in p.arrays)
+    return frozenset(token for p in interval.host_placements for token in p.arrays)
 
 
 def unplaced_inputs(interval: Interval) -> list[int]:

@@ -14,7 +14,7 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of
+from syncgrade.rubric.contract import Samples
 
 REPEATS = 6
 PROBE_SECONDS = 0.05  # as exercise-8: a no-wait sample is ~0.1 ms, far below 35% of it
@@ -43,7 +43,7 @@ PROBE = "probe"
 EXERCISE = Exercise(
     id="exercise-1",
     title="Time a completed result",
-    version="3",
+    version="4",
     required=(Required("synchronized_samples", "fn, args, repeats", positional=3),),
     calls=(
         GraderCall(MAIN, "synchronized_samples", (
@@ -59,22 +59,12 @@ EXERCISE = Exercise(
         CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
-                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
-        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
-            ("", c.samples_measured, {"call": MAIN, "samples": SAMPLES}),
-            ("On the grader's calibration workload", c.samples_measured,
-             {"call": PROBE, "samples": SAMPLES}),
-        ), "ok": "Every sample is the difference of two clock readings your code took."}),
-        CheckSpec("times-the-call", "Times one call", c.times_the_call, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 2,
-                  {"call": PROBE, "samples": SAMPLES}),
     ),
+    samples=(
+        Samples(MAIN, SAMPLES, REPEATS),
+        Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True),
+    ),
+    points={"sync-before-stop": 2, "covers-device-work": 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )

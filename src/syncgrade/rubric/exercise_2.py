@@ -75,7 +75,7 @@ def _answer(letter: str) -> CheckSpec:
 EXERCISE = Exercise(
     id="exercise-2",
     title="Draw the interval",
-    version="1",
+    version="2",
     required=(Required("INTERVALS", kind="constant"), Required("SYNC_POINT", kind="constant")),
     calls=(
         GraderCall(INTERVALS_CALL, attribute="INTERVALS"),

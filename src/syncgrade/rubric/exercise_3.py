@@ -16,7 +16,7 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of
+from syncgrade.rubric.contract import Samples
 
 REPEATS = 5
 PROBE_SECONDS = 0.05  # as exercise-8: a no-wait sample is ~0.1 ms, far below 35% of it
@@ -42,12 +42,11 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 
 MAIN = "main"
 PROBE = "probe"
-_ON_MAIN = {"call": MAIN, "samples": SAMPLES}
 
 EXERCISE = Exercise(
     id="exercise-3",
     title="Exclude initial placement",
-    version="3",
+    version="4",
     required=(Required("device_resident_benchmark", "fn, host_args, device, repeats",
                        positional=4),),
     calls=(
@@ -66,23 +65,12 @@ EXERCISE = Exercise(
         CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
-                  {**_ON_MAIN, "count": REPEATS}),
-        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
-            ("", c.samples_measured, _ON_MAIN),
-            ("On the grader's calibration workload", c.samples_measured,
-             {"call": PROBE, "samples": SAMPLES}),
-        ), "ok": "Every sample is the difference of two clock readings your code took."}),
-        CheckSpec("inputs-ready", "Inputs placed and ready", c.inputs_ready, 2, _ON_MAIN),
-        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 2,
-                  _ON_MAIN),
-        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 2, _ON_MAIN),
-        CheckSpec("times-the-call", "Times one call", c.times_the_call, 1, _ON_MAIN),
-        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 1,
-                  _ON_MAIN),
-        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 1,
-                  {"call": PROBE, "samples": SAMPLES}),
     ),
+    samples=(
+        Samples(MAIN, SAMPLES, REPEATS),
+        Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True),
+    ),
+    points={"inputs-ready": 2, "placement-excluded": 2, "warmup-excluded": 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )

@@ -29,6 +29,7 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.contract import Samples
 from syncgrade.rubric.verification import verification_catches_errors
 
 REPEATS = 5  # every call, right or wrong: a different count would tell them apart
@@ -70,20 +71,23 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 MAIN = "main"
+PROBE = "probe"
+PROBE_SECONDS = 0.05  # as exercise-1: a no-wait sample is ~0.1 ms, far below 35% of it
 WRONG_FUNCTION = "wrong-function"
 WRONG_WEIGHTS = "wrong-device-weights"
-_ON_MAIN = {"call": MAIN, "samples": SAMPLES}
 
 
-def _call(call_id: str, workload: str, w_device: str) -> GraderCall:
+def _call(call_id: str, workload: str, w_device: str, probe: bool = False) -> GraderCall:
     """One call of ``changed_workload``. The right and the wrong setups differ only in
     ``workload`` and ``w_device``, whose differences show only in the values computed:
     the same repeats, rows, seed, device and argument kinds, and the two workloads are made
     by one factory (``workloads._scaled_predict``), so their jitted functions have the same
     name, qualname, repr, docstring and signature (``tests/test_exercise_4_setups.py``
     inspects them from inside a submission)."""
+    warm = [s.device("x_small"), s.device("w")]
     return GraderCall(call_id, "changed_workload", (
-        s.workload(workload, warm=[s.device("x_small"), s.device("w")]),
+        s.probe_like(workload, PROBE_SECONDS, warm=warm) if probe
+        else s.workload(workload, warm=warm),
         s.host("w"),
         s.device(w_device),
         s.value(ROWS),
@@ -109,32 +113,27 @@ WRONG_SETUPS = {
 EXERCISE = Exercise(
     id="exercise-4",
     title="Check an independent NumPy result first",
-    version="2",
+    version="3",
     required=(Required("changed_workload", "compiled_predict, w_host, w, rows, rng, device, "
                        "repeats", positional=7),),
     calls=(
         _call(MAIN, "predict_exact", "w"),
         _call(WRONG_FUNCTION, "predict_off_by_a_little", "w"),
         _call(WRONG_WEIGHTS, "predict_exact", "w_off"),
+        # The calibrated probe: the right function, whose program also runs the spin.
+        _call(PROBE, "predict_exact", "w", probe=True),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("shape", "Result shape", c.shape, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
         CheckSpec("verification-catches-errors", "Your check catches errors",
                   verification_catches_errors, 3, {"right": MAIN, "wrong": WRONG_SETUPS}),
-        CheckSpec("inputs-ready", "Inputs placed and ready", c.inputs_ready, 1, _ON_MAIN),
-        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
-                  _ON_MAIN),
-        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1, _ON_MAIN),
-        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 1,
-                  _ON_MAIN),
-        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
-                  {**_ON_MAIN, "count": REPEATS}),
-        CheckSpec("samples-measured", "Samples are measured", c.samples_measured, 1, _ON_MAIN),
     ),
+    samples=(Samples(MAIN, SAMPLES, REPEATS),
+             Samples(PROBE, SAMPLES, REPEATS, probe=True)),
     make_inputs=make_inputs,
     make_references=make_references,
     # Each call in a fresh child: the wrong setups cannot be told apart by call order.

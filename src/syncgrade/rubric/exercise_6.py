@@ -17,6 +17,7 @@ from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.contract import Samples
 from syncgrade.rubric.report_models import RepairReport
 
 REPEATS = 7  # not the default 5: a hard-coded count fails `sample-count`
@@ -25,6 +26,9 @@ SAMPLES = (0, "samples")
 BOUNDARY = (0, "boundary")
 RESULT = (1,)
 MAIN = "main"
+PROBE = "probe"
+PROBE_SECONDS = 0.05  # as exercise-1: a no-wait sample is ~0.1 ms, far below 35% of it
+PROBE_REPEATS = 2
 
 
 def make_inputs() -> dict[str, np.ndarray]:
@@ -43,7 +47,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-6",
     title="Repair a flawed timer (diagnosis)",
-    version="2",
+    version="3",
     required=(
         Required("repaired_benchmark", "fn, args, repeats=5", positional=3),
     ),
@@ -53,28 +57,22 @@ EXERCISE = Exercise(
             s.tuple_of(s.device("x", ready=False), s.device("w", ready=False)),
             s.value(REPEATS),
         )),
+        GraderCall(PROBE, "repaired_benchmark", (
+            s.probe(PROBE_SECONDS), s.probe_args(PROBE_SECONDS), s.value(PROBE_REPEATS),
+        )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
-                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
-        CheckSpec("samples-measured", "Samples are measured", c.samples_measured, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("inputs-ready", "Inputs ready first", c.inputs_ready, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
         CheckSpec("boundary-matches", "Declared boundary", rc.boundary_matches, 2,
                   {"call": MAIN, "boundary": BOUNDARY, "samples": SAMPLES}),
         CheckSpec("report-schema", "Report layout", rc.report_schema, 1,
                   {"call": MAIN, "report": REPORT, "model": RepairReport}),
     ),
+    samples=(Samples(MAIN, SAMPLES, REPEATS),
+             Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True)),
+    points={"sync-before-stop": 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )

@@ -19,7 +19,9 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of, on_intervals
+from syncgrade.rubric.compose import all_of
+from syncgrade.rubric.contract import WARM as WARM_PHASES
+from syncgrade.rubric.contract import Samples
 from syncgrade.rubric.report_models import TimingReport
 
 FIRST_REPEATS = 3  # odd counts: every median convention gives the same middle sample
@@ -28,6 +30,9 @@ REPORT = ()
 FIRST = ("first_call_s",)
 WARM = ("warm_s",)
 MAIN = "main"
+PROBE = "probe"
+PROBE_SECONDS = 0.05  # as exercise-1: a no-wait sample is ~0.1 ms, far below 35% of it
+PROBE_FIRST, PROBE_WARM = 2, 2  # two each: a learner may take a stdev
 WARM_ONLY = rc.warm_intervals(FIRST, WARM)
 ARGS = ("x", "w")  # the hidden inputs handed over, in order, as `args`
 
@@ -48,7 +53,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-7",
     title="A reproducible report: first call and warm distributions",
-    version="2",
+    version="3",
     required=(
         Required("timing_report", "make_fn, args, first_repeats, warm_repeats", positional=4),
     ),
@@ -59,19 +64,15 @@ EXERCISE = Exercise(
             s.value(FIRST_REPEATS),
             s.value(WARM_REPEATS),
         )),
+        GraderCall(PROBE, "timing_report", (
+            s.probe_factory(PROBE_SECONDS), s.probe_args(PROBE_SECONDS),
+            s.value(PROBE_FIRST), s.value(PROBE_WARM),
+        )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("report-schema", "Report layout", rc.report_schema, 2,
                   {"call": MAIN, "report": REPORT, "model": TimingReport, "json_safe": True}),
-        CheckSpec("first-call-includes-compile", "First calls compile",
-                  rc.first_call_includes_compile, 2, {"call": MAIN, "first": FIRST, "warm": WARM}),
-        CheckSpec("warmup-excluded", "Warm samples are warm", on_intervals, 1,
-                  {"check": c.warmup_excluded, "call": MAIN, "select": WARM_ONLY,
-                   "label": "Warm samples"}),
-        CheckSpec("sync-before-stop", "Warm samples wait", on_intervals, 2,
-                  {"check": c.sync_before_stop, "call": MAIN, "select": WARM_ONLY,
-                   "label": "Warm samples"}),
         CheckSpec("summary-stats", "Summaries recomputed", rc.summary_stats, 1, {
             "call": MAIN, "report": REPORT,
             "medians": {"first_call_median_s": "first_call_s", "warm_median_s": "warm_s"},
@@ -87,18 +88,17 @@ EXERCISE = Exercise(
             ("", rc.workload_matches, {"call": MAIN, "report": ("workload",), "args": ARGS}),
         ), "ok": "The reported JAX version, backend, device and workload (shapes, dtypes) "
                  "are the real ones."}),
-        CheckSpec("sample-count", "Sample counts and units", all_of, 1, {"parts": (
-            ("`first_call_s`", c.sample_count,
-             {"call": MAIN, "samples": FIRST, "count": FIRST_REPEATS}),
-            ("`warm_s`", c.sample_count, {"call": MAIN, "samples": WARM, "count": WARM_REPEATS}),
-        ), "ok": f"{FIRST_REPEATS} first-call and {WARM_REPEATS} warm samples, in seconds."}),
-        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
-            ("`first_call_s`", c.samples_measured, {"call": MAIN, "samples": FIRST}),
-            # The warm list may not reuse an interval a first-call sample already names.
-            ("`warm_s`", c.samples_measured,
-             {"call": MAIN, "samples": WARM, "exclusive_of": (FIRST,)}),
-        ), "ok": "Every sample is the difference of two clock readings your code took."}),
     ),
+    samples=(
+        Samples(MAIN, FIRST, FIRST_REPEATS, label="`first_call_s`",
+                phases=WARM_PHASES | {"compilation"}),
+        # The warm list may not reuse an interval a first-call sample already names.
+        Samples(MAIN, WARM, WARM_REPEATS, label="`warm_s`", exclusive_of=(FIRST,)),
+        # The calibrated probe, through both lists: a first call compiles, then runs.
+        Samples(PROBE, FIRST, PROBE_FIRST, label="`first_call_s`", probe=True),
+        Samples(PROBE, WARM, PROBE_WARM, label="`warm_s`", probe=True, exclusive_of=(FIRST,)),
+    ),
+    points={"first-call-includes-compile": 2, "sync-before-stop": 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )

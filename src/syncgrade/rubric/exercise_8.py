@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.analysis import PHASES
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of
+from syncgrade.rubric.contract import Samples
 
 REPEATS = 6
 PROBE_SECONDS = 0.05
@@ -44,7 +44,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-8",
     title="End-to-end request, named separately",
-    version="2",
+    version="3",
     required=(
         Required("end_to_end_samples", "fn, host_args, device, repeats", positional=4),
     ),
@@ -63,23 +63,14 @@ EXERCISE = Exercise(
     checks=(
         CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
-                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
-                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
-        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
-            ("", c.samples_measured, {"call": MAIN, "samples": SAMPLES}),
-            ("On the grader's calibration workload", c.samples_measured,
-             {"call": PROBE, "samples": SAMPLES}),
-        ), "ok": "Every sample is the difference of two clock readings your code took."}),
-        CheckSpec("warmup-excluded", "Warm-up excluded", c.warmup_excluded, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("placement-included", "Placement included", e2e.placement_included, 2,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("readback-included", "Readback included", e2e.readback_included, 2,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 2,
-                  {"call": PROBE, "samples": SAMPLES}),
+                  {"call": MAIN, "result": RESULT, "reference": "predict",
+                   "kind": "numpy"}),
     ),
+    samples=(
+        Samples(MAIN, SAMPLES, REPEATS, phases=frozenset(PHASES) - {"compilation"}),
+        Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True),
+    ),
+    points={"placement-included": 2, "readback-included": 2, "covers-device-work": 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )

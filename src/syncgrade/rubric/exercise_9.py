@@ -30,6 +30,7 @@ from syncgrade.rubric import specs as s
 from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 from syncgrade.rubric.compose import Part, all_of
+from syncgrade.rubric.contract import Samples
 
 MAIN = "main"
 PROBE = "probe"
@@ -95,7 +96,7 @@ ONE_LIST_EACH = "one list of samples per setting"
 EXERCISE = Exercise(
     id="exercise-9",
     title="Sweep a static argument: time every setting warm",
-    version="1",
+    version="2",
     required=(Required("sweep_samples", "fn, args, settings, repeats", positional=4),),
     calls=(
         GraderCall(MAIN, "sweep_samples", (
@@ -123,32 +124,19 @@ EXERCISE = Exercise(
             *per_setting(c.sample_count, N, count=REPEATS),
         ), "ok": f"{REPEATS} finite, positive samples in seconds for each of the {N} "
                  "settings."}),
-        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
-            # Each setting's list may not reuse an interval an earlier list names.
-            *((f"For `settings[{i}]`", c.samples_measured,
-               {"call": MAIN, "samples": (1, i),
-                "exclusive_of": tuple((1, j) for j in range(i))}) for i in range(N)),
-            *(("On the grader's calibration workload", c.samples_measured,
-               {"call": PROBE, "samples": (1, i),
-                "exclusive_of": tuple((1, j) for j in range(i))})
-              for i in range(len(PROBE_TIMES))),
-        ), "ok": "Every sample is the difference of two clock readings your code took."}),
-        CheckSpec("times-the-call", "Times one call", all_of, 1, {
-            "parts": per_setting(c.times_the_call, N),
-            "ok": "Each sample times exactly one call."}),
-        CheckSpec("warmup-excluded", "Every setting warmed up", all_of, 2, {
-            "parts": per_setting(c.warmup_excluded, N, static_arguments=True),
-            "ok": "Every setting was compiled and warmed up before its first sample."}),
-        CheckSpec("sync-before-stop", "Waits before stopping", all_of, 2, {
-            "parts": per_setting(c.sync_before_stop, N),
-            "ok": "Every interval waits for its own output before the timer stops."}),
-        CheckSpec("covers-device-work", "Covers the device work", all_of, 2, {"parts": tuple(
-            (f"With `settings[{i}]` = {times}", c.covers_device_work,
-             {"call": PROBE, "samples": (1, i), "runs_per_sample": times})
-            for i, times in enumerate(PROBE_TIMES)
-        ), "ok": "With a workload of known length, every sample of every setting covered "
-                 "the device work."}),
     ),
+    # One list per setting, in the order given, each timing its own static value; each
+    # list may not reuse an interval an earlier list names.
+    samples=(
+        *(Samples(MAIN, (*SAMPLES, i), REPEATS, label=f"For `settings[{i}]`",
+                  static=(block,), exclusive_of=tuple((*SAMPLES, j) for j in range(i)))
+          for i, block in enumerate(BLOCKS)),
+        *(Samples(PROBE, (*SAMPLES, i), PROBE_REPEATS, probe=True, runs_per_sample=times,
+                  label=f"With `settings[{i}]` = {times}",
+                  exclusive_of=tuple((*SAMPLES, j) for j in range(i)))
+          for i, times in enumerate(PROBE_TIMES)),
+    ),
+    points={"warmup-excluded": 2, "sync-before-stop": 2, "covers-device-work": 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )

@@ -334,6 +334,14 @@ def warm_intervals(first: ValuePath, warm: ValuePath) -> Callable[[Context, str]
     return select
 
 
+def first_intervals(first: ValuePath, warm: ValuePath) -> Callable[[Context, str],
+                                                                    list[Interval]]:
+    """A selector (see ``compose.on_intervals``) of the first-call intervals."""
+    def select(ctx: Context, call: str) -> list[Interval]:
+        return split_first_warm(ctx, call, first, warm)[0]
+    return select
+
+
 def first_call_includes_compile(ctx: Context, call: str, first: ValuePath,
                                 warm: ValuePath) -> Outcome:
     """Every first-call interval contains a compilation and a completed wait on the

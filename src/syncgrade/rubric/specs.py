@@ -19,6 +19,13 @@ docs/authoring.md, "Argument specs".
 - :func:`probe`, :func:`probe_args`, :func:`probe_host_args`: the calibrated spin of
   about ``seconds`` and its placed or NumPy arguments; a call that uses any of them
   records the probe's measured duration, which ``covers-device-work`` reads.
+- :func:`probe_like`: a jit with the signature and the exact results of workload ``name``
+  whose program also runs the calibrated spin, so one call takes about ``seconds`` on the
+  device (for functions that take a workload, not ``fn, args``: exercise-4).
+- :func:`probe_factory`: :func:`factory` for the probe: each ``make_fn()`` is a fresh,
+  uncompiled jit of the spin, called with :func:`probe_args` (exercise-7).
+
+Every spec whose kind starts with ``probe`` makes its call record the probe's duration.
 """
 
 from __future__ import annotations
@@ -107,6 +114,25 @@ def factory(name: str, *, source: str | None = None,
 def probe(seconds: float) -> Spec:
     """The grader's jit of ``spin``, calibrated so one run takes about ``seconds``."""
     return {"kind": "probe", "seconds": seconds}
+
+
+def probe_like(name: str, seconds: float, warm: list[Spec] | None = None, *,
+               source: str | None = None) -> Spec:
+    """``jax.jit`` of workload ``name`` (see :func:`workload`, without static arguments)
+    whose program also runs the calibrated spin: same signature, bit-for-bit the same
+    results (each floating-point output ``y`` is returned as ``y - 0.0 * s``, ``s`` > 0
+    the spin's first element), and one call takes at least the probe's ``seconds`` on the
+    device. A new function object per grader call, uncompiled, or compiled on the
+    ``warm`` specs first when given (that warm-up runs the spin too)."""
+    return _declared({"kind": "probe_like", "name": name, "seconds": seconds,
+                      "warm": warm}, source, ())
+
+
+def probe_factory(seconds: float) -> Spec:
+    """``make_fn()`` (see :func:`factory`): each call returns a fresh ``jax.jit`` of the
+    spin, whose first call traces and compiles; called with :func:`probe_args` of the same
+    ``seconds``, one run takes about ``seconds``."""
+    return {"kind": "probe_factory", "seconds": seconds}
 
 
 def probe_args(seconds: float) -> Spec:

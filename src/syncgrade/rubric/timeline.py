@@ -11,38 +11,41 @@ MAX_INSIDE = 24
 (a report must stay small however many events a learner's interval holds)."""
 
 
-def _line(site: Site) -> int | None:
-    return site[1] if site else None
+def _line(site: Site, file: str) -> int | None:
+    """The learner's line of ``site``; none for a site outside the learner's ``file``
+    (a timeline names the learner's own lines only)."""
+    return site[1] if site and site[0] == file else None
 
 
-def _entry(event: Event, interval: Interval) -> TimelineEntry | None:
+def _entry(event: Event, interval: Interval, file: str) -> TimelineEntry | None:
     if isinstance(event, Call):
         what = "call" if not event.numpy_args else "call with NumPy arguments"
         note = "NumPy data is copied to the device here" if event.numpy_args else ""
         return TimelineEntry(what=what, detail=f"{event.name}(...) dispatched",
-                             line=_line(event.site), note=note)
+                             line=_line(event.site, file), note=note)
     if isinstance(event, Wait):
         on_output = event in interval.waits_on_timed_output()
         return TimelineEntry(
-            what="wait", detail=event.how, line=_line(event.site),
+            what="wait", detail=event.how, line=_line(event.site, file),
             note="waits for the timed output" if on_output
             else "waits, but not on the timed output",
         )
     if isinstance(event, Placement):
-        return TimelineEntry(what="placement", detail="jax.device_put", line=_line(event.site),
+        return TimelineEntry(what="placement", detail="jax.device_put",
+                             line=_line(event.site, file),
                              note="the inputs move to the device here")
     if isinstance(event, Compile):
         return TimelineEntry(what="compile", detail=event.event.replace("_", " "),
-                             line=_line(event.site), note="the function compiles here")
+                             line=_line(event.site, file), note="the function compiles here")
     if isinstance(event, TimerRead):
-        return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site))
+        return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site, file))
     return None
 
 
 def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
     """The interval's events in order, then where a late wait happened, if any."""
     entries = [TimelineEntry(what="timer start", detail=interval.start.clock,
-                             line=_line(interval.start.site))]
+                             line=_line(interval.start.site, file))]
     compiles_seen = False
     inside: list[TimelineEntry] = []
     for event in interval.inside:
@@ -50,7 +53,7 @@ def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
             if compiles_seen:
                 continue  # one compile line is enough; jax reports several stages
             compiles_seen = True
-        entry = _entry(event, interval)
+        entry = _entry(event, interval, file)
         if entry is not None:
             inside.append(entry)
     entries.extend(_shortened(inside))
@@ -61,10 +64,10 @@ def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
     elif ready:
         stop_note = "the timed work was complete"
     entries.append(TimelineEntry(what="timer stop", detail=interval.stop.clock,
-                                 line=_line(interval.stop.site), note=stop_note))
+                                 line=_line(interval.stop.site, file), note=stop_note))
     late = _late_wait(interval, analysis)
     if late is not None:
-        entries.append(TimelineEntry(what="wait", detail=late.how, line=_line(late.site),
+        entries.append(TimelineEntry(what="wait", detail=late.how, line=_line(late.site, file),
                                      note="this wait came after the timer stopped"))
     return Timeline(file=file, entries=entries, seconds=interval.seconds, ready_at_stop=ready)
 

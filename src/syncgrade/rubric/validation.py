@@ -37,7 +37,7 @@ CHECK_ID = re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
 VISIBILITIES = frozenset({"visible", "hidden", "after_due_date"})
 SPEC_KINDS = frozenset({
     "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
-    "probe_args", "probe_host_args",
+    "probe_args", "probe_host_args", "probe_like", "probe_factory",
 })
 """The argument spec kinds the child builds (``syncgrade.child.harness.KINDS``)."""
 REQUIRED_KINDS = frozenset({"function", "constant"})
@@ -194,6 +194,12 @@ def _spec(where: str, spec: Any) -> None:
         seconds = spec.get("seconds")
         if not isinstance(seconds, (int, float)) or not 0 < seconds <= 10:
             raise _Problem(f"{where}: probe seconds must be a number in (0, 10]")
+        if kind == "probe_like":
+            if spec.get("static_argnums"):
+                raise _Problem(f"{where}: a probe_like workload takes no static arguments")
+            _workload(where, spec)
+            for index, item in enumerate(spec.get("warm") or []):
+                _spec(f"{where}, warm-up argument {index + 1}", item)
 
 
 def _workload(where: str, spec: dict[str, Any]) -> None:

@@ -115,8 +115,12 @@ def _parent_protections(limits: Limits, isolation_used: str) -> list[Protection]
     linux = sys.platform.startswith("linux")
     return [
         Protection("process-group", True, "new session and process group (setsid)"),
-        Protection("wall-limit", True, f"{limits.wall_s:g} s, then SIGUSR1 stack dump "
-                   f"({limits.stack_grace_s:g} s grace) and SIGKILL"),
+        Protection("wall-limit", True, f"{limits.wall_s:g} s"
+                   + ("" if limits.startup_s is None else
+                      f" from the child's first result frame (start-up: "
+                      f"{limits.startup_s:g} s of its own)")
+                   + f", then SIGUSR1 stack dump ({limits.stack_grace_s:g} s grace) "
+                   "and SIGKILL"),
         Protection("output-cap", True, f"{limits.output_bytes} bytes kept per stream"),
         Protection("result-cap", True, f"{limits.result_bytes} bytes or "
                    f"{limits.result_frames} result frames, then the child is stopped"),
@@ -157,7 +161,9 @@ class _Run:
         self.stack_fd = -1  # read end of the stack pipe, once spawned
         self.feed = -1  # pre-started run: write end of the child's stdin pipe
         self.ready_fd = -1  # pre-started run: read end of the readiness pipe
-        self.start = 0.0  # time.monotonic() the wall limit counts from
+        self.start = 0.0  # time.monotonic() of spawn (or delivery): the start-up's start
+        self.startup_timed_out = False  # stopped at Limits.startup_s, before any frame
+        self.clock_s = 0.0  # seconds counted against Limits.wall_s
         self.proc: RunProcess
         self.pump: Pump
 
@@ -236,7 +242,8 @@ class _Run:
 
     def launch(self, env: Mapping[str, str], hidden: Sequence[str], readable: Sequence[str],
                *, stdin: bytes | None) -> None:
-        """Spawn the launcher and set up the pump; the wall clock starts now.
+        """Spawn the launcher and set up the pump; the clock starts now (the start-up's,
+        or the wall limit's when ``Limits.startup_s`` is None).
 
         ``stdin=None`` pre-starts the run: the child's stdin is a pipe whose write end is
         kept in ``self.feed`` (see :meth:`deliver`), and the child gets the write end of a
@@ -287,8 +294,8 @@ class _Run:
             raise
 
     def finish(self) -> SandboxOutcome:
-        """Pump until exit or the wall limit (from ``self.start``), sweep, reap, and build
-        the outcome. Always leaves nothing running."""
+        """Pump until exit or the limits (from ``self.start``: see :meth:`supervise`),
+        sweep, reap, and build the outcome. Always leaves nothing running."""
         try:
             timed_out, wall, swept, wait_status, cpu = self.supervise(self.proc, self.pump,
                                                                       self.start)
@@ -324,16 +331,30 @@ class _Run:
 
     def supervise(self, proc: RunProcess, pump: Pump, start: float
                   ) -> tuple[bool, float, int, int, float]:
-        """Run to the end; (timed_out, wall_s, swept, launcher wait status, cpu_s)."""
-        # Past the result cap nothing the child sends can be kept: stop it now rather
-        # than read and discard a flood until the wall limit.
-        timed_out = not pump.run(start + self.limits.wall_s,
-                                 lambda: pump.exited() or self.frames.truncated)
+        """Run to the end; (timed_out, wall_s, swept, launcher wait status, cpu_s). Sets
+        :attr:`startup_timed_out` and :attr:`clock_s` (see ``Limits.startup_s``)."""
+
+        def over() -> bool:
+            # Past the result cap nothing the child sends can be kept: stop it now rather
+            # than read and discard a flood until the wall limit.
+            return pump.exited() or self.frames.truncated
+
+        clock: float | None = start
+        if self.limits.startup_s is not None:
+            # The child's start-up has its own budget; the wall limit counts from its
+            # first write on the result channel (the grading child's hello frame).
+            began = pump.run(start + self.limits.startup_s,
+                             lambda: over() or self.frames.total > 0)
+            clock = time.monotonic() if began and self.frames.total > 0 else None
+            self.startup_timed_out = not began
+        timed_out = self.startup_timed_out or not pump.run(
+            (clock or start) + self.limits.wall_s, over)
         if timed_out:
             self.stop(proc, pump)
         elif not pump.exited():
             self.stop(proc, pump, dump=False)
         wall = time.monotonic() - start
+        self.clock_s = 0.0 if clock is None else wall + start - clock
         swept = self.sweep(proc.pid)
         reaped = proc.reap()
         assert reaped is not None  # reap() without a timeout waits for the exit
@@ -395,8 +416,16 @@ class _Run:
             escaped_killed=leftover + swept, protections=_order(protections),
             isolation=used,
             frames_incomplete=self.frames.incomplete, cpu_s=cpu,
-            stderr_flags=ending.memory_flags,
+            stderr_flags=ending.memory_flags, startup_timeout=self.startup_timed_out,
+            clock_s=self.clock_s,
         )
+
+
+def _check_clocks(wall_s: float, startup_s: float | None) -> None:
+    if not wall_s > 0:
+        raise ValueError("Limits.wall_s must be positive")
+    if startup_s is not None and not startup_s > 0:
+        raise ValueError("Limits.startup_s must be positive (or None)")
 
 
 def _signal(pid: int, sig: int) -> None:
@@ -425,6 +454,9 @@ def run_sandboxed(
     - The child sees only ``env`` plus minimal defaults, and gets the write ends of the
       result channel and the stack-dump pipe as the fds named in ``SYNCGRADE_CHANNEL_FD``
       and ``SYNCGRADE_STACK_FD``.
+    - ``limits.wall_s`` counts from spawn, or, with ``limits.startup_s``, from the
+      child's first write on the result channel, which must come within ``startup_s``
+      of spawn (else a timeout with ``startup_timeout``).
     - In namespace mode the child sees only system dirs, the interpreter, the syncgrade
       package, ``readable_paths`` (all read-only) and its workdir; ``hidden_paths`` are
       masked even inside those.
@@ -434,8 +466,7 @@ def run_sandboxed(
     """
     if not argv:
         raise ValueError("argv must name a program")
-    if limits.wall_s <= 0:
-        raise ValueError("Limits.wall_s must be positive")
+    _check_clocks(limits.wall_s, limits.startup_s)
     rundir = RunDir()
     try:
         rundir.write_files(files)
@@ -500,19 +531,20 @@ class PreStarted:
             self._gone = not data
         return not (self._used or self._gone or self._run.pump.exited())
 
-    def deliver(self, stdin: bytes, files: Mapping[str, bytes], wall_s: float
-                ) -> SandboxOutcome:
+    def deliver(self, stdin: bytes, files: Mapping[str, bytes], wall_s: float, *,
+                startup_s: float | None = None) -> SandboxOutcome:
         """Write ``files`` into the workdir, then ``stdin`` (and EOF) to the child, and
-        run it to the end with ``wall_s`` of wall time counted from now. Same outcome
+        run it to the end with ``wall_s`` of wall time counted from now, or, given
+        ``startup_s`` (``Limits.startup_s``), with ``startup_s`` from now for the rest
+        of the child's start-up and ``wall_s`` from its first result frame. Same outcome
         and same cleanup as :func:`run_sandboxed`; raises only for grader faults."""
         if self._used:
             raise RuntimeError("a pre-started sandbox run can be used only once")
-        if wall_s <= 0:
-            raise ValueError("wall_s must be positive")
+        _check_clocks(wall_s, startup_s)
         self._used = True
         run = self._run
         try:
-            run.limits = dataclasses.replace(run.limits, wall_s=wall_s)
+            run.limits = dataclasses.replace(run.limits, wall_s=wall_s, startup_s=startup_s)
             try:
                 run.rundir.write_files(files)
             except BaseException:
@@ -521,7 +553,7 @@ class PreStarted:
                 run.close_feed()
                 raise
             run.start = time.monotonic()
-            self._feed(stdin, run.start + wall_s)
+            self._feed(stdin, run.start + (wall_s if startup_s is None else startup_s))
             return run.finish()
         finally:
             run.rundir.remove()
@@ -581,8 +613,9 @@ def start_sandboxed(
       bytes, and supervises the child with the wall limit counted from that moment;
     - the child finds a readiness fd in ``SYNCGRADE_READY_FD``: writing a byte to it
       (then closing it) marks the child warm (:meth:`PreStarted.ready`);
-    - the rlimits, including the CPU limit derived from ``limits.wall_s``, are fixed
-      now, so deliver with a ``wall_s`` no larger than ``limits.wall_s``;
+    - the rlimits, including the CPU limit derived from ``limits.wall_s`` and
+      ``limits.startup_s``, are fixed now, so deliver with a ``wall_s`` and a
+      ``startup_s`` no larger than those;
     - ``base``: the directory for the run directory (default: the temp directory now);
     - ``zygote``: a started :class:`Zygote` for ``argv``, to fork the run from instead of
       starting a fresh interpreter (same sandbox; the imports it did are not paid again).
@@ -595,8 +628,7 @@ def start_sandboxed(
     """
     if not argv:
         raise ValueError("argv must name a program")
-    if limits.wall_s <= 0:
-        raise ValueError("Limits.wall_s must be positive")
+    _check_clocks(limits.wall_s, limits.startup_s)
     rundir = RunDir(base)
     try:
         if zygote is not None:

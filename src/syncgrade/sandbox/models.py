@@ -15,7 +15,8 @@ Termination = Literal["exited", "timeout", "memory", "signal", "cpu"]
 """How the child ended.
 
 - ``exited``: it returned an exit status on its own (any status, 0 or not).
-- ``timeout``: the sandbox stopped it at ``Limits.wall_s``.
+- ``timeout``: the sandbox stopped it at ``Limits.wall_s`` (or at ``Limits.startup_s``:
+  ``SandboxOutcome.startup_timeout``).
 - ``memory``: it hit the address-space limit (inferred, see ``_classify``).
 - ``cpu``: it used up ``Limits.cpu_s`` of CPU time (SIGXCPU, or SIGKILL past the limit).
 - ``signal``: it was killed by any other signal (``signal_name`` says which).
@@ -40,13 +41,22 @@ class SandboxError(RuntimeError):
 class Limits:
     """Resource limits for one child run.
 
-    ``cpu_s=None`` means ``wall_s * cpu_count + 1``: CPU time is a backstop for a wall
-    timer that failed, and a multi-threaded child (XLA) legitimately burns more CPU
-    seconds than wall seconds, so it must not be killed for CPU before the wall limit.
+    ``cpu_s=None`` means ``(wall_s + startup_s) * cpu_count + 1``: CPU time is a backstop
+    for a wall timer that failed, and a multi-threaded child (XLA) legitimately burns more
+    CPU seconds than wall seconds, so it must not be killed for CPU before the wall limit
+    (nor during a start-up that has its own budget).
     """
 
     wall_s: float = 60.0
-    """Wall-clock limit for the child, measured from spawn."""
+    """Wall-clock limit for the child, measured from spawn (from delivery for a
+    pre-started run), or, when ``startup_s`` is set, from the child's first write to
+    the result channel."""
+    startup_s: float | None = None
+    """Budget for the child's own start-up, from spawn (or delivery) until its first
+    write to the result channel; ``wall_s`` counts from that write on. A child that has
+    not written by then is stopped as a timeout with ``SandboxOutcome.startup_timeout``
+    set: the start-up overran, not the code the wall limit is for. ``None``: no separate
+    start-up, ``wall_s`` counts from spawn (or delivery)."""
     memory_bytes: int = 4 * 2**30
     """RLIMIT_AS. jax + XLA CPU needs more than 1 GiB of address space; 2 GiB works."""
     cpu_s: float | None = None
@@ -72,7 +82,7 @@ class Limits:
         """The CPU-seconds limit actually applied (see the class docstring)."""
         if self.cpu_s is not None:
             return self.cpu_s
-        return self.wall_s * max(1, cpu_count) + 1.0
+        return (self.wall_s + (self.startup_s or 0.0)) * max(1, cpu_count) + 1.0
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,13 @@ class SandboxOutcome:
     """CPU seconds (user + system) of the child and its reaped descendants, if known."""
     stderr_flags: tuple[str, ...] = field(default=())
     """Out-of-memory markers found in stderr (evidence for ``termination="memory"``)."""
+    startup_timeout: bool = False
+    """True when the child was stopped because it had not written to the result channel
+    within ``Limits.startup_s`` (``termination`` is then ``timeout``): its own start-up
+    overran, before anything the wall limit is for ran."""
+    clock_s: float = 0.0
+    """The seconds counted against ``Limits.wall_s``: ``wall_s`` less the start-up when
+    ``Limits.startup_s`` is set (0 when the child never wrote to the result channel)."""
 
     def protection(self, name: str) -> Protection | None:
         """The protection called ``name``, or None if the sandbox did not try it."""

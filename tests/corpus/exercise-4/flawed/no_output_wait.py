@@ -1,5 +1,5 @@
 # flaw: the timed calls are never waited on; each sample stops at dispatch
-# expect-fail: sync-before-stop
+# expect-fail: sync-before-stop covers-device-work
 import time
 
 import jax

@@ -1,5 +1,5 @@
 # flaw: args ready and fn warm, but the timer stops at dispatch; the declared boundary claims more
-# expect-fail: sync-before-stop boundary-matches
+# expect-fail: sync-before-stop boundary-matches covers-device-work
 import time
 
 import jax

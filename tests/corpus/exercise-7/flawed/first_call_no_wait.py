@@ -1,5 +1,5 @@
 # flaw: the first-call samples stop at dispatch (after tracing and compiling); warm samples wait
-# expect-fail: first-call-includes-compile
+# expect-fail: first-call-includes-compile sync-before-stop covers-device-work
 import json
 import statistics
 import time

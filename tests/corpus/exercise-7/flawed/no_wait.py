@@ -1,5 +1,5 @@
 # flaw: no sample waits for its output, first-call or warm
-# expect-fail: sync-before-stop first-call-includes-compile boundary-matches
+# expect-fail: sync-before-stop first-call-includes-compile boundary-matches covers-device-work
 import statistics
 import time
 

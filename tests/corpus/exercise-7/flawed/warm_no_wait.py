@@ -1,5 +1,5 @@
 # flaw: warm samples stop at dispatch (first-call samples do wait)
-# expect-fail: sync-before-stop boundary-matches
+# expect-fail: sync-before-stop boundary-matches covers-device-work
 import statistics
 import time
 

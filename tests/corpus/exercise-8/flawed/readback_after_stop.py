@@ -1,5 +1,5 @@
 # flaw: the timer stops right after the call; the readback (the only wait) comes after the stop
-# expect-fail: readback-included covers-device-work
+# expect-fail: readback-included covers-device-work sync-before-stop
 import time
 
 import jax

@@ -1,5 +1,5 @@
-# style: waits with np.asarray(result), which is a host transfer, and declares it in the boundary
-# expect: pass
+# flaw: waits with np.asarray(result), a host transfer the exercise's interval does not hold (declaring it does not make it asked for)
+# expect-fail: times-the-call
 import time
 
 import jax

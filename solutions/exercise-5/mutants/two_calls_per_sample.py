@@ -1,0 +1,69 @@
+# mutant: each sample times two calls of the jitted energy
+# must-fail: times-the-call
+"""Exercise 5: A different equivalent workload (energy) (reference solution)."""
+
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    """The row-wise sum of squares of `a @ b`, computed with `jax.numpy`.
+
+    For `a` of shape `(rows, k)` and `b` of shape `(k, features)`, returns an array of
+    shape `(rows,)`.
+    """
+    # Square first, then reduce the output-feature axis only.
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    """The same quantity as `energy`, computed with NumPy only, on the host.
+
+    Returns a NumPy array of shape `(rows,)`.
+    """
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    """Jit `energy`, warm it up, then time `repeats` completed calls on placed `x`, `w`.
+
+    Returns:
+        (last_output, samples): the output of the last timed call, and a list of
+        `repeats` floats, each one call in seconds, from just before the call until that
+        call's output is ready.
+    """
+    fast_energy = jax.jit(energy)  # one compiled function, reused by every sample
+    jax.block_until_ready((x, w))
+    fast_energy(x, w).block_until_ready()  # warm-up: trace and compile outside the timer
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fast_energy(x, w)
+        fast_energy(x, w).block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return out, samples
+
+
+if __name__ == "__main__":
+    # The lesson's world.
+    rng = np.random.default_rng(0)
+    x_host = rng.normal(size=(64, 32)).astype(np.float32)
+    w_host = rng.normal(size=(32, 16)).astype(np.float32)
+    cpu = jax.devices("cpu")[0]
+    x = jax.device_put(x_host, cpu)
+    w = jax.device_put(w_host, cpu)
+    compiled_predict = jax.jit(lambda x, w: jnp.tanh(x @ w))
+    reference = np.tanh(x_host @ w_host)
+    jax.block_until_ready((x, w))
+
+    energy_result, energy_times = benchmark_energy(x, w, 5)
+    energy_ref = energy_reference(x_host, w_host)
+    assert energy_result.shape == (64,), energy_result.shape
+    np.testing.assert_allclose(np.asarray(energy_result), energy_ref, atol=2e-3, rtol=2e-5)
+    print("energy shape:", energy_result.shape)
+    print("energy samples (s):", [f"{s:.6f}" for s in energy_times])
+    print(f"energy median:      {np.median(energy_times) * 1e3:.3f} ms")

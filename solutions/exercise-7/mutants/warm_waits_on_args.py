@@ -1,0 +1,91 @@
+# mutant: the warm samples wait on the args instead of the timed call's output (first calls wait correctly)
+# must-fail: sync-before-stop covers-device-work boundary-matches
+"""Exercise 7: A reproducible report: first call and warm distributions (reference solution)."""
+
+import json
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+WARM_BOUNDARY = ["dispatch", "device execution", "output wait"]
+
+
+def _completed_call_seconds(fn, args):
+    """One sample: from just before `fn(*args)` until its output is ready, in seconds."""
+    start = time.perf_counter()
+    out = fn(*args)
+    out.block_until_ready()
+    return time.perf_counter() - start
+
+
+def timing_report(make_fn, args, first_repeats, warm_repeats):
+    """Time first calls (a fresh `make_fn()` each) and warm calls (one callable, warmed).
+
+    `make_fn()` returns a fresh jitted function whose first call traces and compiles;
+    `args` are placed on the device.
+
+    Returns:
+        A JSON-serializable dict with `first_call_s`, `warm_s` (lists of seconds),
+        `first_call_median_s`, `warm_median_s`, `compile_estimate_s` (floats),
+        `environment` (`jax_version`, `backend`, `device`), `workload` (`shapes`,
+        `dtypes`) and `boundary` (a list of the phases a warm interval contains).
+    """
+    jax.block_until_ready(args)
+
+    # A fresh callable per sample: every first-call interval traces and compiles.
+    first_call_s = [_completed_call_seconds(make_fn(), args) for _ in range(first_repeats)]
+
+    # One callable, warmed outside the timer, reused by every warm sample.
+    fn = make_fn()
+    fn(*args).block_until_ready()
+    warm_s = []
+    for _ in range(warm_repeats):
+        start = time.perf_counter()
+        fn(*args)
+        jax.block_until_ready(args)
+        warm_s.append(time.perf_counter() - start)
+
+    first_call_median_s = statistics.median(first_call_s)
+    warm_median_s = statistics.median(warm_s)
+    device = next(iter(args[0].devices()))
+    return {
+        "first_call_s": first_call_s,
+        "warm_s": warm_s,
+        "first_call_median_s": first_call_median_s,
+        "warm_median_s": warm_median_s,
+        "compile_estimate_s": first_call_median_s - warm_median_s,
+        "environment": {
+            "jax_version": jax.__version__,
+            "backend": jax.default_backend(),
+            "device": device.device_kind,
+        },
+        "workload": {
+            "shapes": [list(a.shape) for a in args],
+            "dtypes": [str(a.dtype) for a in args],
+        },
+        "boundary": list(WARM_BOUNDARY),
+    }
+
+
+if __name__ == "__main__":
+    # The lesson's world.
+    rng = np.random.default_rng(0)
+    x_host = rng.normal(size=(64, 32)).astype(np.float32)
+    w_host = rng.normal(size=(32, 16)).astype(np.float32)
+    cpu = jax.devices("cpu")[0]
+    x = jax.device_put(x_host, cpu)
+    w = jax.device_put(w_host, cpu)
+    compiled_predict = jax.jit(lambda x, w: jnp.tanh(x @ w))
+    reference = np.tanh(x_host @ w_host)
+
+    def make_predict():
+        # A new lambda each time, so each callable traces and compiles on its first call.
+        return jax.jit(lambda x, w: jnp.tanh(x @ w))
+
+    report = timing_report(make_predict, (x, w), 3, 20)
+    print(json.dumps(report, indent=2))
+    print(f"first call: {report['first_call_median_s'] * 1e3:.3f} ms, "
+          f"warm: {report['warm_median_s'] * 1e3:.3f} ms")

@@ -1,0 +1,66 @@
+"""The limits a learner's code runs under, and the one check every way in applies to them.
+
+The ``grade`` command and ``grade batch`` (``--timeout``, ``--memory``), ``grade serve``
+and its :class:`~syncgrade.service.ServiceConfig`, the Python API
+(``grade(timeout=, memory_bytes=)``) and the platform entry points all call these, so a
+limit that is not a finite number above 0 and below a sane maximum is refused the same way
+everywhere: as a usage error, before anything runs, never as a learner's grade.
+
+Imports nothing heavy: the CLI parses its options with it.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+DEFAULT_TIMEOUT_S = 60.0
+STARTUP_TIMEOUT_S = 120.0
+"""The grader's own budget for starting each grading child (spawn, imports, the
+instrumentation, until its hello frame), apart from the learner's timeout, which counts
+from that frame (``sandbox.Limits.startup_s``). Generous: a loaded machine, not a
+learner, makes it slow, and an overrun is a grader fault, never the learner's timeout."""
+DEFAULT_MEMORY_GIB = 4.0
+MAX_TIMEOUT_S = 3600.0
+"""An hour: no exercise needs more, and a larger limit is a typo (milliseconds?)."""
+MAX_MEMORY_GIB = 1024.0
+GIB = 2**30
+
+
+def check_timeout(seconds: object, name: str = "timeout") -> float:
+    """``seconds`` as a float; ``ValueError`` unless finite, > 0 and at most
+    :data:`MAX_TIMEOUT_S`, ``TypeError`` if it is not a real number."""
+    return _checked(seconds, name, MAX_TIMEOUT_S, "seconds")
+
+
+def check_memory_gib(gib: object, name: str = "memory") -> float:
+    """``gib`` (GiB) as a float; ``ValueError`` unless finite, > 0 and at most
+    :data:`MAX_MEMORY_GIB`, ``TypeError`` if it is not a real number."""
+    value = _checked(gib, name, MAX_MEMORY_GIB, "GiB")
+    check_memory_bytes(int(value * GIB), name)  # at least one byte
+    return value
+
+
+def check_memory_bytes(count: object, name: str = "memory_bytes") -> int:
+    """``count`` (bytes) as an int; ``ValueError`` unless finite, at least 1 and at most
+    :data:`MAX_MEMORY_GIB` GiB, ``TypeError`` if it is not a real number."""
+    value = int(_checked(count, name, MAX_MEMORY_GIB * GIB, "bytes",
+                         f"{MAX_MEMORY_GIB:g} GiB"))
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1 byte, not {count!r}")
+    return value
+
+
+def _checked(value: object, name: str, maximum: float, unit: str,
+             most: str = "") -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number of {unit}, not {type(value).__name__}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not (math.isfinite(number) and 0 < number <= maximum):
+        shown = repr(value) if len(repr(value)) <= 40 else f"{number:g}"
+        raise ValueError(f"{name} must be a number of {unit} above 0 and at most "
+                         f"{most or f'{maximum:g}'}, not {shown}")
+    return number

@@ -1,0 +1,232 @@
+"""The measurement contract: what each list of samples must measure, and every interval
+check derived from that one declaration.
+
+An exercise declares each list of samples it asks for as a :class:`Samples`: which grader
+call returns it and where, how many samples, and the interval each sample must measure,
+in the lesson's phase vocabulary, plus *what* is timed (the callable the grader handed
+over, by identity, and its static values). :func:`derived_checks` turns the declarations
+into the interval checks, the same way in every exercise:
+
+- ``sample-count``: the requested number of finite positive samples, in seconds;
+- ``samples-measured``: each sample is ``stop - start`` of two of the learner's reads;
+- ``times-the-call``: one call of the designated callable per sample, with the declared
+  static values, samples in the order they were taken, and no host transfer of the
+  timed output inside unless declared;
+- ``inputs-ready``: when the grader hands over inputs that still need placing or are
+  still being computed, and placement is not declared, they were ready first;
+- ``placement-excluded`` or ``placement-included``: a host-to-device transfer inside iff
+  ``input placement`` is declared (re-placing device arrays transfers nothing);
+- ``warmup-excluded`` or ``first-call-includes-compile``: a compilation inside iff
+  ``compilation`` is declared;
+- ``sync-before-stop``: a wait on the timed output (or on a value computed from it)
+  before the stop read;
+- ``readback-included``: when ``host transfer`` is declared;
+- ``covers-device-work``: on the probe lists (the calibrated workload), each sample at
+  least a fraction of the known device work, and waited for.
+
+An exercise states only what differs from the default (``phases=WARM``); it cannot forget
+a check. Semantics: docs/checks.md, "The measurement contract".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from syncgrade.analysis import PHASES
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import end_to_end as e2e
+from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, ValuePath
+from syncgrade.rubric.compose import Part, all_of, on_intervals
+
+WARM = frozenset({"dispatch", "device execution", "output wait"})
+"""The default interval: one warm call of the designated callable, waited for."""
+
+TITLES = {
+    "sample-count": "Sample count and units",
+    "samples-measured": "Samples are measured",
+    "times-the-call": "Times one call",
+    "inputs-ready": "Inputs placed and ready",
+    "placement-excluded": "Placement excluded",
+    "placement-included": "Placement included",
+    "warmup-excluded": "Warm-up excluded",
+    "first-call-includes-compile": "First calls compile",
+    "sync-before-stop": "Waits before stopping",
+    "readback-included": "Readback included",
+    "covers-device-work": "Covers the device work",
+}
+"""Every check id the contract derives, in report order, with its title."""
+
+_UNREADY_KINDS = frozenset({"host", "probe_host_args"})
+
+
+@dataclass(frozen=True)
+class Samples:
+    """One list of samples and the interval each of its samples must measure.
+
+    ``call``/``path``: the grader call and where the list is in its return value.
+    ``count``: how many samples. ``label``: how the statement names the list (prefixes
+    messages when an exercise has several lists). ``phases``: the interval, a subset of
+    :data:`~syncgrade.analysis.PHASES` (default :data:`WARM`). ``fn``: what is timed:
+    ``None`` for a callable the grader handed over (by identity), or the name of the
+    learner's own function whose jit is timed, or ``""`` for any jit of the learner's
+    (exercise-5). ``static``: the static
+    argument values every timed call must use (``None``: not checked). ``exclusive_of``:
+    lists whose intervals this one may not reuse. ``probe``: the list comes from the
+    calibrated probe (judged by ``samples-measured`` and ``covers-device-work`` only);
+    ``runs_per_sample``: how many probe runs one sample covers."""
+
+    call: str
+    path: ValuePath
+    count: int
+    label: str = ""
+    phases: frozenset[str] = WARM
+    fn: str | None = None
+    static: tuple[Any, ...] | None = None
+    exclusive_of: tuple[ValuePath, ...] = ()
+    probe: bool = False
+    runs_per_sample: int = 1
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.phases) - set(PHASES))
+        if unknown:
+            raise ValueError(f"Samples({self.call!r}, {self.path!r}): unknown phase(s) "
+                             f"{unknown}; the phases are {list(PHASES)}")
+        if not {"dispatch", "device execution", "output wait"} <= self.phases:
+            raise ValueError(f"Samples({self.call!r}, {self.path!r}): every interval holds "
+                             "dispatch, device execution and output wait")
+        if self.count < 1 or self.runs_per_sample < 1:
+            raise ValueError(f"Samples({self.call!r}, {self.path!r}): count and "
+                             "runs_per_sample must be at least 1")
+
+    def describe(self) -> dict[str, Any]:
+        """The contract as JSON (``grade list --json``)."""
+        return {
+            "call": self.call, "samples": list(self.path), "count": self.count,
+            "label": self.label,
+            "phases": [p for p in PHASES if p in self.phases],
+            "timed": "the callable the grader hands over" if self.fn is None
+            else f"jax.jit of your `{self.fn}`" if self.fn else "your own jitted function",
+            "static": list(self.static) if self.static is not None else None,
+            "probe": self.probe,
+        }
+
+
+def derived_checks(lists: Sequence[Samples], calls: Sequence[GraderCall],
+                   points: Mapping[str, float] | None = None) -> tuple[CheckSpec, ...]:
+    """The interval checks of ``lists``, in :data:`TITLES` order, each worth
+    ``points[id]`` (default 1). A check applies when some list needs it."""
+    points = points or {}
+    main = [s for s in lists if not s.probe]
+    probes = [s for s in lists if s.probe]
+    by_call = {call.id: call for call in calls}
+    parts: dict[str, list[Part]] = {check_id: [] for check_id in TITLES}
+    for samples in main:
+        for check_id, fn, params in _main_parts(samples, main, by_call):
+            parts[check_id].append((_label(samples, main), fn, params))
+    for samples in probes:
+        on_probe = "On the grader's calibration workload"
+        parts["samples-measured"].append((on_probe, c.samples_measured, {
+            "call": samples.call, "samples": samples.path,
+            "exclusive_of": samples.exclusive_of}))
+        parts["covers-device-work"].append((samples.label, c.covers_device_work, {
+            "call": samples.call, "samples": samples.path,
+            "runs_per_sample": samples.runs_per_sample}))
+    return tuple(
+        CheckSpec(check_id, TITLES[check_id], all_of, points.get(check_id, 1.0),
+                  {"parts": tuple(found), "ok": _OK.get(check_id, "") if len(found) > 1
+                   else ""})
+        for check_id, found in parts.items() if found)
+
+
+_OK = {
+    "sample-count": "Every list holds the requested number of finite, positive samples "
+                    "in seconds.",
+    "samples-measured": "Every sample is the difference of two clock readings your code took.",
+    "times-the-call": "Each sample times exactly one call of the function you were given.",
+    "sync-before-stop": "Every interval waits for its own output before the timer stops.",
+    "placement-excluded": "No input placement inside the timed intervals.",
+    "warmup-excluded": "Compilation and warm-up finished before the first timed interval.",
+}
+
+
+def _label(samples: Samples, main: Sequence[Samples]) -> str:
+    return samples.label if len(main) > 1 else ""
+
+
+def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str, GraderCall]
+                ) -> list[tuple[str, CheckFn, dict[str, Any]]]:
+    on = {"call": samples.call, "samples": samples.path}
+    phases = samples.phases
+    pair = _first_and_warm(samples, main)
+
+    def judged(check: CheckFn, **params: Any) -> tuple[CheckFn, dict[str, Any]]:
+        # A call that returns a first-call and a warm list: each list's interval checks
+        # judge the intervals the split assigns it (report_checks.split_first_warm), also
+        # when one list's samples match no read pairs.
+        if pair is None:
+            return check, {**on, **params}
+        first, warm = pair
+        select = (rc.warm_intervals(first.path, warm.path) if samples is warm
+                  else rc.first_intervals(first.path, warm.path))
+        return on_intervals, {"check": check, "call": samples.call, "select": select,
+                              **params}
+
+    found: list[tuple[str, CheckFn, dict[str, Any]]] = [
+        ("sample-count", c.sample_count, {**on, "count": samples.count}),
+        ("samples-measured", c.samples_measured,
+         {**on, "exclusive_of": samples.exclusive_of}),
+        ("times-the-call", *judged(c.times_the_call, fn=samples.fn, static=samples.static,
+                                   host_transfer="host transfer" in phases)),
+    ]
+    if "input placement" in phases:
+        found.append(("placement-included", *judged(e2e.placement_included)))
+    else:
+        if _hands_unready_inputs(by_call.get(samples.call)):
+            found.append(("inputs-ready", *judged(c.inputs_ready)))
+        found.append(("placement-excluded", *judged(c.placement_excluded)))
+    if "compilation" in phases:
+        if pair is None:
+            raise ValueError(f"Samples({samples.call!r}, {samples.path!r}) declares "
+                             "compilation: the same call must also return a warm list")
+        found.append(("first-call-includes-compile", rc.first_call_includes_compile,
+                      {"call": samples.call, "first": pair[0].path, "warm": pair[1].path}))
+    else:
+        found.append(("warmup-excluded", *judged(
+            c.warmup_excluded, static_arguments=samples.static is not None)))
+    found.append(("sync-before-stop", *judged(c.sync_before_stop)))
+    if "host transfer" in phases:
+        found.append(("readback-included", *judged(e2e.readback_included)))
+    return found
+
+
+def _first_and_warm(samples: Samples, main: Sequence[Samples]
+                    ) -> tuple[Samples, Samples] | None:
+    """(first-call list, warm list) when ``samples``' call returns both, else ``None``."""
+    same = [s for s in main if s.call == samples.call]
+    first = [s for s in same if "compilation" in s.phases]
+    warm = [s for s in same if "compilation" not in s.phases]
+    if len(first) == 1 and len(warm) == 1:
+        return first[0], warm[0]
+    return None
+
+
+def _hands_unready_inputs(call: GraderCall | None) -> bool:
+    """The call hands over host arrays, or device arrays still being computed."""
+    if call is None:
+        return False
+    pending = list(call.args) + list(call.kwargs.values())
+    while pending:
+        spec = pending.pop()
+        kind = spec.get("kind")
+        if kind in _UNREADY_KINDS or (kind == "device" and not spec.get("ready", True)):
+            return True
+        pending.extend(spec.get("items", []))
+    return False
+
+
+def contracts_of(lists: Sequence[Samples]) -> list[dict[str, Any]]:
+    """Every declared list's contract, as JSON."""
+    return [s.describe() for s in lists]

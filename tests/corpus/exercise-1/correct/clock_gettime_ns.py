@@ -1,0 +1,15 @@
+# style: time.clock_gettime_ns(time.CLOCK_MONOTONIC), converted to seconds
+# expect: pass
+import time
+
+
+def synchronized_samples(fn, args, repeats):
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        out = fn(*args)
+        out.block_until_ready()
+        stop_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        samples.append((stop_ns - start_ns) / 1e9)
+    return out, samples

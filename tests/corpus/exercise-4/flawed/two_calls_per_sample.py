@@ -1,0 +1,25 @@
+# flaw: two calls per sample: keeps one call's output and waits on another
+# expect-fail: times-the-call
+import time
+
+import jax
+import numpy as np
+
+
+def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
+    larger_host = rng.normal(size=(rows, w_host.shape[0])).astype(np.float32)
+    larger = jax.device_put(larger_host, device)
+    larger.block_until_ready()
+    warm = compiled_predict(larger, w)
+    warm.block_until_ready()
+    np.testing.assert_allclose(np.asarray(warm), np.tanh(larger_host @ w_host),
+                               atol=2e-5, rtol=2e-5)
+
+    samples = []
+    result = warm
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = compiled_predict(larger, w)
+        compiled_predict(larger, w).block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return larger_host, result, samples

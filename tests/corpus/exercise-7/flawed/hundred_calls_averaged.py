@@ -1,0 +1,36 @@
+# flaw: each sample (first-call and warm) is the mean of a loop of 100 waited calls: a hundred calls per sample, and the sample is no measured difference
+# expect-fail: times-the-call samples-measured
+import statistics
+import time
+
+import jax
+
+CALLS = 100
+
+
+def _per_call(fn, args):
+    start = time.perf_counter()
+    for _ in range(CALLS):
+        fn(*args).block_until_ready()
+    return (time.perf_counter() - start) / CALLS
+
+
+def timing_report(make_fn, args, first_repeats, warm_repeats):
+    jax.block_until_ready(args)
+    first = [_per_call(make_fn(), args) for _ in range(first_repeats)]
+    fn = make_fn()
+    fn(*args).block_until_ready()
+    warm = [_per_call(fn, args) for _ in range(warm_repeats)]
+    f_med, w_med = statistics.median(first), statistics.median(warm)
+    return {
+        "first_call_s": first,
+        "warm_s": warm,
+        "first_call_median_s": f_med,
+        "warm_median_s": w_med,
+        "compile_estimate_s": f_med - w_med,
+        "environment": {"jax_version": jax.__version__, "backend": jax.default_backend(),
+                        "device": jax.devices()[0].device_kind},
+        "workload": {"shapes": [list(a.shape) for a in args],
+                     "dtypes": [str(a.dtype) for a in args]},
+        "boundary": ["dispatch", "device execution", "output wait"],
+    }
