@@ -35,8 +35,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
-CORPUS = ROOT / "tests" / "corpus" / "exercise-1"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+CORPUS = COURSE / "exercise-1" / "corpus"
 FLOOR = [sys.executable, "-c",
          "import jax, jax.numpy as jnp; "
          "jax.jit(lambda x: jnp.tanh(x @ x))(jnp.ones((64, 64))).block_until_ready()"]

@@ -5,10 +5,43 @@ pre-started child that has imported jax but no learner code, used for one submis
 then discarded (issue 10): the ~1,000 grades of a run skip the 1-2 s jax import each.
 Isolation is unchanged: every submission still runs in a fresh process. Set it to 0 in
 the environment to grade cold.
+
+``built_wheel``: the project's wheel, built once per test process (test_start.py and
+test_course_outside.py share it).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("SYNCGRADE_WARM_POOL", "1")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of the working tree, built once per test process (``pip wheel --no-deps``)
+    from a copy of its files that git does not ignore, so the build leaves nothing in the
+    checkout (no build/, no egg-info)."""
+    source = tmp_path_factory.mktemp("source") / "syncgrade"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        path = ROOT / name
+        if path.is_file():  # a file deleted but not yet staged is listed too
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, source / name, follow_symlinks=False)
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q",
+                    "-w", str(out)], check=True, capture_output=True, timeout=600)
+    (wheel,) = out.glob("syncgrade-*.whl")
+    return wheel

@@ -1,17 +1,20 @@
-"""The submission corpus: reading its files and their expectations (see corpus/README.md)."""
+"""The submission corpus: reading its files and their expectations (see corpus/README.md).
+
+Each exercise's corpus lives in its course folder (``<course>/<id>/corpus/{correct,flawed}``,
+docs/authoring.md); the suite grades the built-in course's (``src/syncgrade/course/``), so
+an instructor adds corpus files to a course folder and never edits a test. The integrity
+corpus (``tests/corpus/integrity/``) is syncgrade's own and stays here."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import get_args
 
-from syncgrade.models import Cause
+from syncgrade.authoring.cases import Case, CaseError, corpus_case, integrity_case
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "corpus"
-_EXPECT = re.compile(r"^#\s*expect(?P<fail>-fail)?:\s*(?P<ids>.*)$")
+CORPUS = ROOT / "tests" / "corpus"  # the integrity corpus and its README
 
 
 @dataclass(frozen=True)
@@ -25,25 +28,38 @@ class CorpusCase:
         return f"{self.exercise}/{self.path.parent.name}/{self.path.stem}"
 
 
+def read_case(path: Path) -> Case:
+    """The header of a corpus file (``syncgrade.authoring.cases``: ``# style:`` and
+    ``# expect: pass``, or ``# flaw:`` and ``# expect-fail: ids``); AssertionError names
+    the file and what is wrong, or a file whose kind is not its folder's."""
+    try:
+        case = corpus_case(path)
+    except CaseError as exc:
+        raise AssertionError(str(exc)) from None
+    assert case.kind == path.parent.name, f"{path}: a {case.kind} file in {path.parent.name}/"
+    return case
+
+
 def read_expectation(path: Path) -> frozenset[str]:
-    """Parse the ``# expect: pass`` / ``# expect-fail: ids`` header of a corpus file."""
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:10]:
-        match = _EXPECT.match(line.strip())
-        if match:
-            if match["fail"]:
-                return frozenset(match["ids"].split())
-            assert match["ids"].strip() == "pass", f"{path}: unknown expectation {line!r}"
-            return frozenset()
-    raise AssertionError(f"{path} has no '# expect:' header")
+    """The exact set of failed check ids a corpus file declares (empty: full marks)."""
+    return read_case(path).expected_failures
+
+
+def corpus_dir(exercise: str) -> Path:
+    """The exercise's corpus folder in the built-in course."""
+    from syncgrade.courses import builtin_course
+
+    return builtin_course().folder(exercise).corpus
 
 
 def corpus_cases() -> list[CorpusCase]:
-    from syncgrade.rubric import EXERCISES
+    """Every corpus file of every exercise folder of the built-in course, discovered."""
+    from syncgrade.courses import CORPUS_KINDS, builtin_course
 
     cases = []
-    for exercise in EXERCISES:
-        for kind in ("correct", "flawed"):
-            for path in sorted((CORPUS / exercise / kind).glob("*.py")):
+    for exercise, files in builtin_course().files.items():
+        for kind in CORPUS_KINDS:
+            for path in files.corpus_files(kind):
                 cases.append(CorpusCase(exercise, path, read_expectation(path)))
     return cases
 
@@ -101,8 +117,6 @@ def default_rounds(case: CorpusCase, full_rounds: int) -> int:
 # ---------------------------------------------------------------- the integrity corpus
 
 INTEGRITY = CORPUS / "integrity"
-LEARNER_CAUSES = tuple(c for c in get_args(Cause) if c not in ("graded", "grader_fault"))
-_HEADER = re.compile(r"^#\s*(?P<key>exercise|cheat|expect-fail|expect)\s*:\s*(?P<value>.*)$")
 
 
 @dataclass(frozen=True)
@@ -124,25 +138,15 @@ class IntegrityCase:
 
 
 def read_integrity_header(path: Path) -> IntegrityCase:
-    """Parse the comment header (first lines) of an integrity corpus file; AssertionError
-    names the file when a field is missing, repeated, unknown or contradictory."""
-    fields: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:10]:
-        match = _HEADER.match(line.strip())
-        if match:
-            assert match["key"] not in fields, f"{path}: '{match['key']}' given twice"
-            fields[match["key"]] = match["value"].strip()
-    for key in ("exercise", "cheat"):
-        assert fields.get(key), f"{path}: no '# {key}:' header"
-    assert ("expect" in fields) != ("expect-fail" in fields), (
-        f"{path}: give exactly one of '# expect: CAUSE' and '# expect-fail: ids'")
-    if "expect" in fields:
-        assert fields["expect"] in LEARNER_CAUSES, (
-            f"{path}: unknown expectation {fields['expect']!r} (one of {LEARNER_CAUSES})")
-    failures = frozenset(fields.get("expect-fail", "").split())
-    assert "expect" in fields or failures, f"{path}: '# expect-fail:' names no check"
-    return IntegrityCase(fields["exercise"], path, fields["cheat"], failures,
-                         fields.get("expect"))
+    """Parse the comment header of an integrity corpus file (``syncgrade.authoring.cases``);
+    AssertionError names the file when a field is missing, repeated, unknown or
+    contradictory."""
+    try:
+        case = integrity_case(path)
+    except CaseError as exc:
+        raise AssertionError(str(exc)) from None
+    return IntegrityCase(case.exercise, path, case.description, case.expected_failures,
+                         case.expected_cause)
 
 
 def integrity_cases() -> list[IntegrityCase]:

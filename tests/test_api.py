@@ -16,8 +16,9 @@ from syncgrade import engine, rubric
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
-NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 
 
 def test_the_exceptions_are_exported() -> None:

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "corpus" / "exercise-1"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+CORPUS = COURSE / "exercise-1" / "corpus"
 
 
 def batch(*args: str) -> subprocess.CompletedProcess[str]:

@@ -15,8 +15,9 @@ import pytest
 from syncgrade.cli import EXIT_USAGE, main
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
-NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 
 
 def grade(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -116,7 +117,7 @@ def test_timeout_option_is_applied() -> None:
 
 
 def test_memory_option_limits_the_child() -> None:
-    hog = ROOT / "tests" / "corpus" / "exercise-1" / "correct" / "method_wait.py"
+    hog = COURSE / "exercise-1" / "corpus" / "correct" / "method_wait.py"
     result = grade("exercise-1", str(hog), "--json", "--memory", "0.5")
     report = json.loads(result.stdout)
     assert result.returncode == 1  # jax cannot even start in half a GiB

@@ -17,8 +17,9 @@ from syncgrade import cli
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
-FLAWED = ROOT / "tests" / "corpus" / "exercise-1" / "flawed"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+FLAWED = COURSE / "exercise-1" / "corpus" / "flawed"
 NO_WAIT = FLAWED / "no_wait.py"
 SYNTAX = FLAWED / "syntax_error.py"
 
@@ -71,7 +72,7 @@ def test_batch_platform_lines_and_text(tmp_path: Path,
     by_name = {Path(line["submission"]).name: line["results"] for line in lines}
     for results in by_name.values():
         check_prairielearn(results)
-    assert by_name["submission.py"]["score"] == 1.0
+    assert by_name["solution.py"]["score"] == 1.0
     assert by_name["syntax_error.py"]["gradable"] is False
 
     assert cli.main(["batch", str(SYNTAX), "--exercise", "exercise-1", "--format",

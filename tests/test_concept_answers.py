@@ -7,7 +7,12 @@ import pytest
 
 import syncgrade
 from syncgrade.analysis import PHASES
-from syncgrade.rubric.exercise_2 import KEY, SYNC_POINT_CHOICES, SYNC_POINT_KEY
+from syncgrade.courses import builtin_course
+
+_DECLARATION = builtin_course().module("exercise-2")
+KEY = _DECLARATION.KEY
+SYNC_POINT_CHOICES = _DECLARATION.SYNC_POINT_CHOICES
+SYNC_POINT_KEY = _DECLARATION.SYNC_POINT_KEY
 
 RIGHT = {letter: sorted(phases) for letter, phases in KEY.items()}
 

@@ -1,10 +1,12 @@
-"""The corpus minimums of tests/corpus/README.md, for every exercise, discovered."""
+"""The corpus minimums of tests/corpus/README.md, for every exercise of the built-in course,
+discovered."""
 
 from __future__ import annotations
 
 import pytest
-from corpus_support import CORPUS, corpus_cases
+from corpus_support import corpus_cases
 
+from syncgrade.courses import builtin_course
 from syncgrade.rubric import EXERCISES
 
 MIN_CORRECT = 3
@@ -12,9 +14,9 @@ MIN_FLAWED = 4
 CASES = corpus_cases()
 
 
-def test_corpus_folders_and_rubrics_agree_both_ways() -> None:
-    folders = {p.name for p in CORPUS.glob("exercise-*") if p.is_dir()}
-    assert folders == set(EXERCISES)
+def test_every_exercise_folder_has_a_corpus_and_a_declaration() -> None:
+    files = builtin_course().files
+    assert {e for e, f in files.items() if f.corpus.is_dir()} == set(files) == set(EXERCISES)
 
 
 @pytest.mark.parametrize("exercise", list(EXERCISES))

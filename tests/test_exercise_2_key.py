@@ -14,12 +14,15 @@ import pytest
 
 from syncgrade import engine
 from syncgrade.analysis import PHASES
-from syncgrade.rubric import exercise_2, snippets
+from syncgrade.courses import builtin_course
+from syncgrade.rubric import snippets
 
 ROOT = Path(__file__).resolve().parent.parent
-STUB = ROOT / "exercises" / "exercise-2" / "submission.py"
-SOLUTION = ROOT / "solutions" / "exercise-2" / "submission.py"
-SNIPPETS_MD = ROOT / "tests" / "corpus" / "exercise-2" / "SNIPPETS.md"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+STUB = COURSE / "exercise-2" / "stub.py"
+SOLUTION = COURSE / "exercise-2" / "solution.py"
+SNIPPETS_MD = COURSE / "exercise-2" / "corpus" / "SNIPPETS.md"
+exercise_2 = builtin_course().module("exercise-2")  # the declaration: its answer key
 
 
 def _stub_snippets() -> dict[str, str]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from syncgrade.rubric import exercise_4 as ex
+from syncgrade.courses import builtin_course
+
+ex = builtin_course().module("exercise-4")  # the declaration, loaded from its course folder
 
 CONTRACT = {"atol": 2e-5, "rtol": 2e-5}
 LOOSE = {"atol": 1e-1, "rtol": 1e-7}

@@ -13,7 +13,8 @@ from syncgrade import cli
 from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
 
 
 def _broken_check(ctx, **params):  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,9 @@ from syncgrade import engine, pool
 from syncgrade.pool import WarmPool
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION_1 = ROOT / "solutions" / "exercise-1" / "submission.py"
-SOLUTION_4 = ROOT / "solutions" / "exercise-4" / "submission.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION_1 = COURSE / "exercise-1" / "solution.py"
+SOLUTION_4 = COURSE / "exercise-4" / "solution.py"
 
 
 @pytest.fixture(autouse=True)
@@ -35,11 +37,15 @@ def no_shared_pool(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _slow_start(monkeypatch: pytest.MonkeyPatch, delay_s: float) -> None:
     """Every grading child started from now sleeps ``delay_s`` before its module runs."""
-    real = pool.child_command()
+    real = pool.child_command
     code = (f"import time; time.sleep({delay_s}); import runpy; "
             "runpy.run_module('syncgrade.child', run_name='__main__', alter_sys=True)")
-    slow = dataclasses.replace(real, argv=(real.argv[0], "-c", code))
-    monkeypatch.setattr(pool, "child_command", lambda: slow)
+
+    def slow(hidden: Sequence[Path] = ()) -> pool.ChildCommand:
+        command = real(hidden)
+        return dataclasses.replace(command, argv=(command.argv[0], "-c", code))
+
+    monkeypatch.setattr(pool, "child_command", slow)
 
 
 def _looping(solution: Path, before: str) -> str:

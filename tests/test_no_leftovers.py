@@ -19,7 +19,8 @@ from syncgrade import engine
 from syncgrade.sandbox import Limits, _pump, _workdir, run_sandboxed
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
 
 
 @pytest.fixture

@@ -254,8 +254,8 @@ def test_a_pair_of_real_reads_added_by_hand_is_what_subtracting_them_records() -
     assert report.status == "passed", details
 
 
-BACKGROUND_CLOCKS = (Path(__file__).parent / "corpus" / "exercise-1" / "correct"
-                     / "background_clock_thread.py")
+BACKGROUND_CLOCKS = (Path(__file__).parent.parent / "src" / "syncgrade" / "course"
+                     / "exercise-1" / "corpus" / "correct" / "background_clock_thread.py")
 
 
 def test_a_learner_thread_reading_clocks_never_crashes_the_grade() -> None:

@@ -19,8 +19,9 @@ from syncgrade.platforms.entry import MISCONFIGURED, find_submission, run_entry
 from syncgrade.rubric import get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = (ROOT / "solutions" / "exercise-1" / "submission.py").read_text()
-NO_WAIT = (ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py").read_text()
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = (COURSE / "exercise-1" / "solution.py").read_text()
+NO_WAIT = (COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py").read_text()
 
 
 def _gradescope(root: Path, files: dict[str, str], config: dict[str, Any] | None = None,

@@ -25,9 +25,10 @@ from syncgrade.platforms.exercism import OUTPUT_NOTICE
 from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
 CORPUS = ROOT / "tests" / "corpus"
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
-NO_WAIT = CORPUS / "exercise-1" / "flawed" / "no_wait.py"
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 TAMPER = CORPUS / "integrity" / "forge_globals_patch.py"
 
 

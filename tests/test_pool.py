@@ -24,8 +24,9 @@ from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
-FLAWED = ROOT / "tests" / "corpus" / "exercise-1" / "flawed"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+FLAWED = COURSE / "exercise-1" / "corpus" / "flawed"
 
 
 @pytest.fixture(autouse=True)

@@ -30,6 +30,7 @@ from syncgrade.platforms.entry import problem_report
 from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
 EMPTY = StreamExcerpt(text="", truncated=False, total_bytes=0)
 
 
@@ -164,7 +165,7 @@ def solution_run() -> tuple[tuple[Any, ...], dict[str, Any]]:
     engine._assemble = capture
     try:
         report = syncgrade.grade("exercise-1",
-                                 ROOT / "solutions" / "exercise-1" / "submission.py")
+                                 COURSE / "exercise-1" / "solution.py")
     finally:
         engine._assemble = real
     assert report.status == "passed", report.summary

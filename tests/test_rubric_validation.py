@@ -5,13 +5,11 @@ a learner's "not your fault"."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import syncgrade.rubric as rubric
 from syncgrade import cli
 from syncgrade.rubric import EXERCISES, RUBRIC_ERRORS, RubricError, get_exercise, validate
 from syncgrade.rubric import checks as c
@@ -43,20 +41,20 @@ def test_every_shipped_rubric_is_valid() -> None:
 
 
 def test_unknown_param_names_the_check_and_the_param() -> None:
-    text = problem(with_checks(CheckSpec("times-the-call", "T", c.times_the_call, 1,
+    text = problem(with_checks(CheckSpec("times-the-call", "", c.times_the_call, 1,
                                          {"call": "main", "sample": (1,)})))
     assert "check 'times-the-call' (times_the_call): unknown param 'sample'" in text
     assert "it takes: call, samples, calls" in text
 
 
 def test_missing_param() -> None:
-    text = problem(with_checks(CheckSpec("sample-count", "S", c.sample_count, 1,
+    text = problem(with_checks(CheckSpec("sample-count", "", c.sample_count, 1,
                                          {"call": "main", "samples": (1,)})))
     assert "check 'sample-count' (sample_count): missing param 'count'" in text
 
 
 def test_params_inside_all_of_parts_are_checked() -> None:
-    text = problem(with_checks(CheckSpec("sync-before-stop", "W", all_of, 1, {"parts": (
+    text = problem(with_checks(CheckSpec("sync-before-stop", "", all_of, 1, {"parts": (
         ("", c.sync_before_stop, {"call": "main", "samples": (1,)}),
         ("probe", c.covers_device_work, {"call": "probe", "samples": (1,), "fractoin": 0.3}),
     )})))
@@ -65,21 +63,21 @@ def test_params_inside_all_of_parts_are_checked() -> None:
 
 
 def test_call_ids_must_exist() -> None:
-    text = problem(with_checks(CheckSpec("runs", "R", c.runs, 1, {"calls": ("main", "prob")})))
+    text = problem(with_checks(CheckSpec("runs", "", c.runs, 1, {"calls": ("main", "prob")})))
     assert "param calls names 'prob', which is not a grader call (calls: main, probe)" in text
     text = problem(with_checks(CheckSpec("x", "X", c.times_the_call, 1, {"call": "man"})))
     assert "param call='man' is not a grader call" in text
 
 
 def test_reference_keys_must_exist() -> None:
-    text = problem(with_checks(CheckSpec("numpy-match", "N", c.numpy_match, 1, {
+    text = problem(with_checks(CheckSpec("numpy-match", "", c.numpy_match, 1, {
         "call": "main", "result": (0,), "reference": "predcit"})))
     assert "check 'numpy-match' (numpy_match): param reference='predcit' is not a key of " \
            "make_references() (it gives: predict)" in text
 
 
 def test_check_ids_unique_and_points_positive() -> None:
-    runs = CheckSpec("runs", "R", c.runs, 1, {"calls": ("main",)})
+    runs = CheckSpec("runs", "", c.runs, 1, {"calls": ("main",)})
     assert "check 'runs': the id is used twice" in problem(with_checks(runs, runs))
     zero = dataclasses.replace(runs, points=0)
     assert "check 'runs': points must be a number > 0, not 0" in problem(with_checks(zero))
@@ -129,28 +127,32 @@ def test_calls_must_use_required_functions() -> None:
     assert "function 'synchronised_samples' is not a required function" in problem(exercise)
 
 
-def test_a_broken_module_is_reported_and_the_others_still_load(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "exercise_98.py").write_text("EXERCISE = 1 / 0\n")
-    (tmp_path / "exercise_99.py").write_text(
-        "import dataclasses\nfrom syncgrade.rubric import checks as c\n"
-        "from syncgrade.rubric.base import CheckSpec\n"
-        "from syncgrade.rubric.exercise_1 import EXERCISE as E\n"
-        "EXERCISE = dataclasses.replace(E, id='exercise-99', checks=(\n"
-        "    CheckSpec('runs', 'Runs', c.runs, 1, {'call': 'main'}),))\n")
-    monkeypatch.setattr(rubric, "__path__", [*rubric.__path__, str(tmp_path)])
-    try:
-        exercises, broken = rubric._discover()
-    finally:
-        for name in ("syncgrade.rubric.exercise_98", "syncgrade.rubric.exercise_99"):
-            sys.modules.pop(name, None)
-    assert "exercise-1" in exercises and "exercise-99" not in exercises
-    assert str(broken["exercise-98"]) == (
-        "rubric error in exercise-98: the module syncgrade.rubric.exercise_98 failed to "
+def test_a_broken_declaration_is_reported_and_the_others_still_load(tmp_path: Path) -> None:
+    from syncgrade.courses import open_course
+
+    declarations = {
+        "exercise-1": open_course().folder("exercise-1").declaration.read_text(),
+        "exercise-98": "EXERCISE = 1 / 0\n",
+        "exercise-99": (
+            "import dataclasses\nfrom syncgrade.rubric import checks as c\n"
+            "from syncgrade.rubric import get_exercise\n"
+            "from syncgrade.rubric.base import CheckSpec\n"
+            "EXERCISE = dataclasses.replace(get_exercise('exercise-1'), id='exercise-99', "
+            "checks=(\n    CheckSpec('runs', 'Runs', c.runs, 1, {'call': 'main'}),))\n"),
+    }
+    for exercise_id, text in declarations.items():
+        (tmp_path / exercise_id).mkdir()
+        (tmp_path / exercise_id / "exercise.py").write_text(text)
+    course = open_course(tmp_path)
+    assert list(course.exercises) == ["exercise-1"]
+    assert str(course.errors["exercise-98"]) == (
+        f"rubric error in exercise-98: {tmp_path / 'exercise-98' / 'exercise.py'} failed to "
         "import (line 1): ZeroDivisionError: division by zero")
-    assert str(broken["exercise-99"]) == (
+    assert str(course.errors["exercise-99"]) == (
         "rubric error in exercise-99: check 'runs' (runs): unknown param 'call' (it takes: "
         "calls)")
+    with pytest.raises(RubricError, match="exercise-98"):
+        get_exercise("exercise-98", course=tmp_path)
 
 
 def test_get_exercise_and_the_cli_report_a_broken_rubric_to_the_author(

@@ -1,9 +1,9 @@
-"""`grade new`: what it writes, what it refuses, and that `grade validate` flags the
-scaffold until the author fills it in (while the scaffold already grades)."""
+"""`grade new`: what it writes into a course folder, what it refuses, and that `grade
+validate` flags the scaffold until the author fills it in (while the scaffold already
+grades)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,99 +11,119 @@ import pytest
 from syncgrade.authoring import validate as v
 from syncgrade.authoring.scaffold import ScaffoldError, scaffold
 from syncgrade.cli import main
-from syncgrade.rubric import EXERCISES
-from syncgrade.rubric.base import Exercise
+from syncgrade.courses import open_course
 
 NEW = "exercise-99"  # far from any real exercise
 FILES = [
-    "src/syncgrade/rubric/exercise_99.py",
-    "exercises/exercise-99/README.md",
-    "exercises/exercise-99/submission.py",
-    "solutions/exercise-99/submission.py",
-    "solutions/exercise-99/mutants/no_wait.py",
-    "src/syncgrade/stubs/exercise-99/README.md",
-    "src/syncgrade/stubs/exercise-99/submission.py",
+    "exercise-99/exercise.py",
+    "exercise-99/README.md",
+    "exercise-99/stub.py",
+    "exercise-99/solution.py",
+    "exercise-99/mutants.toml",
+    "exercise-99/corpus/correct/waits_each_call.py",
+    "exercise-99/corpus/flawed/no_wait.py",
 ]
 
 
-def _course(tmp_path: Path) -> Path:
-    root = tmp_path / "course"
-    (root / "exercises").mkdir(parents=True)
-    (root / "solutions").mkdir()
-    return root
-
-
-def _load(root: Path) -> Exercise:
-    path = root / "src" / "syncgrade" / "rubric" / "exercise_99.py"
-    spec = importlib.util.spec_from_file_location("scaffolded_exercise_99", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.EXERCISE  # type: ignore[no-any-return]
-
-
-def test_new_writes_every_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = _course(tmp_path)
-    assert main(["new", NEW, "--title", 'Time a "vmap" batch', "--root", str(root)]) == 0
+def test_new_creates_the_course_folder_and_writes_every_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", NEW, "--title", 'Time a "vmap" batch', "--course", "course"]) == 0
     out = capsys.readouterr().out
+    root = tmp_path / "course"
+    assert (root / "course.toml").read_text() == 'title = "course"\n'
     for rel in FILES:
         assert (root / rel).is_file(), rel
-        assert f"wrote {rel}" in out
-    exercise = _load(root)
+        assert f"wrote course/{rel}" in out
+    course = open_course(root)
+    exercise = course.get(NEW)
     assert (exercise.id, exercise.title) == (NEW, 'Time a "vmap" batch')
-    assert (root / FILES[1]).read_text().startswith('# Exercise 99: Time a "vmap" batch')
-    assert (root / FILES[1]).read_bytes() == (root / FILES[5]).read_bytes()
-    assert (root / FILES[2]).read_bytes() == (root / FILES[6]).read_bytes()
+    assert exercise.statement.startswith('# Exercise 99: Time a "vmap" batch')
+    assert course.errors == {}
+    assert "--course course" in out  # how to validate it
 
 
-def test_new_refuses_to_overwrite_without_force(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    root = _course(tmp_path)
-    scaffold(NEW, "First", root)
-    stub = root / "exercises" / NEW / "submission.py"
+def test_new_adds_to_an_existing_course_and_refuses_to_overwrite_without_force(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "course"
+    scaffold("exercise-1", "First", root)
+    (root / "course.toml").write_text('title = "Mine"\n')
+    scaffold(NEW, "Second", root)
+    assert (root / "course.toml").read_text() == 'title = "Mine"\n'  # left as it was
+    assert list(open_course(root).exercises) == ["exercise-1", NEW]
+    stub = root / NEW / "stub.py"
     stub.write_text("# my edits\n")
-    assert main(["new", NEW, "--title", "Again", "--root", str(root)]) == 2
+    assert main(["new", NEW, "--title", "Again", "--course", str(root)]) == 2
     err = capsys.readouterr().err
     assert "already exists" in err and "--force" in err and err.count("\n") == 1
     assert stub.read_text() == "# my edits\n"
-    assert main(["new", NEW, "--title", "Again", "--root", str(root), "--force"]) == 0
+    assert main(["new", NEW, "--title", "Again", "--course", str(root), "--force"]) == 0
     assert "# my edits" not in stub.read_text()
 
 
 @pytest.mark.parametrize("bad", ["exercise-x", "ex-3", "exercise-0", "exercise-07",
                                  "exercise-3/../x", ""])
 def test_new_rejects_bad_ids(tmp_path: Path, bad: str) -> None:
-    root = _course(tmp_path)
     with pytest.raises(ScaffoldError, match="invalid exercise id"):
-        scaffold(bad, "T", root)
-    assert not any(root.rglob("*.py"))
+        scaffold(bad, "T", tmp_path / "course")
+    assert not (tmp_path / "course").exists()
 
 
-def test_new_rejects_an_exercise_the_rubrics_declare(tmp_path: Path) -> None:
-    existing = next(iter(EXERCISES))
-    with pytest.raises(ScaffoldError, match="already exists in the installed rubrics"):
-        scaffold(existing, "T", _course(tmp_path))
-
-
-def test_new_rejects_a_multiline_title(tmp_path: Path) -> None:
+def test_new_rejects_a_multiline_title_and_a_file_for_a_course(tmp_path: Path) -> None:
     with pytest.raises(ScaffoldError, match="one non-empty line"):
-        scaffold(NEW, "two\nlines", _course(tmp_path))
+        scaffold(NEW, "two\nlines", tmp_path / "course")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ScaffoldError, match="is not a folder"):
+        scaffold(NEW, "T", tmp_path / "file")
 
 
-def test_the_scaffold_grades_but_does_not_validate(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    root = _course(tmp_path)
+def test_the_scaffold_grades_but_does_not_validate(tmp_path: Path) -> None:
+    root = tmp_path / "course"
     scaffold(NEW, "A new pitfall", root)
-    monkeypatch.setitem(EXERCISES, NEW, _load(root))
-    rubrics = v.Rubrics({NEW: EXERCISES[NEW]}, {})
-    outcome = v.validate([NEW], root, runs=1, jobs=2, rubrics=rubrics)
+    outcome = v.validate([NEW], open_course(root), runs=1, jobs=2)
     rows = {r.item: r for r in outcome.rows}
     # What the author must still do is flagged...
     assert not rows["rubric"].ok and "TODO left on line(s)" in rows["rubric"].got
     assert not rows["files"].ok and "TODO(author) left in" in rows["files"].got
+    assert "exercise-99/corpus/flawed/no_wait.py" in rows["files"].got
     assert not rows["coverage"].ok and "not covered: runs" in rows["coverage"].got
     # ...while what the scaffold provides already works.
-    for item in ("solution", "stub", "mutant no_wait", "hidden-inputs", "stub-copy",
+    for item in ("mutants", "corpus", "solution", "stub", "mutant no_wait",
+                 "corpus correct/waits_each_call", "corpus flawed/no_wait", "hidden-inputs",
                  "stable"):
         assert rows[item].ok, (item, rows[item].got)
     assert {r.item for r in outcome.problems} == {"rubric", "files", "coverage"}
+
+
+def test_an_empty_or_missing_corpus_folder_is_never_valid(tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    scaffold(NEW, "A new pitfall", root)
+    (root / NEW / "corpus" / "correct" / "waits_each_call.py").unlink()
+    (root / NEW / "corpus" / "flawed" / "no_wait.py").rename(root / NEW / "flawed.py")
+    (root / NEW / "corpus" / "flawed").rmdir()
+    plan = v.plan_exercise(NEW, open_course(root))
+    corpus = next(r for r in plan.rows if r.item == "corpus")
+    assert not corpus.ok
+    assert corpus.got == (f"{NEW}/corpus/correct/ holds no .py file; no folder "
+                          f"{NEW}/corpus/flawed/")
+
+
+def test_corpus_headers_and_check_ids_are_checked_before_grading(tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    scaffold(NEW, "A new pitfall", root)
+    flawed = root / NEW / "corpus" / "flawed" / "no_wait.py"
+    flawed.write_text(flawed.read_text().replace("# expect-fail: sync-before-stop",
+                                                 "# expect-fail: sync-befor-stop"))
+    (root / NEW / "corpus" / "correct" / "no_header.py").write_text("x = 1\n")
+    mutants = root / NEW / "mutants.toml"
+    mutants.write_text(mutants.read_text().replace('"covers-device-work"', '"covers-work"'))
+    plan = v.plan_exercise(NEW, open_course(root))
+    rows = {r.item: r for r in plan.rows}
+    assert "unknown check id 'sync-befor-stop' (did you mean 'sync-before-stop'?)" in rows[
+        "corpus flawed/no_wait"].got
+    assert not rows["corpus correct/no_header"].ok
+    assert "unknown check id 'covers-work' (did you mean 'covers-device-work'?)" in rows[
+        "mutant no_wait"].got
+    graded = {t.item for t in plan.targets}
+    assert graded == {"solution", "stub", "corpus correct/waits_each_call"}

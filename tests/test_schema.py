@@ -25,8 +25,9 @@ from syncgrade.schema import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
 SCHEMA_DIR = ROOT / "docs" / "schema"
-NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
+NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 
 # The structural fingerprint of each released schema version. If this test fails you
 # changed the report's shape: bump SCHEMA_VERSION in models.py by the rule in its
@@ -34,6 +35,7 @@ NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
 # existing line: a released version's shape is fixed.
 RELEASED = {
     "2.0": "ddc49eb07252ed72",
+    "2.1": "e29b5e26f3dd4ead",  # evidence.interval and evidence.samples (the pictures)
 }
 
 
@@ -137,8 +139,10 @@ def test_another_major_version_is_rejected(unreadable: dict[str, Any], version: 
 
 def test_a_newer_minor_is_read_only_without_unknown_fields(
         unreadable: dict[str, Any], validator: jsonschema.protocols.Validator) -> None:
-    newer = {**unreadable, "schema_version": "2.1"}
-    assert GradeReport.model_validate_json(json.dumps(newer)).schema_version == "2.1"
+    major, minor = SCHEMA_VERSION.split(".")
+    version = f"{major}.{int(minor) + 1}"
+    newer = {**unreadable, "schema_version": version}
+    assert GradeReport.model_validate_json(json.dumps(newer)).schema_version == version
     assert validator.is_valid(newer)
     with pytest.raises(ValidationError, match="extra"):
         GradeReport.model_validate_json(json.dumps({**newer, "new_optional_field": "x"}))

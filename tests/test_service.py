@@ -27,8 +27,9 @@ from syncgrade.models import SCHEMA_VERSION, GradeReport
 from syncgrade.schema import catalogue, report_schema
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = (ROOT / "solutions" / "exercise-1" / "submission.py").read_text(encoding="utf-8")
-NO_WAIT = (ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py").read_text(
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = (COURSE / "exercise-1" / "solution.py").read_text(encoding="utf-8")
+NO_WAIT = (COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py").read_text(
     encoding="utf-8")
 MAX_BODY = 64 * 1024
 

@@ -11,19 +11,19 @@ without a child by tests/test_timing_checks.py.
 from __future__ import annotations
 
 import pytest
-from corpus_support import CORPUS, ROOT, failed_ids, read_expectation
+from corpus_support import corpus_dir, failed_ids, read_expectation
 
 import syncgrade
 
 ROUNDS = 20
 DEFAULT_ROUNDS = 3
 FILES = [
-    ROOT / "solutions" / "exercise-1" / "submission.py",
-    CORPUS / "exercise-1" / "flawed" / "numpy_asarray_wait.py",
-    CORPUS / "exercise-1" / "flawed" / "no_wait.py",
-    CORPUS / "exercise-1" / "flawed" / "wait_on_stale_output.py",
-    CORPUS / "exercise-1" / "flawed" / "sleep_instead_of_wait.py",
-    CORPUS / "exercise-1" / "flawed" / "wait_on_input.py",
+    corpus_dir("exercise-1").parent / "solution.py",
+    corpus_dir("exercise-1") / "flawed" / "numpy_asarray_wait.py",
+    corpus_dir("exercise-1") / "flawed" / "no_wait.py",
+    corpus_dir("exercise-1") / "flawed" / "wait_on_stale_output.py",
+    corpus_dir("exercise-1") / "flawed" / "sleep_instead_of_wait.py",
+    corpus_dir("exercise-1") / "flawed" / "wait_on_input.py",
 ]
 
 
@@ -36,6 +36,6 @@ ROUNDS_OF_FILES = [
 
 @pytest.mark.parametrize(("path", "round_"), ROUNDS_OF_FILES)
 def test_verdict_is_stable(path, round_: int) -> None:  # type: ignore[no-untyped-def]
-    expected = frozenset() if path.parent.parent.name == "solutions" else read_expectation(path)
+    expected = frozenset() if path.name == "solution.py" else read_expectation(path)
     report = syncgrade.grade("exercise-1", path)
     assert failed_ids(report) == expected, [(c.id, c.message) for c in report.checks]

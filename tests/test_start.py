@@ -1,4 +1,5 @@
-"""`grade start` and packaging: the stubs ship in the wheel, the solutions never do."""
+"""`grade start` and packaging: the built-in course's declarations, statements and stubs
+ship in the wheel; its solutions, mutants and corpus never do."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from syncgrade.rubric import EXERCISES
 from syncgrade.starter import StarterError, start
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
 
 
 @pytest.mark.parametrize("exercise", list(EXERCISES))
 def test_start_copies_statement_and_stub(tmp_path: Path, exercise: str) -> None:
     written = start(exercise, tmp_path)
-    stub = ROOT / "exercises" / exercise / "submission.py"
+    stub = COURSE / exercise / "stub.py"
     assert [p.name for p in written] == ["README.md", "submission.py"]
     assert written[1].read_bytes() == stub.read_bytes()
 
@@ -42,15 +44,17 @@ def test_cli_start_reports_what_it_wrote(tmp_path: Path) -> None:
     assert again.returncode == 2 and "--force" in again.stderr
 
 
-def test_wheel_ships_stubs_and_no_solutions(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
-                    "-w", str(tmp_path)], check=True, capture_output=True, timeout=600)
-    (wheel,) = tmp_path.glob("syncgrade-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
+@pytest.mark.wheel
+def test_wheel_ships_the_builtin_course_but_no_solutions(built_wheel: Path) -> None:
+    names = zipfile.ZipFile(built_wheel).namelist()
+    assert "syncgrade/course/course.toml" in names
     for exercise in EXERCISES:
-        assert f"syncgrade/stubs/{exercise}/submission.py" in names
-        assert f"syncgrade/stubs/{exercise}/README.md" in names
+        for name in ("exercise.py", "README.md", "stub.py"):
+            assert f"syncgrade/course/{exercise}/{name}" in names, (exercise, name)
+    shipped = [n for n in names if n.startswith("syncgrade/course/")]
+    assert not [n for n in shipped if n.rsplit("/", 1)[-1] in ("solution.py", "mutants.toml")
+                or "/corpus/" in n]
     assert not [n for n in names if "solution" in n.lower()]
-    solution = (ROOT / "solutions" / "exercise-1" / "submission.py").read_bytes()
-    with zipfile.ZipFile(wheel) as archive:
+    solution = (COURSE / "exercise-1" / "solution.py").read_bytes()
+    with zipfile.ZipFile(built_wheel) as archive:
         assert all(archive.read(n) != solution for n in names if n.endswith(".py"))

@@ -3,7 +3,7 @@
 Two pure-Python busy loops keep the CPUs busy while every exercise with timed samples has
 its solution and one no-wait mutant graded ``SYNCGRADE_STRESS_ROUNDS`` times each
 (default 20): the solution must get full marks every time, the mutant must fail exactly
-its declared ``must-fail`` ids every time, no verdict may flip between rounds, and no grade
+its declared ``expect-fail`` ids every time, no verdict may flip between rounds, and no grade
 may end in a timeout or a crash. A verdict that noise can move is a grader bug: the race
 checks are calibrated for a shared, loaded machine, and this is where that is measured.
 
@@ -14,7 +14,6 @@ tests/test_stress_load.py -k exercise-1``.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,39 +23,38 @@ import pytest
 from corpus_support import ROOT, failed_ids
 
 import syncgrade
+from syncgrade.authoring.mutants import Mutant, read_mutants
 
 ROUNDS = int(os.environ.get("SYNCGRADE_STRESS_ROUNDS", "20"))
 SPINNERS = 2
 """Busy processes beside the grades: as many as the CI machine has cores."""
 
 NO_WAIT = {
-    "exercise-1": "no_wait.py",
-    "exercise-3": "no_wait.py",
-    "exercise-4": "no_wait.py",
-    "exercise-5": "no_wait.py",
-    "exercise-6": "no_wait.py",
-    "exercise-7": "no_wait.py",
+    "exercise-1": "no_wait",
+    "exercise-3": "no_wait",
+    "exercise-4": "no_wait",
+    "exercise-5": "no_wait",
+    "exercise-6": "no_wait",
+    "exercise-7": "no_wait",
     # exercise-8's request always reads back (which waits); its no-wait mistake is to stop
     # the timer when fn returns and read the result back after the stop.
-    "exercise-8": "readback_after_stop.py",
-    "exercise-9": "no_wait.py",
+    "exercise-8": "readback_after_stop",
+    "exercise-9": "no_wait",
 }
 """Every exercise with timed samples, and the mutant that leaves out the output wait."""
 
 Round = tuple[str, str, frozenset[str], list[tuple[str, str, str]]]
 """One grade: status, cause, failed ids, and every check as (id, status, message)."""
 
-_MUST_FAIL = re.compile(r"^#\s*must-fail:\s*(?P<ids>.*)$")
 _SPIN = "while True:\n    pass\n"
 
 
-def must_fail(path: Path) -> frozenset[str]:
-    """The ``# must-fail:`` header of a mutant (docs/authoring.md, "Mutants")."""
-    for line in path.read_text(encoding="utf-8").splitlines()[:10]:
-        match = _MUST_FAIL.match(line.strip())
-        if match:
-            return frozenset(match["ids"].split())
-    raise AssertionError(f"{path} has no '# must-fail:' header")
+def mutant(exercise: str, name: str) -> Mutant:
+    """The mutant ``name`` of ``solutions/<exercise>/mutants.toml`` (docs/authoring.md,
+    "Mutants")."""
+    found = [m for m in read_mutants(None, exercise) if m.name == name]
+    assert found, f"{exercise} has no mutant {name}"
+    return found[0]
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +75,13 @@ def cpu_load() -> Iterator[list[subprocess.Popen[bytes]]]:
             proc.wait(timeout=30)
 
 
-def _grade_rounds(exercise: str, path: Path, spinners: list[subprocess.Popen[bytes]]
-                  ) -> list[Round]:
-    """``ROUNDS`` grades of ``path``."""
+def _grade_rounds(exercise: str, path: Path | None, spinners: list[subprocess.Popen[bytes]],
+                  source: str | None = None, name: str | None = None) -> list[Round]:
+    """``ROUNDS`` grades of ``path`` (or of ``source``, shown as ``name``)."""
     rounds: list[Round] = []
     for _ in range(ROUNDS):
         assert all(proc.poll() is None for proc in spinners), "a load process died"
-        report = syncgrade.grade(exercise, path)
+        report = syncgrade.grade(exercise, path, source=source, display_name=name)
         rounds.append((report.status, report.cause, failed_ids(report),
                        [(c.id, c.status, c.message) for c in report.checks]))
     return rounds
@@ -106,20 +104,22 @@ def _no_flip(name: str, rounds: list[Round]) -> None:
 @pytest.mark.parametrize("exercise", list(NO_WAIT))
 def test_verdicts_hold_under_load(exercise: str,
                                   cpu_load: list[subprocess.Popen[bytes]]) -> None:
-    solution = ROOT / "solutions" / exercise / "submission.py"
-    mutant = ROOT / "solutions" / exercise / "mutants" / NO_WAIT[exercise]
-    declared = must_fail(mutant)
-    assert "sync-before-stop" in declared, f"{mutant.name} is not a no-wait mutant"
+    solution = ROOT / "src" / "syncgrade" / "course" / exercise / "solution.py"
+    no_wait = mutant(exercise, NO_WAIT[exercise])
+    declared = no_wait.expected_failures
+    assert "sync-before-stop" in declared, f"{no_wait.name} is not a no-wait mutant"
 
     solution_rounds = _grade_rounds(exercise, solution, cpu_load)
-    mutant_rounds = _grade_rounds(exercise, mutant, cpu_load)
+    mutant_rounds = _grade_rounds(exercise, None, cpu_load,
+                                  source=no_wait.apply(solution.read_text(encoding="utf-8")),
+                                  name=f"{no_wait.name}.py")
 
-    for name, rounds in (("solution", solution_rounds), (mutant.name, mutant_rounds)):
+    for name, rounds in (("solution", solution_rounds), (no_wait.name, mutant_rounds)):
         _no_crash(name, rounds)
         _no_flip(name, rounds)
     for status, _, failed, checks in solution_rounds:
         assert status == "passed" and not failed, [c for c in checks if c[1] != "passed"]
     for _, _, failed, checks in mutant_rounds:
         assert failed == declared, (
-            f"{mutant.name}: failed {sorted(failed)}, declared {sorted(declared)}",
+            f"{no_wait.name}: failed {sorted(failed)}, declared {sorted(declared)}",
             [c for c in checks if c[0] in failed ^ declared])

@@ -1,45 +1,34 @@
-"""Every exercise, discovered (never listed): its rubric, folders, statement, stub, shipped
-stub copy, solution and mutants agree; every solution gets full marks; every stub fails
-cleanly (graded, not full marks, no grader error).
+"""Every exercise of the built-in course, discovered (never listed): its folder holds a
+declaration that loads, a statement, a stub, a solution and mutants that agree; every
+solution gets full marks; every stub fails cleanly (graded, not full marks, no grader error).
 
-Exercises are discovered from ``syncgrade.rubric.EXERCISES`` and from the folders under
-``exercises/`` and ``solutions/``, and the two must agree both ways, so a new exercise is
-covered here (and in test_corpus, test_corpus_rules) without editing any test file.
-Whether each mutant fails exactly what it declares is ``grade validate``'s job (CI runs
-``grade validate --all``); here the mutants' headers are checked without grading.
+Exercises are discovered from the course folder (``src/syncgrade/course/exercise-N/``), so a
+new exercise is covered here (and in test_corpus, test_corpus_rules) without editing any
+test file. Whether each mutant fails exactly what it declares is ``grade validate``'s job
+(CI runs ``grade validate --all``); here the mutants' entries are checked without grading.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 import syncgrade
-from syncgrade.authoring.mutants import mutant_paths, read_mutant
-from syncgrade.authoring.validate import folder_ids, stub_copy_problems
-from syncgrade.rubric import EXERCISES
+from syncgrade.authoring.mutants import read_mutants
+from syncgrade.courses import BUILTIN_ROOT as COURSE
+from syncgrade.courses import builtin_course
+from syncgrade.rubric import EXERCISES, RUBRIC_ERRORS
 
-ROOT = Path(__file__).resolve().parent.parent
-RUBRIC_DIR = ROOT / "src" / "syncgrade" / "rubric"
-IDS = sorted(set(EXERCISES) | set(folder_ids(ROOT)),
-             key=lambda e: int(e.rsplit("-", 1)[1]))
+IDS = list(builtin_course().files)
 
 
-def _folders(base: str) -> set[str]:
-    return {p.name for p in (ROOT / base).iterdir()
-            if p.is_dir() and re.fullmatch(r"exercise-\d+", p.name)}
-
-
-def test_rubrics_and_folders_agree_both_ways() -> None:
-    modules = {f"exercise-{m.group(1)}" for p in RUBRIC_DIR.glob("exercise_*.py")
-               if (m := re.fullmatch(r"exercise_(\d+)\.py", p.name))}
+def test_every_exercise_folder_declares_its_exercise() -> None:
+    folders = {p.name for p in COURSE.iterdir()
+               if p.is_dir() and re.fullmatch(r"exercise-\d+", p.name)}
     assert EXERCISES, "no exercise was discovered"
-    assert set(EXERCISES) == modules, "rubric modules and EXERCISES disagree"
-    assert _folders("exercises") == set(EXERCISES), "exercises/ and the rubrics disagree"
-    assert _folders("solutions") == set(EXERCISES), "solutions/ and the rubrics disagree"
-    assert _folders("tests/corpus") == set(EXERCISES), "tests/corpus/ and the rubrics disagree"
+    assert RUBRIC_ERRORS == {}
+    assert set(IDS) == folders == set(EXERCISES), "exercise folders and declarations disagree"
 
 
 def test_exercises_are_numbered_in_order_with_titles() -> None:
@@ -50,21 +39,20 @@ def test_exercises_are_numbered_in_order_with_titles() -> None:
 
 @pytest.mark.parametrize("exercise", IDS)
 def test_every_exercise_has_statement_stub_solution_and_mutants(exercise: str) -> None:
-    assert exercise in EXERCISES, f"{exercise} has folders but no rubric module"
-    assert (ROOT / "exercises" / exercise / "README.md").read_text().strip()
-    assert (ROOT / "exercises" / exercise / "submission.py").read_text().strip()
-    assert (ROOT / "solutions" / exercise / "submission.py").is_file()
-    assert stub_copy_problems(ROOT, exercise) == []
-    mutants = [read_mutant(p) for p in mutant_paths(ROOT, exercise)]
+    assert exercise in EXERCISES, f"{exercise} has a folder but no valid declaration"
+    assert (COURSE / exercise / "README.md").read_text().strip()
+    assert (COURSE / exercise / "stub.py").read_text().strip()
+    assert (COURSE / exercise / "solution.py").is_file()
+    mutants = read_mutants(None, exercise)
     checks = {c.id for c in EXERCISES[exercise].checks}
-    declared = set().union(*(m.must_fail for m in mutants)) if mutants else set()
+    declared = set().union(*(m.expected_failures for m in mutants))
     assert declared <= checks, f"mutants declare unknown checks {declared - checks}"
     assert checks <= declared, f"no mutant fails {sorted(checks - declared)}"
 
 
 @pytest.mark.parametrize("exercise", IDS)
 def test_solution_gets_full_marks(exercise: str) -> None:
-    report = syncgrade.grade(exercise, ROOT / "solutions" / exercise / "submission.py")
+    report = syncgrade.grade(exercise, COURSE / exercise / "solution.py")
     assert report.status == "passed", [(c.id, c.message) for c in report.checks
                                        if c.status != "passed"]
     assert report.score == report.max_score > 0
@@ -72,7 +60,7 @@ def test_solution_gets_full_marks(exercise: str) -> None:
 
 @pytest.mark.parametrize("exercise", IDS)
 def test_stub_fails_cleanly(exercise: str) -> None:
-    report = syncgrade.grade(exercise, ROOT / "exercises" / exercise / "submission.py")
+    report = syncgrade.grade(exercise, COURSE / exercise / "stub.py")
     assert report.status == "failed"
     assert report.grading.internal_error is None
     assert report.check("runs").status == "passed"  # it runs; it is just not right yet

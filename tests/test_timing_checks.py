@@ -18,16 +18,14 @@ at the stop read?) for every style that has no wait on the timed output.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from corpus_support import CORPUS, read_expectation
+from corpus_support import corpus_dir, read_expectation
 from pydantic import TypeAdapter
 
-from syncgrade.rubric import exercise_1 as exercise_1_rubric
-from syncgrade.rubric import exercise_3 as exercise_3_rubric
+from syncgrade.courses import builtin_course
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
@@ -243,6 +241,8 @@ EXERCISE_3 = {
                "warmup_on_host_args"],
 }
 BUILDERS = {"exercise-1": exercise_1, "exercise-3": exercise_3}
+exercise_1_rubric = builtin_course().module("exercise-1")  # the declarations' constants
+exercise_3_rubric = builtin_course().module("exercise-3")
 REPEATS = {"exercise-1": exercise_1_rubric.REPEATS, "exercise-3": exercise_3_rubric.REPEATS}
 # What a child cannot fake here: `runs` needs a real load, `numpy-match` real values.
 NOT_JUDGED = {"runs", "numpy-match"}
@@ -281,7 +281,7 @@ def grade(exercise: str, style: str, seed: int, load: float,
 
 
 def expected(exercise: str, kind: str, style: str) -> frozenset[str]:
-    path = CORPUS / exercise / kind / f"{style}.py"
+    path = corpus_dir(exercise) / kind / f"{style}.py"
     return read_expectation(path) - NOT_JUDGED
 
 
@@ -292,7 +292,7 @@ CASES = [(ex, kind, style) for ex, table in (("exercise-1", EXERCISE_1),
 
 def test_every_style_mirrors_a_corpus_file() -> None:
     for exercise, kind, style in CASES:
-        assert (CORPUS / exercise / kind / f"{style}.py").is_file(), (exercise, style)
+        assert (corpus_dir(exercise) / kind / f"{style}.py").is_file(), (exercise, style)
 
 
 @pytest.mark.parametrize("load", LOADS)
@@ -582,5 +582,5 @@ def test_warmup_excluded_fails_a_compile_in_a_later_interval() -> None:
 
 def test_corpus_files_used_here_exist() -> None:
     # The styles' names are corpus file names; a renamed file must rename its style.
-    names = {p.stem for p in Path(CORPUS).glob("exercise-[13]/*/*.py")}
+    names = {p.stem for e in ("exercise-1", "exercise-3") for p in corpus_dir(e).glob("*/*.py")}
     assert {style for _, _, style in CASES} <= names

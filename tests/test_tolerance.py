@@ -25,13 +25,17 @@ import numpy as np
 import pytest
 
 import syncgrade
-from syncgrade.rubric import exercise_1, exercise_3, exercise_4, exercise_5, exercise_6, exercise_8
+from syncgrade.courses import builtin_course
 from syncgrade.rubric import tolerance as t
 from syncgrade.rubric.base import Context
 from syncgrade.rubric.checks import numpy_match
 from syncgrade.trace import CallFrame, Hello, Load
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+# The declarations, loaded from their course folders.
+exercise_1, exercise_3, exercise_4, exercise_5, exercise_6, exercise_8 = (
+    builtin_course().module(f"exercise-{n}") for n in (1, 3, 4, 5, 6, 8))
 SEEDS = (None, 11, 2024)  # None: the exercise's own hidden inputs
 SUBSET = 96  # rows for the slow, loop-per-k float32 orders
 F32 = np.float32
@@ -406,6 +410,6 @@ def test_a_plain_array_reference_gets_the_lesson_tolerance() -> None:
 @pytest.mark.parametrize("exercise", ["exercise-1", "exercise-3", "exercise-4", "exercise-5",
                                       "exercise-6", "exercise-8"])
 def test_each_solution_passes_numpy_match(exercise: str) -> None:
-    report = syncgrade.grade(exercise, ROOT / "solutions" / exercise / "submission.py")
+    report = syncgrade.grade(exercise, COURSE / exercise / "solution.py")
     check = report.check("numpy-match")
     assert check.status == "passed", check.message

@@ -1,11 +1,10 @@
 """`grade validate`: its parts without grading, then the command end to end on a real
-exercise (valid) and on deliberately wrong course roots (invalid, exit 1, the problem in
-the table)."""
+exercise of the built-in course (valid) and on deliberately wrong course folders (invalid,
+exit 1, the problem in the table)."""
 
 from __future__ import annotations
 
 import shutil
-import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,30 +14,35 @@ import numpy as np
 import pytest
 
 from syncgrade.authoring import validate as v
-from syncgrade.authoring.mutants import MutantError, read_mutant
+from syncgrade.authoring.cases import Edit, EditError, apply_edits, corpus_case
+from syncgrade.authoring.mutants import mutant_text, read_mutants
 from syncgrade.cli import main
+from syncgrade.courses import builtin_course, open_course
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
 
 
 # ------------------------------------------------------------------ parts, no grading
 
-def test_mutant_header_is_parsed(tmp_path: Path) -> None:
-    path = tmp_path / "no_wait.py"
-    path.write_text("# mutant: no wait\n# must-fail: b a\nx = 1\n")
-    mutant = read_mutant(path)
-    assert (mutant.name, mutant.what, mutant.must_fail) == ("no_wait", "no wait",
-                                                            frozenset({"a", "b"}))
+def test_every_mutant_applies_to_its_solution() -> None:
+    for exercise_id in builtin_course().files:
+        solution = (COURSE / exercise_id / "solution.py").read_text()
+        for mutant in read_mutants(None, exercise_id):
+            edited = mutant.apply(solution)
+            assert edited != solution and mutant.expected_failures, mutant.name
+            compile(edited, f"{mutant.name}.py", "exec")  # a mistake, not a typo
 
 
-@pytest.mark.parametrize("header", ["# mutant: x\n", "# must-fail: runs\n",
-                                    "# mutant: x\n# must-fail:\n",
-                                    "# mutant: x\n# must-fail: a\n# must-fail: b\n"])
-def test_bad_mutant_header_is_one_clear_error(tmp_path: Path, header: str) -> None:
-    path = tmp_path / "bad.py"
-    path.write_text(header + "x = 1\n")
-    with pytest.raises(MutantError, match=r"^bad\.py: "):
-        read_mutant(path)
+def test_an_edit_applies_once_in_order() -> None:
+    text = "a = 1\nb = 2\n"
+    assert apply_edits(text, [Edit("a = 1\n", "a = 3\n"), Edit("a = 3\nb", "c")]) == "c = 2\n"
+    for edits, found in (([Edit("x = 9\n", "")], "is not in"),
+                         ([Edit(" = ", "=")], "occurs 2 times in"),
+                         ([Edit("a = 1\n", ""), Edit("a = 1\n", "")], "is not in")):
+        with pytest.raises(EditError, match=f"^m: edit {len(edits)} of {len(edits)} does "
+                                            f"not apply: .* {found} the solution"):
+            apply_edits(text, edits, name="m")
 
 
 def _verdict(status: str = "failed", failed: tuple[str, ...] = (), cause: str = "graded",
@@ -110,41 +114,39 @@ def test_hidden_inputs_compared_with_the_stub() -> None:
 
 
 def test_real_rubrics_hidden_inputs_differ_from_their_stubs() -> None:
-    rubrics = v.load_rubrics()
+    course = builtin_course()
+    rubrics = v.load_rubrics(course)
     for exercise_id, exercise in rubrics.exercises.items():
-        texts = {n: (ROOT / "exercises" / exercise_id / n).read_text() for n in v.STUB_FILES}
-        problems, _ = v.hidden_input_problems(exercise, texts, v.rubric_source(exercise)[1])
+        files = course.folder(exercise_id)
+        texts = {"README.md": files.readme.read_text(), "submission.py": files.stub.read_text()}
+        problems, _ = v.hidden_input_problems(exercise, texts, files.declaration.read_text())
         assert problems == [], exercise_id
 
 
-def test_a_rubric_error_is_reported_as_the_authors(tmp_path: Path) -> None:
+def test_a_rubric_error_is_reported_as_the_authors_and_nothing_is_graded() -> None:
     rubrics = v.Rubrics({}, {"exercise-1": "rubric error in exercise-1: bad parameter"})
-    plan = v.plan_exercise("exercise-1", ROOT, rubrics)
-    assert [(r.item, r.got, r.ok) for r in plan.rows] == [
-        ("rubric", "rubric error in exercise-1: bad parameter", False)]
+    plan = v.plan_exercise("exercise-1", builtin_course(), rubrics)
+    assert (plan.rows[0].item, plan.rows[0].got, plan.rows[0].ok) == (
+        "rubric", "rubric error in exercise-1: bad parameter", False)
+    # Its files, mutants and corpus headers are still checked; nothing is graded.
+    assert {"files", "mutants", "corpus"} <= {r.item for r in plan.rows}
     assert plan.targets == []
 
 
-def test_load_rubrics_collects_rubric_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    class RubricError(Exception):
-        pass
+def test_load_rubrics_collects_rubric_errors() -> None:
+    from syncgrade.rubric import RubricError
 
     good = types.SimpleNamespace(id="exercise-1")
-    fake = types.ModuleType("syncgrade.rubric")
-    fake.RubricError = RubricError  # type: ignore[attr-defined]
-    fake.EXERCISES = {"exercise-1": good, "exercise-2": object()}  # type: ignore[attr-defined]
-    fake.RUBRIC_ERRORS = {  # type: ignore[attr-defined]
-        "exercise-3": RubricError("rubric error in exercise-3: no such workload")}
 
-    def get_exercise(exercise_id: str) -> Any:
+    def get(exercise_id: str) -> Any:
         if exercise_id == "exercise-2":
             raise RubricError("rubric error in exercise-2: make_inputs lacks 'x'")
         return good
 
-    fake.get_exercise = get_exercise  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "syncgrade.rubric", fake)
-    monkeypatch.setattr(sys.modules["syncgrade"], "rubric", fake, raising=False)
-    rubrics = v.load_rubrics()
+    course = types.SimpleNamespace(
+        exercises={"exercise-1": good, "exercise-2": object()}, get=get,
+        errors={"exercise-3": RubricError("rubric error in exercise-3: no such workload")})
+    rubrics = v.load_rubrics(course)  # type: ignore[arg-type]
     assert rubrics.exercises == {"exercise-1": good}
     assert rubrics.errors == {
         "exercise-2": "rubric error in exercise-2: make_inputs lacks 'x'",
@@ -156,7 +158,8 @@ def test_load_rubrics_collects_rubric_errors(monkeypatch: pytest.MonkeyPatch) ->
 def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str],
                                    tmp_path: Path) -> None:
     for argv in (["validate", "exercise-99"], ["validate"],
-                 ["validate", "--root", str(tmp_path), "--all"],
+                 ["validate", "--course", str(tmp_path), "--all"],
+                 ["validate", "--course", str(tmp_path / "nowhere"), "--all"],
                  ["validate", "exercise-1", "--all"], ["new", "exercise-x", "--title", "T"]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
@@ -166,48 +169,85 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str],
 
 def test_validate_passes_on_a_real_exercise(capsys: pytest.CaptureFixture[str]) -> None:
     # exercise-2 is the cheapest to grade (a concept exercise: no timing in the child).
-    assert main(["validate", "exercise-2", "--runs", "1", "--root", str(ROOT)]) == 0
+    assert main(["validate", "exercise-2", "--runs", "1"]) == 0
     out = capsys.readouterr().out
     assert "FAIL" not in out
     assert "VALID  1 exercise(s)" in out
-    for item in ("rubric", "files", "coverage", "hidden-inputs", "stub-copy", "solution",
-                 "stub", "mutant sync_after_stop", "stable"):
-        assert f" {item} " in out, item
+    for item in ("rubric", "files", "mutants", "corpus", "coverage", "hidden-inputs",
+                 "solution", "stub", "mutant sync_after_stop", "corpus correct/",
+                 "corpus flawed/", "stable"):
+        assert f" {item}" in out, item
+
+
+def test_an_unknown_exercise_suggests_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "exercise-33"]) == 2
+    assert "did you mean 'exercise-3'" in capsys.readouterr().err
+
+
+WRONG_MUTANTS = '''\
+[[mutant]]
+name = "no_wait"  # declares only half of what it fails (the "solution" is the stub)
+flaw = "no wait"
+expect-fail = ["sync-before-stop"]
+
+  [[mutant.edit]]
+  old = """
+        out = fn(*args)
+"""
+  new = """
+        out = fn(*args)  # and no wait
+"""
+
+[[mutant]]
+name = "stale_edit"  # the solution no longer has this line
+flaw = "milliseconds"
+expect-fail = ["sample-count"]
+
+  [[mutant.edit]]
+  old = "        out = fn(*args)\\n"
+  new = "        out = fn(*args)\\n"
+
+  [[mutant.edit]]
+  old = "        samples.append((stop - start) / 1000)\\n"
+  new = "        samples.append(stop - start)\\n"
+
+[[mutant]]
+name = "no_flaw"
+expect-fail = ["runs"]
+edit = [{old = "import", new = "imprt"}]
+'''
 
 
 def _wrong_root(tmp_path: Path) -> Path:
-    """A course root for exercise-1 that is wrong in several ways at once."""
+    """A course folder whose exercise-1 is wrong in several ways at once (and has no
+    corpus)."""
     root = tmp_path / "course"
-    shutil.copytree(ROOT / "exercises" / "exercise-1", root / "exercises" / "exercise-1")
-    solution = root / "solutions" / "exercise-1" / "submission.py"
-    solution.parent.mkdir(parents=True)
-    shutil.copy(ROOT / "exercises" / "exercise-1" / "submission.py", solution)  # the stub!
-    mutants = solution.parent / "mutants"
-    mutants.mkdir()
-    no_wait = (ROOT / "solutions" / "exercise-1" / "mutants" / "no_wait.py").read_text()
-    # Declares only half of what it fails.
-    (mutants / "no_wait.py").write_text(no_wait.replace(
-        "# must-fail: sync-before-stop covers-device-work", "# must-fail: sync-before-stop"))
-    (mutants / "no_header.py").write_text("x = 1\n")
-    stubs = root / "src" / "syncgrade" / "stubs" / "exercise-1"
-    shutil.copytree(root / "exercises" / "exercise-1", stubs)
-    (stubs / "README.md").write_text("# an older statement\n")
+    folder = root / "exercise-1"
+    folder.mkdir(parents=True)
+    for name in ("exercise.py", "README.md", "stub.py"):
+        shutil.copy(COURSE / "exercise-1" / name, folder / name)
+    shutil.copy(COURSE / "exercise-1" / "stub.py", folder / "solution.py")  # the stub!
+    (folder / "mutants.toml").write_text(WRONG_MUTANTS)
     return root
 
 
 def test_validate_fails_on_a_wrong_setup(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     root = _wrong_root(tmp_path)
-    assert main(["validate", "exercise-1", "--runs", "1", "--root", str(root)]) == 1
+    assert main(["validate", "exercise-1", "--runs", "1", "--course", str(root)]) == 1
     out = capsys.readouterr().out
     assert "INVALID" in out
     problems = out.split("Problems:")[1]
     expected = {
         "exercise-1 solution": "got failed: covers-device-work sync-before-stop",
         "exercise-1 mutant no_wait": "got also failed covers-device-work",
-        "exercise-1 mutant no_header": "no '# mutant: ...' line",
+        "exercise-1 mutant stale_edit": "stale_edit: edit 2 of 2 does not apply: its old "
+                                         "text ('samples.append((stop - start) / 1000)'...) "
+                                         "is not in the solution",
+        "exercise-1 mutant no_flaw": "exercise-1/mutants.toml: mutant no_flaw: no 'flaw'",
         "exercise-1 coverage": "not covered: runs numpy-match sample-count",
-        "exercise-1 stub-copy": "shipped README.md differs",
+        "exercise-1 corpus": "no folder exercise-1/corpus/correct/; no folder "
+                             "exercise-1/corpus/flawed/",
     }
     for item, got in expected.items():
         line = next((ln for ln in problems.splitlines() if ln.strip().startswith(item)), "")
@@ -215,6 +255,59 @@ def test_validate_fails_on_a_wrong_setup(tmp_path: Path,
     rows = [ln for ln in out.splitlines() if ln.startswith("exercise-1")]
     assert any(" stub " in ln and ln.endswith("ok") for ln in rows)  # the stub is fine
     assert any(" stable " in ln and ln.endswith("ok") for ln in rows)
+
+
+def test_an_edit_that_no_longer_applies_names_the_mutant_and_the_edit(tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    shutil.copytree(COURSE / "exercise-1", root / "exercise-1")
+    solution = root / "exercise-1" / "solution.py"
+    # The solution moves on: its wait line is reworded; no_wait's edit still has the old one.
+    solution.write_text(solution.read_text().replace(
+        "out.block_until_ready()  # wait for *this* call's output before stopping",
+        "out.block_until_ready()  # wait for this call's output"))
+    plan = v.plan_exercise("exercise-1", open_course(root))
+    rows = {r.item: r for r in plan.rows}
+    assert not rows["mutant no_wait"].ok
+    got = rows["mutant no_wait"].got
+    assert got.startswith("no_wait: edit 1 of 1 does not apply: its old text ")
+    assert "out.block_until_ready()  # wait for *this* call's output before stopping" in got
+    assert "is not in the solution (it must occur exactly once)" in got
+    assert "mutant no_wait" not in {t.item for t in plan.targets}
+    assert {t.item for t in plan.targets} >= {"solution", "mutant milliseconds"}
+
+
+def test_write_mutants_writes_the_edited_solutions(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["validate", "--write-mutants", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("wrote ")
+    expected = {}
+    for exercise_id in builtin_course().files:
+        solution = (COURSE / exercise_id / "solution.py").read_text()
+        for mutant in read_mutants(None, exercise_id):
+            source = apply_edits(solution, mutant.edits)
+            expected[out / exercise_id / f"{mutant.name}.py"] = (mutant, source)
+    assert sorted(out.glob("*/*.py")) == sorted(expected)
+    for path, (mutant, source) in expected.items():
+        text = path.read_text()
+        assert text == mutant.header() + source == mutant_text(mutant, solution_of(path))
+        case = corpus_case(path)  # the header reads as a flawed corpus file's
+        assert (case.kind, case.description, case.expected_failures) == (
+            "flawed", mutant.description, mutant.expected_failures)
+
+
+def solution_of(path: Path) -> str:
+    return (COURSE / path.parent.name / "solution.py").read_text()
+
+
+def test_write_mutants_writes_nothing_when_an_edit_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _wrong_root(tmp_path)
+    out = tmp_path / "out"
+    assert main(["validate", "exercise-1", "--write-mutants", str(out),
+                 "--course", str(root)]) == 1
+    assert "no_flaw: no 'flaw'" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def _report(status: str, failed: tuple[str, ...] = ()) -> Any:
@@ -228,7 +321,7 @@ def _report(status: str, failed: tuple[str, ...] = ()) -> Any:
 def test_verdicts_that_differ_between_runs_fail(tmp_path: Path) -> None:
     reports = iter([_report("passed"), _report("failed", ("runs",))])
     targets = [v.Target("exercise-1", "solution", tmp_path / "x.py", "solution")]
-    got = v.grade_targets(targets, 2, 1, tmp_path, lambda e, p, n: next(reports))
+    got = v.grade_targets(targets, 2, 1, tmp_path, lambda e, p, n, s: next(reports))
     rows = v.graded_rows(v.Plan(targets=targets), None, got, 2)
     assert [(r.item, r.ok) for r in rows] == [("solution", False), ("stable", False)]
     assert rows[0].got == "varies: passed 0/1 | failed: runs"
@@ -236,7 +329,7 @@ def test_verdicts_that_differ_between_runs_fail(tmp_path: Path) -> None:
 
 
 def test_an_exception_while_grading_is_a_row_not_a_crash(tmp_path: Path) -> None:
-    def broken(exercise_id: str, path: Path, name: str) -> Any:
+    def broken(exercise_id: str, path: Path | None, name: str, source: str | None) -> Any:
         raise RuntimeError("rubric error in exercise-1: nope")
 
     targets = [v.Target("exercise-1", "solution", tmp_path / "x.py", "solution")]
@@ -254,8 +347,8 @@ def test_json_output(monkeypatch: pytest.MonkeyPatch,
             v.Row("exercise-1", "coverage", "every check failed by a mutant",
                   "not covered: runs", False)]
     monkeypatch.setattr(v, "validate",
-                        lambda ids, root, **kw: v.Outcome(rows, list(ids), 3, 1.5))
-    assert main(["validate", "exercise-1", "--json", "--root", str(ROOT)]) == 1
+                        lambda ids, course, **kw: v.Outcome(rows, list(ids), 3, 1.5))
+    assert main(["validate", "exercise-1", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["valid"] is False
     assert data["rows"][1] == {"exercise": "exercise-1", "item": "coverage",

@@ -20,7 +20,8 @@ from syncgrade.platforms.visibility import HIDDEN_FAILED, HIDDEN_PASSED, SAFE_HI
 from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
-NO_WAIT = ROOT / "tests" / "corpus" / "exercise-1" / "flawed" / "no_wait.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 HIDDEN = "SECRET-HIDDEN-(4096, 37)"
 LATER = "SECRET-AFTER-DUE-0.731"
 

@@ -23,7 +23,8 @@ from syncgrade.child.__main__ import _Warmup
 from syncgrade.pool import WarmPool, children_to_start
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "exercise-1" / "submission.py"
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
 
 FIXED_S = 2e-4  # a fake spin run: this fixed cost (dispatch, wait) ...
 PER_STEP_S = 5e-6  # ... plus this per step

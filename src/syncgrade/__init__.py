@@ -7,13 +7,17 @@ The Python API::
 
     report = syncgrade.grade("exercise-1", Path("submission.py"))           # a file
     report = syncgrade.grade("exercise-1", source=text, display_name="a.py") # its text
+    report = syncgrade.grade("exercise-1", path, course=Path("my-course"))    # a course
 
-Both return a :class:`~syncgrade.models.GradeReport`. ``grade`` raises only for usage
+Each returns a :class:`~syncgrade.models.GradeReport`. ``grade`` raises only for usage
 errors: :class:`UnknownExercise`, :class:`SubmissionError` (missing file, neither or
 both of a path and ``source=``), ``TypeError`` (a path given as ``str``), ``ValueError``
 (a ``timeout`` or ``memory_bytes`` that is not finite and above 0, or is absurdly large;
-see :mod:`syncgrade.limits`) and :class:`RubricError` (the exercise's own rubric is
-broken: the author's mistake).
+see :mod:`syncgrade.limits`; also :class:`CourseError`, a ``ValueError``: no such course)
+and :class:`RubricError` (the exercise's own rubric is broken: the author's mistake).
+
+``course``: a course folder, an installed course's name, or ``None`` for
+``$SYNCGRADE_COURSE``, else the built-in course (:mod:`syncgrade.courses`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["GradeReport", "RubricError", "SubmissionError", "UnknownExercise", "__version__",
-           "grade"]
+__all__ = ["CourseError", "GradeReport", "RubricError", "SubmissionError", "UnknownExercise",
+           "__version__", "grade"]
 
 if TYPE_CHECKING:
+    from syncgrade.courses import CourseError
     from syncgrade.engine import SubmissionError
     from syncgrade.models import GradeReport
     from syncgrade.rubric import RubricError, UnknownExercise
@@ -52,6 +57,10 @@ def __getattr__(name: str) -> Any:
         from syncgrade.rubric import UnknownExercise
 
         return UnknownExercise
+    if name == "CourseError":
+        from syncgrade.courses import CourseError
+
+        return CourseError
     if name == "RubricError":
         from syncgrade.rubric import RubricError
 

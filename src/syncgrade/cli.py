@@ -6,11 +6,14 @@
                                         F: text (default), json (or --json), gradescope,
                                         prairielearn, exercism; --reveal: hidden checks too
     grade batch PATHS... --exercise ID  grade many files; one JSON line (or CSV row) each
-    grade validate [EXERCISE... | --all] check exercises before release (instructors)
-    grade new EXERCISE --title TITLE    scaffold a new exercise (instructors)
+    grade validate [EXERCISE... | --all] check a course's exercises before release
+    grade new EXERCISE --title TITLE    scaffold a new exercise folder in a course
     grade list --json                   the catalogue: exercises, checks, points (platforms)
     grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
     grade serve [--port 8000] ...       the HTTP service (needs the `serve` extra)
+
+Every command takes ``--course DIR`` (a course folder, or an installed course's name;
+default: ``$SYNCGRADE_COURSE``, else the built-in course; see :mod:`syncgrade.courses`).
 
 Exit codes: 0 full marks (for `batch`: every file got a report); 1 graded, not full marks
 (a crashing submission included); 2 usage error (unknown exercise, missing file); 3 the
@@ -23,6 +26,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from syncgrade import __version__, cli_author, cli_schema, cli_serve
 from syncgrade.limits import (
@@ -31,6 +35,9 @@ from syncgrade.limits import (
     check_memory_gib,
     check_timeout,
 )
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
 
 EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # Kept here, not imported, so `grade --help` stays fast; tests check they match
@@ -94,8 +101,37 @@ def _grade_parser() -> argparse.ArgumentParser:
     _add_reveal(parser)
     _add_timeout(parser)
     _add_memory(parser)
+    add_course(parser)
     parser.add_argument("--version", action="version", version=f"syncgrade {__version__}")
     return parser
+
+
+def add_course(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--course", metavar="DIR", default=None,
+                        help="the course: a course folder, or the name of an installed "
+                             "course (default: $SYNCGRADE_COURSE, else the built-in course)")
+
+
+def course_root(spec: str | None) -> Path:
+    """The folder of the course ``--course`` names (no declaration is read yet)."""
+    from syncgrade.courses import CourseError
+    from syncgrade.courses import course_root as root_of
+
+    try:
+        return root_of(spec)
+    except CourseError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def open_course(spec: str | None) -> Course:
+    """The course ``--course`` names; a usage error when there is none."""
+    from syncgrade.courses import CourseError
+    from syncgrade.courses import open_course as opened
+
+    try:
+        return opened(spec)
+    except CourseError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _add_reveal(parser: argparse.ArgumentParser) -> None:
@@ -109,27 +145,30 @@ def cmd_list(argv: Sequence[str]) -> int:
     parser.add_argument("--json", action="store_true",
                         help="print the catalogue as JSON: each exercise's id, title, rubric "
                              "version, max_score and checks (id, title, points, visibility)")
+    add_course(parser)
     args = parser.parse_args(argv)
+    course = open_course(args.course)
     if args.json:
         from syncgrade.schema import catalogue
 
-        sys.stdout.write(catalogue().model_dump_json(indent=2) + "\n")
+        sys.stdout.write(catalogue(course).model_dump_json(indent=2) + "\n")
         return EXIT_FULL_MARKS
-    from syncgrade.rubric import EXERCISES
-
-    width = max(len(e) for e in EXERCISES)
-    for exercise in EXERCISES.values():
+    width = max((len(e) for e in course.exercises), default=0)
+    for exercise in course.exercises.values():
         print(f"{exercise.id:<{width}}  {exercise.title}")
+    for exercise_id, error in course.errors.items():  # the author's to fix: say so
+        print(f"grade list: {exercise_id} left out: {error}", file=sys.stderr)
     return EXIT_FULL_MARKS
 
 
-def _known_exercise(exercise_id: str) -> None:
-    from syncgrade.rubric import RubricError, UnknownExercise, get_exercise
+def _known_exercise(exercise_id: str, course: Course) -> None:
+    from syncgrade.rubric import RubricError, UnknownExercise
 
     try:
-        get_exercise(exercise_id)
+        course.get(exercise_id)
     except UnknownExercise as exc:
-        raise UsageError(f"{exc}; run `grade list`") from None
+        where = "" if course.builtin else f" --course {course.root}"
+        raise UsageError(f"{exc}; run `grade list{where}`") from None
     except RubricError as exc:  # the author's mistake, shown to the author: exit 2
         raise UsageError(str(exc)) from None
 
@@ -140,12 +179,14 @@ def cmd_start(argv: Sequence[str]) -> int:
         description="Copy an exercise's README.md and submission.py into ./exercises/EXERCISE/.")
     parser.add_argument("exercise", help="exercise id, e.g. exercise-1")
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    add_course(parser)
     args = parser.parse_args(argv)
-    _known_exercise(args.exercise)
+    course = open_course(args.course)
+    _known_exercise(args.exercise, course)
     from syncgrade.starter import StarterError, start
 
     try:
-        written = start(args.exercise, Path.cwd(), force=args.force)
+        written = start(args.exercise, Path.cwd(), force=args.force, course=course)
     except StarterError as exc:
         raise UsageError(str(exc)) from None
     for path in written:
@@ -160,8 +201,9 @@ def cmd_grade(argv: Sequence[str]) -> int:
     from syncgrade.pool import prestart
 
     # The child starts importing jax now, while this process imports the grader (issue 10).
-    pool = prestart(args.timeout, int(args.memory * 2**30))
-    _known_exercise(args.exercise)
+    pool = prestart(args.timeout, int(args.memory * 2**30), hidden=(course_root(args.course),))
+    course = open_course(args.course)
+    _known_exercise(args.exercise, course)
     from syncgrade.engine import SubmissionError, grade
 
     path = args.path or Path("exercises") / args.exercise / "submission.py"
@@ -173,7 +215,7 @@ def cmd_grade(argv: Sequence[str]) -> int:
     fmt = "json" if args.json else (args.format or "text")
     try:
         report = grade(args.exercise, path, timeout=args.timeout,
-                       memory_bytes=int(args.memory * 2**30), pool=pool)
+                       memory_bytes=int(args.memory * 2**30), pool=pool, course=course)
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
     from syncgrade.platforms.output import format_report
@@ -209,14 +251,15 @@ def cmd_batch(argv: Sequence[str]) -> int:
     _add_reveal(parser)
     _add_timeout(parser, what="wall-clock limit per submission")
     _add_memory(parser)
+    add_course(parser)
     args = parser.parse_args(argv)
-    _known_exercise(args.exercise)
+    course = open_course(args.course)
+    _known_exercise(args.exercise, course)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     from syncgrade import batch
     from syncgrade.engine import grade
     from syncgrade.render import use_colour
-    from syncgrade.rubric import get_exercise
 
     paths = batch.expand(args.paths)
     missing = [p for p in paths if not p.is_file()]
@@ -225,7 +268,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
                          + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
     if not paths:
         raise UsageError("no submissions found")
-    check_ids = [c.id for c in get_exercise(args.exercise).checks]
+    check_ids = [c.id for c in course.get(args.exercise).checks]
     stream = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
     tally = batch.Tally(total=len(paths))
     show_progress = sys.stderr.isatty()
@@ -233,14 +276,16 @@ def cmd_batch(argv: Sequence[str]) -> int:
 
     # One warm child per job: each submission still gets a fresh child (issue 10).
     pool = WarmPool(args.jobs, timeout=args.timeout, memory_bytes=int(args.memory * 2**30),
-                    defer_refill=False)  # throughput: every finished run is replaced at once
+                    defer_refill=False,  # throughput: every finished run is replaced at once
+                    hidden=course.hidden_paths)
     try:
         writer = batch.ReportWriter(stream, args.format, check_ids, reveal=args.reveal,
                                     colour=args.format == "text" and not args.out
                                     and use_colour(stream))
         for report in batch.grade_all(
                 paths, lambda p: grade(args.exercise, p, timeout=args.timeout,
-                                       memory_bytes=int(args.memory * 2**30), pool=pool),
+                                       memory_bytes=int(args.memory * 2**30), pool=pool,
+                                       course=course),
                 args.jobs):
             # Only the text view and the platforms' timelines quote the learner's lines;
             # without a display_name the report names the file as it was given.

@@ -1,7 +1,10 @@
 """``grade serve``: run the HTTP service (see :mod:`syncgrade.service`, docs/platforms.md).
 
     grade serve [--host 127.0.0.1] [--port 8000] [--workers N] [--queue N]
-                [--max-body BYTES] [--timeout S] [--memory GIB]
+                [--max-body BYTES] [--timeout S] [--memory GIB] [--course DIR]
+
+A service serves one course: ``--course`` (a folder or an installed course's name), else
+``$SYNCGRADE_COURSE``, else the built-in course.
 
 Needs the ``serve`` extra (FastAPI and uvicorn); without it, says how to install it and
 exits 2. Runs until interrupted.
@@ -38,7 +41,7 @@ def _port(text: str) -> int:
 
 
 def serve_parser() -> argparse.ArgumentParser:
-    from syncgrade.cli import _add_memory, _add_timeout
+    from syncgrade.cli import _add_memory, _add_timeout, add_course
     from syncgrade.service import DEFAULT_MAX_BODY, ServiceConfig
 
     defaults = ServiceConfig()
@@ -66,6 +69,7 @@ def serve_parser() -> argparse.ArgumentParser:
                         help="children kept pre-started, jax imported, each used for one "
                              "submission (default: --workers; 0: start each child cold)")
     _add_memory(parser)
+    add_course(parser)
     return parser
 
 
@@ -79,15 +83,20 @@ def cmd_serve(argv: Sequence[str]) -> int:
 
         raise UsageError("`grade serve` needs the serve extra: pip install "
                          "'syncgrade[serve]' (FastAPI and uvicorn)") from None
+    from syncgrade.cli import open_course
     from syncgrade.service import ServiceConfig, create_app
 
+    course = open_course(args.course)  # a usage error before the server starts
     config = ServiceConfig(workers=args.workers, queue=args.queue, max_body=args.max_body,
                            timeout=args.timeout, memory_bytes=int(args.memory * 2**30),
                            warm_pool=args.workers if args.warm_pool is None
-                           else args.warm_pool)
+                           else args.warm_pool, course=str(course.root))
+    app = create_app(config)
+    print(f"grade serve: {course.title} ({len(course.exercises)} exercises, "
+          f"{course.root})", file=sys.stderr)
     print(f"grade serve: http://{args.host}:{args.port}  workers {config.workers}, queue "
           f"{config.queue}, warm pool {config.warm_pool}, max body {config.max_body} bytes; "
           "POST /v1/grade, docs at /docs",
           file=sys.stderr, flush=True)
-    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

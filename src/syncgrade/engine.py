@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import io
 import json
+import os
 import re
 import secrets
 import threading
@@ -20,13 +21,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
 import syncgrade
 from syncgrade import sandbox
+from syncgrade.courses import open_course
 from syncgrade.limits import (
     DEFAULT_TIMEOUT_S,
     STARTUP_TIMEOUT_S,
@@ -46,10 +48,12 @@ from syncgrade.models import (
     StreamExcerpt,
 )
 from syncgrade.pool import WarmPool, run_cold, shared_pool
-from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Exercise, GraderCall, Outcome, Skip
 from syncgrade.rubric.validation import SPEC_KINDS
 from syncgrade.trace import CallFrame, End, Frame, Hello, Load
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
 
 PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
 _FRAMES: TypeAdapter[Any] = TypeAdapter(Frame)
@@ -116,6 +120,7 @@ def grade(
     memory_bytes: int | None = None,
     display_name: str | None = None,
     pool: WarmPool | None = None,
+    course: str | os.PathLike[str] | Course | None = None,
 ) -> GradeReport:
     """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
     (``source=``), exactly one of them.
@@ -125,12 +130,18 @@ def grade(
     :mod:`syncgrade.pool`); by default the process-wide pool when
     ``SYNCGRADE_WARM_POOL=N`` is set, else a cold child per run.
 
+    ``course``: the course ``exercise_id`` belongs to: its folder, an installed course's
+    name, or a :class:`~syncgrade.courses.Course` (default: ``$SYNCGRADE_COURSE``, else
+    the built-in course; see :func:`syncgrade.courses.open_course`). Nothing of the
+    course folder is visible to the child.
+
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given),
     ``TypeError`` (a ``str`` path, or a limit that is not a number),
     ``ValueError`` (a ``timeout`` or ``memory_bytes`` that is not finite and above 0,
     or is absurdly large: see :mod:`syncgrade.limits`; ``memory_bytes=None`` is the
-    default) and :class:`~syncgrade.rubric.RubricError` (the
+    default), :class:`~syncgrade.courses.CourseError` (a ``ValueError``: no such course)
+    and :class:`~syncgrade.rubric.RubricError` (the
     exercise's rubric failed its load-time validation). Every learner failure, and a
     fault of the grader itself (``status == "error"``), is in the returned report.
     Thread-safe: each call runs its own child process and shares no mutable state with
@@ -139,7 +150,8 @@ def grade(
     timeout = check_timeout(timeout)
     if memory_bytes is not None:
         memory_bytes = check_memory_bytes(memory_bytes)
-    exercise = get_exercise(exercise_id)
+    opened = open_course(course)
+    exercise = opened.get(exercise_id)
     submission = read_submission(path, source=source, display_name=display_name)
     started = time.perf_counter()
     if submission.source is None:
@@ -157,7 +169,7 @@ def grade(
             runs.append(_run_child(exercise, submission, hidden.npz, calls,
                                    dataclasses.replace(limits, wall_s=max(timeout - used,
                                                                           MIN_RUN_S)),
-                                   pool=pool))
+                                   pool=pool, hidden=opened.hidden_paths))
             used += runs[-1].outcome.clock_s
             if runs[-1].outcome.termination != "exited":
                 break  # a timeout or crash: later calls would only repeat it
@@ -262,18 +274,27 @@ def _call_groups(exercise: Exercise) -> list[tuple[GraderCall, ...]]:
 
 def _run_child(exercise: Exercise, submission: Submission, inputs_npz: bytes,
                calls: Sequence[GraderCall], limits: sandbox.Limits, *,
-               pool: WarmPool | None = None) -> ChildRun:
+               pool: WarmPool | None = None,
+               hidden: Sequence[Path] | None = None) -> ChildRun:
     """One child run of ``calls`` with the hidden inputs ``inputs_npz`` (:func:`_npz`):
     in ``pool`` (or the process-wide pool) when given, else cold. The job, with its
-    fresh key, exists only from here on."""
+    fresh key, exists only from here on. ``hidden``: the course folder the child must
+    not see (default: the exercise's, :func:`hidden_paths`)."""
     assert submission.source is not None
     job = _job(exercise, submission, calls)
     stdin = json.dumps(job).encode()
     files = {"submission.py": submission.source.encode(), "inputs.npz": inputs_npz}
     pool = pool if pool is not None else shared_pool()
-    outcome = (pool.run(stdin, files, limits) if pool is not None
-               else run_cold(stdin, files, limits))
+    hidden = hidden_paths(exercise) if hidden is None else tuple(hidden)
+    outcome = (pool.run(stdin, files, limits, hidden=hidden) if pool is not None
+               else run_cold(stdin, files, limits, hidden=hidden))
     return ChildRun(outcome, bytes.fromhex(job["key"]), tuple(c.id for c in calls))
+
+
+def hidden_paths(exercise: Exercise) -> tuple[Path, ...]:
+    """What the child must not see besides the defaults (:func:`syncgrade.pool.
+    child_command`): the folder of the course the exercise belongs to, whole."""
+    return (exercise.folder.parent,) if exercise.folder is not None else ()
 
 
 def _job(exercise: Exercise, submission: Submission,

@@ -33,7 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.1"
 
 CheckStatus = Literal["passed", "failed", "skipped"]
 ReportStatus = Literal["passed", "failed", "error"]
@@ -76,11 +76,72 @@ class Timeline(_Frozen):
     )
 
 
+class PictureEvent(_Frozen):
+    """One event of the host lane of an interval picture, in the order it happened.
+
+    ``label``, ``detail`` and ``note`` are the words of the text timeline's entry for the
+    same event (:class:`TimelineEntry` ``what``, ``detail`` and ``note``)."""
+
+    kind: str = Field(description="timer start, timer stop, call, compile, placement, wait, "
+                      "readback, clock read, or gap (events left out of the picture)")
+    label: str = Field(description="the text timeline's `what` for this event")
+    detail: str = ""
+    line: int | None = Field(None, description="the learner's line, when the event is theirs")
+    note: str = Field("", description="the text timeline's note for this event")
+    seconds: float | None = Field(
+        None, description="clock reads only: measured seconds from the start read; every "
+        "other event has no time and is placed by order only")
+    after_stop: bool = Field(False, description="happened after the timer stopped")
+
+
+class DeviceWork(_Frozen):
+    """A call's work on the device lane: from its dispatch to the moment it was known to be
+    ready. Never a duration: only which host events bound it."""
+
+    dispatched_at: int = Field(description="index in `host` of the call that dispatched it")
+    ready_at: int | None = Field(
+        None, description="index in `host` of the event at which it was known ready (a wait "
+        "that returned, or the stop read with a readiness record); none when not known")
+    state: str = Field(description="`ready`, `still running at the stop` (the output was "
+                       "not ready at the stop read), or `not known`")
+    known_by: str = Field("", description="how readiness is known, in words")
+    timed: bool = Field(description="the timed call (the interval's last call)")
+    label: str = ""
+
+
+class FlawMark(_Frozen):
+    """Where the picture marks the flaw, with the text timeline's words for it."""
+
+    at: int = Field(description="index in `host` of the event the flaw is at")
+    lane: str = Field(description="host, device or measurement")
+    words: str = Field(description="the text timeline's note at that event")
+
+
+class IntervalPicture(_Frozen):
+    """The interval as data, for drawing it: the host lane's events in order, the device
+    lane's work, the measured interval and the flaw marks. Only clock reads have measured
+    times; everything else is placed by order only."""
+
+    file: str
+    host: list[PictureEvent]
+    device: list[DeviceWork] = []
+    start: int = Field(0, description="index in `host` of the start read")
+    stop: int = Field(description="index in `host` of the stop read")
+    seconds: float | None = Field(None, description="the measured interval, in seconds")
+    ready_at_stop: bool | None = None
+    flaws: list[FlawMark] = []
+
+
 class Evidence(_Frozen):
     """What a check saw. Never contains hidden inputs or expected values."""
 
     facts: dict[str, str | int | float | bool | None] = {}
     timeline: Timeline | None = None
+    interval: IntervalPicture | None = Field(
+        None, description="the same interval as `timeline`, as data for a picture (2.1)")
+    samples: dict[str, list[float]] | None = Field(
+        None, description="the learner's own reported samples (seconds) by field name, "
+        "at most 100 of each, for a picture of their distributions (2.1)")
 
 
 class CheckResult(_Frozen):
@@ -217,3 +278,9 @@ class GradeReport(_Frozen):
             if result.id == check_id:
                 return result
         raise KeyError(check_id)
+
+    def _repr_html_(self) -> str:
+        """The report as HTML for Jupyter and Colab (:mod:`syncgrade.picture.html`)."""
+        from syncgrade.picture.html import render_fragment  # lazy: models stay a leaf
+
+        return render_fragment(self)

@@ -42,13 +42,14 @@ never imports jax: only the children do.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import os
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,24 +80,48 @@ class ChildCommand:
     hidden_paths: tuple[Path, ...]
 
 
-def child_command() -> ChildCommand:
+def child_command(hidden: Sequence[Path] = ()) -> ChildCommand:
     """``python -m syncgrade.child`` with the package on ``PYTHONPATH``; hidden from it:
-    the rubric and a checkout's ``solutions/``."""
-    hidden = [PACKAGE_ROOT / "rubric"]
-    checkout = PACKAGE_ROOT.parent.parent
-    if (checkout / "solutions").is_dir():
-        hidden.append(checkout / "solutions")
+    the rubric library, the built-in course (``syncgrade/course/``: declarations,
+    solutions, mutants, corpus), the course ``$SYNCGRADE_COURSE`` names, every course
+    this process opened, and ``hidden`` (a course folder: see
+    :attr:`syncgrade.courses.Course.hidden_paths`)."""
+    found = [PACKAGE_ROOT / "rubric", PACKAGE_ROOT / "course", *_course_roots(), *hidden]
     return ChildCommand(
         argv=(sys.executable, "-m", "syncgrade.child"),
         env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
-        hidden_paths=tuple(hidden),
+        hidden_paths=tuple(dict.fromkeys(Path(os.path.realpath(p)) for p in found)),
     )
 
 
+def _course_roots() -> list[Path]:
+    """The folders of the courses this process knows of: every course opened so far and
+    the one ``$SYNCGRADE_COURSE`` names. A pool started now hides them all, so a later
+    grade of any of them can use its children. Imports nothing heavy (a folder named in
+    the variable is taken as it is)."""
+    courses = sys.modules.get("syncgrade.courses")
+    roots = list(courses.opened_roots()) if courses is not None else []
+    named = os.environ.get("SYNCGRADE_COURSE", "").strip()  # courses.COURSE_ENV
+    if named and os.path.isdir(named):
+        roots.append(Path(named))
+    elif named:
+        from syncgrade.courses import CourseError, course_root
+
+        with contextlib.suppress(CourseError):  # the grade itself reports it
+            roots.append(course_root(named))  # an installed course's name
+    return roots
+
+
+def covers(command: ChildCommand, hidden: Sequence[Path]) -> bool:
+    """Whether a child started with ``command`` hides every path of ``hidden``."""
+    return {Path(os.path.realpath(p)) for p in hidden} <= set(command.hidden_paths)
+
+
 def run_cold(stdin: bytes, files: Mapping[str, bytes],
-             limits: sandbox.Limits) -> sandbox.SandboxOutcome:
-    """One grading child started now for this job (no pool)."""
-    command = child_command()
+             limits: sandbox.Limits, *, hidden: Sequence[Path] = ()) -> sandbox.SandboxOutcome:
+    """One grading child started now for this job (no pool); ``hidden``: paths it must
+    not see besides :func:`child_command`'s."""
+    command = child_command(hidden)
     return sandbox.run_sandboxed(list(command.argv), stdin=stdin, files=files,
                                  env=command.env, limits=limits,
                                  hidden_paths=command.hidden_paths)
@@ -149,7 +174,7 @@ class WarmPool:
                  wait_s: float = 3.0, refill: bool = True,
                  only_ready: bool = True, base: str | None = None,
                  idle_limit_s: float | None = None, defer_refill: bool = True,
-                 zygote: bool | None = None) -> None:
+                 zygote: bool | None = None, hidden: Sequence[Path] = ()) -> None:
         if size < 1:
             raise ValueError("a warm pool needs at least one child")
         self.size = size
@@ -165,7 +190,7 @@ class WarmPool:
         # Captured now: run directories go where the temp dir was when the pool was made
         # (or into ``base``), wherever it points later.
         self._base = base or tempfile.gettempdir()
-        self._command = child_command()
+        self._command = child_command(hidden)
         self._want_zygote = (os.environ.get(ZYGOTE_ENV_VAR, "1").strip() != "0"
                              if zygote is None else zygote)
         self._zygote: sandbox.Zygote | None = None
@@ -205,12 +230,17 @@ class WarmPool:
                 and _without_wall(limits) == _without_wall(self.limits))
 
     def run(self, stdin: bytes, files: Mapping[str, bytes],
-            limits: sandbox.Limits) -> sandbox.SandboxOutcome:
+            limits: sandbox.Limits, *, hidden: Sequence[Path] = ()) -> sandbox.SandboxOutcome:
         """Run the grading child on ``stdin`` (the job) and ``files``: in a warm child
-        when one fits, else cold. The same contract as :func:`run_cold`."""
+        when one fits, else cold. The same contract as :func:`run_cold`. A job whose
+        ``hidden`` paths (its course folder) the pool's children do not hide always goes
+        cold."""
+        if not covers(self._command, hidden):
+            self._count_fallback("a course the pool does not hide")
+            return run_cold(stdin, files, limits, hidden=hidden)
         child = self._take(limits)
         if child is None:
-            return run_cold(stdin, files, limits)
+            return run_cold(stdin, files, limits, hidden=hidden)
         try:
             outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s)
         except sandbox.SandboxError:
@@ -219,7 +249,7 @@ class WarmPool:
             # The zygote died under the run (its forks die with it): nothing the
             # learner's code can do from inside its pid namespace. Run the job cold.
             self._count_fallback("zygote ended during the run")
-            return run_cold(stdin, files, limits)
+            return run_cold(stdin, files, limits, hidden=hidden)
         finally:
             with self._cond:
                 self._in_use -= 1
@@ -229,7 +259,7 @@ class WarmPool:
             # comes before any learner code), e.g. killed between the liveness check
             # and delivery. Never the learner's doing; run the same job cold.
             self._count_fallback("lost at delivery")
-            return run_cold(stdin, files, limits)
+            return run_cold(stdin, files, limits, hidden=hidden)
         return outcome
 
     def close(self) -> None:
@@ -408,17 +438,19 @@ def children_to_start(size: int, idle: int, in_use: int) -> int:
     return max(0, wanted - idle)
 
 
-def prestart(timeout: float = DEFAULT_TIMEOUT_S,
-             memory_bytes: int | None = None) -> WarmPool:
+def prestart(timeout: float = DEFAULT_TIMEOUT_S, memory_bytes: int | None = None,
+             hidden: Sequence[Path] = ()) -> WarmPool:
     """One grading child started now, for the single grade the caller is about to
     prepare (the CLI's cold grade): its jax import overlaps the parent's own imports
     and preparation, and the job is handed over as soon as it exists, warm or not (the
     child reports a syntax error without waiting for jax). Only the first child run of
     the grade uses it; any further one (an exercise that isolates its calls) is cold.
-    Closed at interpreter exit, or by the caller."""
+    Closed at interpreter exit, or by the caller. ``hidden``: the folder of the course
+    the grade is for (:attr:`syncgrade.courses.Course.hidden_paths`)."""
     # No zygote: it would import jax just as the one child does, then fork it.
     return WarmPool(1, timeout=timeout, memory_bytes=memory_bytes, refill=False,
-                    only_ready=False, idle_limit_s=PRESTART_IDLE_LIMIT_S, zygote=False)
+                    only_ready=False, idle_limit_s=PRESTART_IDLE_LIMIT_S, zygote=False,
+                    hidden=hidden)
 
 
 PRESTART_IDLE_LIMIT_S = 30.0

@@ -19,13 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 import syncgrade
 from syncgrade.models import SCHEMA_VERSION, GradeReport, Visibility
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -147,9 +151,12 @@ class Catalogue(_Strict):
     exercises: list[ExerciseInfo]
 
 
-def catalogue() -> Catalogue:
-    """Every exercise syncgrade grades, in number order, with its checks."""
-    from syncgrade.rubric import EXERCISES
+def catalogue(course: str | os.PathLike[str] | Course | None = None) -> Catalogue:
+    """Every exercise of ``course`` (default: ``$SYNCGRADE_COURSE``, else the built-in
+    course), in number order, with its checks."""
+    from syncgrade.courses import open_course
+
+    exercises = open_course(course).exercises
 
     return Catalogue(
         syncgrade_version=syncgrade.__version__,
@@ -162,6 +169,6 @@ def catalogue() -> Catalogue:
                                   visibility=c.visibility) for c in exercise.checks],
                 contracts=[SamplesContract(**s.describe()) for s in exercise.samples],
             )
-            for exercise in EXERCISES.values()
+            for exercise in exercises.values()
         ],
     )

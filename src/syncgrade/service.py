@@ -7,6 +7,9 @@ Endpoints (OpenAPI at ``/openapi.json``, generated from the pydantic models)::
     GET  /v1/schema      the GradeReport JSON Schema (as `grade schema`)
     GET  /healthz        liveness, capacity and load
 
+A service serves one course (``ServiceConfig.course``: ``grade serve --course DIR``,
+else ``$SYNCGRADE_COURSE``, else the built-in course), opened when the app is made.
+
 Contracts:
 
 - Learner code never runs in this process: each grade is one call of
@@ -20,7 +23,8 @@ Contracts:
 - Every error is a JSON object ``{"error": "<one line>"}``: 400 body not UTF-8 or not
   JSON, 404 no such route, 405 wrong method, 413 body over ``max_body`` bytes, 415 body
   not ``application/json``, 422 a well-formed body with missing, unknown or ill-typed
-  fields or an unknown exercise, 429 queue full, 500 the service failed.
+  fields or an unknown exercise, 429 queue full, 500 the service failed (an exercise
+  whose rubric does not load included: ``"rubric error in exercise-N: ..."``).
 - A grade always answers 200 with the report, including a grader fault
   (``status == "error"``, ``cause == "grader_fault"``): the report is the answer, and
   platforms read ``status`` as they do from the CLI and the Python API.
@@ -84,6 +88,9 @@ class ServiceConfig:
     submission each; see :mod:`syncgrade.pool`). 0: the process-wide pool when
     ``SYNCGRADE_WARM_POOL`` is set, else a cold child per grade. ``grade serve`` passes
     its ``--warm-pool`` (default: ``workers``)."""
+    course: str | None = None
+    """The course served: a folder or an installed course's name (default:
+    ``$SYNCGRADE_COURSE``, else the built-in course); :func:`create_app` opens it."""
 
     def __post_init__(self) -> None:
         if (self.workers < 1 or self.queue < 0 or self.max_body < 1
@@ -124,6 +131,7 @@ class Health(BaseModel):
     zygote: str = Field("off", description="whether the warm children are forked from a "
                         "zygote that imported jax once: 'off', 'on', or 'failed: why' "
                         "(then each starts as a fresh interpreter)")
+    course: str = Field("", description="the title of the course this service grades")
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -289,8 +297,12 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
-    """The FastAPI application for ``config`` (defaults: :class:`ServiceConfig`)."""
+    """The FastAPI application for ``config`` (defaults: :class:`ServiceConfig`).
+    Raises :class:`~syncgrade.courses.CourseError` when its course cannot be opened."""
+    from syncgrade.courses import open_course
+
     config = config or ServiceConfig()
+    course = open_course(config.course)
     load = _Load(config)
     executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="grade")
 
@@ -300,7 +312,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.warm_pool:
             pools.append(WarmPool(config.warm_pool, timeout=config.timeout,
-                                  memory_bytes=config.memory_bytes))
+                                  memory_bytes=config.memory_bytes,
+                                  hidden=course.hidden_paths))
         yield
         # Running grades finish (their children are bounded by the timeout); queued ones
         # that have not started are dropped.
@@ -335,13 +348,15 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def grade(body: GradeRequest) -> Any:
         """Grade ``source`` for ``exercise`` in a sandboxed child process. 200 with the
         report whatever the verdict, a grader fault (``status: error``) included."""
-        from syncgrade.rubric import EXERCISES, UnknownExercise, get_exercise
+        from syncgrade.rubric import RubricError, UnknownExercise
 
         try:
-            get_exercise(body.exercise)
+            course.get(body.exercise)
         except UnknownExercise:
             return _error(422, f"unknown exercise {body.exercise!r} (known: "
-                               f"{', '.join(EXERCISES)}); see GET /v1/exercises")
+                               f"{', '.join(course.exercises)}); see GET /v1/exercises")
+        except RubricError as exc:  # the exercise's rubric does not load: the service's fault
+            return _error(500, str(exc))
         if not load.try_admit():
             return _error(429, f"busy: {config.workers} grade(s) running and {config.queue} "
                                "waiting; retry later",
@@ -350,7 +365,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             job = partial(engine.grade, body.exercise, source=body.source,
                           display_name=body.display_name or "submission.py",
                           timeout=config.timeout, memory_bytes=config.memory_bytes,
-                          pool=pools[0] if pools else None)
+                          pool=pools[0] if pools else None, course=course)
             run: Callable[[], GradeReport] = partial(load.timed, job)
             pending: Awaitable[GradeReport] = asyncio.get_running_loop().run_in_executor(
                 executor, run)
@@ -366,7 +381,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def exercises() -> Catalogue:
         """Every exercise with its rubric version, maximum score and checks (as
         ``grade list --json``)."""
-        return catalogue()
+        return catalogue(course)
 
     @app.get("/v1/schema", summary="The GradeReport JSON Schema")
     async def schema() -> dict[str, Any]:
@@ -382,6 +397,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                       queued=max(0, load.admitted - running),
                       warm_pool=config.warm_pool,
                       served_warm=pools[0].stats.warm if pools else 0,
-                      zygote=pools[0].stats.zygote if pools else "off")
+                      zygote=pools[0].stats.zygote if pools else "off",
+                      course=course.title)
 
     return app

@@ -1,42 +1,56 @@
 """`grade start`: copy an exercise's statement and stub into ./exercises/EXERCISE/.
 
-The stubs ship inside the package (``syncgrade/stubs``, the checkout's ``exercises/``
-folder), so learners who installed syncgrade without a checkout can start. The solutions
-never ship.
+The files come from the exercise's folder in its course (:mod:`syncgrade.courses`): its
+``README.md``, and its ``stub.py`` as ``submission.py``. The built-in course ships inside
+the package, so learners who installed syncgrade without a checkout can start. Nothing
+else of the course folder (declaration, solution, mutants, corpus) is ever copied.
 """
 
 from __future__ import annotations
 
-from importlib import resources
-from importlib.abc import Traversable
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
 
 STARTER_FILES = ("README.md", "submission.py")
 
 
 class StarterError(Exception):
-    """The stub could not be copied (missing from the install, or would overwrite work)."""
+    """The stub could not be copied (missing from the course, or would overwrite work)."""
 
 
-def stub_dir(exercise_id: str) -> Traversable:
-    folder = resources.files("syncgrade").joinpath("stubs", exercise_id)
-    if not folder.joinpath("submission.py").is_file():
-        raise StarterError(f"the stub for {exercise_id} is missing from this installation")
-    return folder
+def starter_sources(exercise_id: str,
+                    course: str | os.PathLike[str] | Course | None = None) -> list[Path]:
+    """The course files handed out, in :data:`STARTER_FILES` order."""
+    from syncgrade.courses import open_course
+
+    files = open_course(course).folder(exercise_id)
+    sources = [files.readme, files.stub]
+    for source in sources:
+        if not source.is_file():
+            raise StarterError(f"the course has no {source.name} for {exercise_id} "
+                               f"({source})")
+    return sources
 
 
-def start(exercise_id: str, destination: Path, *, force: bool = False) -> list[Path]:
+def start(exercise_id: str, destination: Path, *, force: bool = False,
+          course: str | os.PathLike[str] | Course | None = None) -> list[Path]:
     """Copy the starter files into ``destination/exercises/<id>/``; return the paths.
 
-    Refuses to overwrite an existing file unless ``force``: a learner's work is never lost.
+    ``course``: as :func:`syncgrade.courses.open_course` takes it (default:
+    ``$SYNCGRADE_COURSE``, else the built-in course). Refuses to overwrite an existing
+    file unless ``force``: a learner's work is never lost.
     """
-    source = stub_dir(exercise_id)
+    sources = starter_sources(exercise_id, course)
     target = destination / "exercises" / exercise_id
     written = [target / name for name in STARTER_FILES]
     existing = [p for p in written if p.exists()]
     if existing and not force:
         raise StarterError(f"{existing[0]} already exists (use --force to overwrite it)")
     target.mkdir(parents=True, exist_ok=True)
-    for name, path in zip(STARTER_FILES, written, strict=True):
-        path.write_bytes(source.joinpath(name).read_bytes())
+    for source, path in zip(sources, written, strict=True):
+        path.write_bytes(source.read_bytes())
     return written

@@ -1,66 +1,104 @@
 """Mutants: known-wrong variants of an exercise's solution, each declaring what it fails.
 
-A mutant lives at ``solutions/<exercise>/mutants/<name>.py``. Its first lines are comments:
+An exercise's mutants are the ``[[mutant]]`` entries of its ``mutants.toml``
+(the grammar is :mod:`syncgrade.authoring.cases`'): a ``name``, the ``flaw`` (the mistake a
+learner might make, one line), ``expect-fail`` (the EXACT set of check ids grading it must
+fail; every other check passes or is skipped) and ``edit`` tables (``old`` -> ``new``),
+applied in order to the CURRENT solution, in memory:
 
-.. code-block:: python
+.. code-block:: toml
 
-    # mutant: the timer stops before the wait
-    # must-fail: sync-before-stop covers-device-work
+    [[mutant]]
+    name = "no_wait"
+    flaw = "no wait on the output before the timer stops"
+    expect-fail = ["sync-before-stop", "covers-device-work"]
 
-``mutant`` says in one line what is wrong (the mistake a learner might make); ``must-fail``
-lists the EXACT set of check ids that grading the file must fail (every other check passes
-or is skipped). Both are required, once each, within the first :data:`HEADER_LINES` lines.
+      [[mutant.edit]]
+      old = \"\"\"
+            out.block_until_ready()  # wait for *this* call's output before stopping
+    \"\"\"
+      new = ""
+
+A mutant is the solution plus one mistake: when the solution changes, every mutant changes
+with it, and an edit whose ``old`` text is gone (or no longer unique) fails validation,
+naming the mutant and the edit. ``grade validate --write-mutants DIR`` writes each one out
+as a file (:func:`write_mutants`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Union
 
-HEADER_LINES = 15
-_HEADER = re.compile(r"^#\s*(?P<key>mutant|must-fail)\s*:\s*(?P<value>.*)$")
+from syncgrade.authoring.cases import Case, CaseError, parse_mutants
 
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
 
-class MutantError(ValueError):
-    """A mutant file whose header is missing, repeated or empty (one line, names the file)."""
+MUTANTS_FILE = "mutants.toml"
 
-
-@dataclass(frozen=True)
-class Mutant:
-    """One mutant file and what it declares."""
-
-    name: str
-    path: Path
-    what: str
-    must_fail: frozenset[str]
+Mutant = Case
+"""A mutant is a :class:`~syncgrade.authoring.cases.Case` of kind ``"mutant"``."""
+MutantError = CaseError
 
 
-def read_mutant(path: Path) -> Mutant:
-    """Parse a mutant's header; :class:`MutantError` says what is wrong with it."""
-    fields: dict[str, str] = {}
+CourseSpec = Union[str, "os.PathLike[str]", "Course", None]
+"""A course as :func:`syncgrade.courses.open_course` takes it (None: the default course)."""
+
+
+def solution_path(course: CourseSpec, exercise_id: str) -> Path:
+    """The exercise's ``solution.py`` in its course folder."""
+    from syncgrade.courses import open_course
+
+    return open_course(course).folder(exercise_id).solution
+
+
+def mutants_file(course: CourseSpec, exercise_id: str) -> Path:
+    """Where the exercise's mutants are declared: its ``mutants.toml``."""
+    from syncgrade.courses import open_course
+
+    return open_course(course).folder(exercise_id).mutants
+
+
+def read_mutants(course: CourseSpec, exercise_id: str) -> list[Mutant]:
+    """Every mutant of the exercise, strictly: :class:`MutantError` for the first problem
+    of the file or of an entry (names the file and the mutant)."""
+    from syncgrade.courses import open_course
+
+    root = open_course(course).root
+    path = mutants_file(course, exercise_id)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()[:HEADER_LINES]
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise MutantError(f"{path.name}: cannot be read ({exc.__class__.__name__})") from None
-    for line in lines:
-        match = _HEADER.match(line.strip())
-        if match:
-            if match["key"] in fields:
-                raise MutantError(f"{path.name}: '# {match['key']}:' given twice")
-            fields[match["key"]] = match["value"].strip()
-    for key in ("mutant", "must-fail"):
-        if not fields.get(key):
-            raise MutantError(f"{path.name}: no '# {key}: ...' line in its first "
-                              f"{HEADER_LINES} lines")
-    return Mutant(path.stem, path, fields["mutant"], frozenset(fields["must-fail"].split()))
+        raise MutantError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    origin = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    return parse_mutants(text, origin, exercise_id, path)
 
 
-def mutant_dir(root: Path, exercise_id: str) -> Path:
-    return root / "solutions" / exercise_id / "mutants"
+def mutant_text(mutant: Mutant, solution: str) -> str:
+    """A mutant as a file someone can run: its header, then the edited solution
+    (:class:`~syncgrade.authoring.cases.EditError` when an edit does not apply)."""
+    return mutant.header() + mutant.apply(solution)
 
 
-def mutant_paths(root: Path, exercise_id: str) -> list[Path]:
-    """The exercise's mutant files, sorted by name (``_``-prefixed files are helpers)."""
-    folder = mutant_dir(root, exercise_id)
-    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+def write_mutants(course: CourseSpec, exercise_ids: list[str], out: Path) -> list[Path]:
+    """Write every mutant of ``exercise_ids`` as ``out/<exercise>/<name>.py``; return the
+    paths. Raises :class:`MutantError` (before writing anything) when a mutants.toml or an
+    edit is wrong."""
+    texts: dict[Path, str] = {}
+    for exercise_id in exercise_ids:
+        if not mutants_file(course, exercise_id).is_file():
+            continue
+        mutants = read_mutants(course, exercise_id)
+        try:
+            solution = solution_path(course, exercise_id).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise MutantError(f"{exercise_id}: no solution to apply the mutants' edits to "
+                              f"({exc.__class__.__name__})") from None
+        for mutant in mutants:
+            texts[out / exercise_id / f"{mutant.name}.py"] = mutant_text(mutant, solution)
+    for path, text in texts.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(texts)

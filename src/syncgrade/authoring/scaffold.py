@@ -1,19 +1,20 @@
-"""`grade new`: scaffold a new exercise that grades from the first minute.
+"""`grade new`: scaffold a new exercise folder in a course that grades from the first minute.
 
-Writes, under the course checkout ``root``:
+Writes, in the course folder ``root`` (created, with a ``course.toml``, when it does not
+exist yet), the exercise folder ``root/exercise-<N>/`` (docs/authoring.md):
 
-- ``src/syncgrade/rubric/exercise_<N>.py``: a complete, loadable declaration (a timed
-  ``tanh(x @ w)`` workload plus the calibrated probe, the checks of exercise-1) with
-  ``TODO(author)`` markers where the author decides;
-- ``exercises/exercise-<N>/README.md`` and ``submission.py``: statement and stub (the stub
-  starts with the lesson's mistake: no wait before the timer stops);
-- ``src/syncgrade/stubs/exercise-<N>/``: the shipped copy of the stub, unless ``stubs`` is
-  a link to ``exercises/`` (as in the syncgrade checkout, where the copy is the same file);
-- ``solutions/exercise-<N>/submission.py``: a full-marks solution;
-- ``solutions/exercise-<N>/mutants/no_wait.py``: one example mutant.
+- ``exercise.py``: a complete, loadable declaration (a timed ``tanh(x @ w)`` workload plus
+  the calibrated probe, the checks of exercise-1) with ``TODO(author)`` markers where the
+  author decides;
+- ``README.md`` and ``stub.py``: statement and stub (the stub starts with the lesson's
+  mistake: no wait before the timer stops);
+- ``solution.py``: a full-marks solution;
+- ``mutants.toml``: one example mutant, as an edit of the solution;
+- ``corpus/correct/waits_each_call.py`` and ``corpus/flawed/no_wait.py``: one learner-like
+  file of each kind, with its expected verdict.
 
-The result does not pass ``grade validate`` as it is, on purpose: the rubric still says
-TODO, the files say ``TODO(author)``, and one mutant covers only two checks.
+The result does not pass ``grade validate`` as it is, on purpose: the declaration still
+says TODO, the files say ``TODO(author)``, and one mutant covers only two checks.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from string import Template
 
 _ID = re.compile(r"exercise-([1-9][0-9]*)$")
 FUNCTION = "timed_samples"
+COURSE_FILE = "course.toml"  # syncgrade.courses.COURSE_FILE
 
 
 class ScaffoldError(Exception):
@@ -31,11 +33,12 @@ class ScaffoldError(Exception):
 
 
 def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -> list[Path]:
-    """Write the new exercise's files under ``root``; return their paths.
+    """Write the new exercise's folder in the course folder ``root``; return the paths
+    written (``root/course.toml`` first when the course folder was created).
 
     Raises :class:`ScaffoldError` for an id that is not ``exercise-<number>``, an empty or
-    multi-line title, or (without ``force``) an exercise that already exists: any of the
-    files already there, or an id the installed rubrics already declare.
+    multi-line title, a ``root`` that is a file, or (without ``force``) an exercise that
+    already exists: any of its files already there.
     """
     match = _ID.match(exercise_id)
     if not match:
@@ -44,33 +47,33 @@ def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -
     title = title.strip()
     if not title or "\n" in title:
         raise ScaffoldError("--title must be one non-empty line")
+    if root.exists() and not root.is_dir():
+        raise ScaffoldError(f"{root} is not a folder")
     number = int(match.group(1))
-    files = _files(exercise_id, number, title)
-    targets = {root / rel: text for rel, text in files.items()}
-    stubs = root / "src" / "syncgrade" / "stubs"
-    if not stubs.is_symlink():  # a real folder (or none yet): the shipped copy is separate
-        for name in ("README.md", "submission.py"):
-            targets[stubs / exercise_id / name] = files[f"exercises/{exercise_id}/{name}"]
+    targets = {root / exercise_id / rel: text
+               for rel, text in _files(exercise_id, number, title).items()}
     if not force:
         existing = [p for p in targets if p.exists()]
         if existing:
             raise ScaffoldError(f"{exercise_id} already exists ({existing[0].relative_to(root)}"
                                 "); use --force to overwrite its files")
-        if _registered(exercise_id):
-            raise ScaffoldError(f"{exercise_id} already exists in the installed rubrics; "
-                                "pick another number or use --force")
+    if not root.exists():
+        targets = {root / COURSE_FILE: f"title = {_toml_string(root.resolve().name)}\n",
+                   **targets}
     for path, text in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    from syncgrade.courses import forget
+
+    forget(root)  # a course opened before in this process is read again
     return list(targets)
 
 
-def _registered(exercise_id: str) -> bool:
-    try:
-        from syncgrade.rubric import EXERCISES
-    except Exception:  # a broken rubric elsewhere is validate's business, not new's
-        return False
-    return exercise_id in EXERCISES
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (the same escapes as JSON's)."""
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _files(exercise_id: str, number: int, title: str) -> dict[str, str]:
@@ -81,14 +84,13 @@ def _files(exercise_id: str, number: int, title: str) -> dict[str, str]:
         # heavy 1024x1024: a seed per exercise number, odd-sized shapes.
         "seed": f"{number * 1_000_003 + 90_210:_}", "rows": "896", "k": "640", "out": "384",
     }
-    folder_ex, folder_sol = f"exercises/{exercise_id}", f"solutions/{exercise_id}"
-    return {
-        f"src/syncgrade/rubric/exercise_{number}.py": Template(_RUBRIC).substitute(values),
-        f"{folder_ex}/README.md": Template(_README).substitute(values),
-        f"{folder_ex}/submission.py": Template(_STUB).substitute(values),
-        f"{folder_sol}/submission.py": Template(_SOLUTION).substitute(values),
-        f"{folder_sol}/mutants/no_wait.py": Template(_MUTANT).substitute(values),
-    }
+    fill = {name: Template(text).substitute(values) for name, text in (
+        ("exercise.py", _RUBRIC), ("README.md", _README), ("stub.py", _STUB),
+        ("solution.py", _SOLUTION), ("mutants.toml", _MUTANTS))}
+    learner = fill["solution.py"].replace(" (reference solution).", ".")
+    fill["corpus/correct/waits_each_call.py"] = _CORRECT + learner
+    fill["corpus/flawed/no_wait.py"] = _FLAWED + learner.replace(_WAIT_LINE, "")
+    return fill
 
 
 _RUBRIC = '''\
@@ -151,7 +153,7 @@ EXERCISE = Exercise(
         )),
     ),
     # TODO(author): the checks this exercise teaches; every one needs a mutant
-    # (solutions/$id/mutants/) that fails it.
+    # (mutants.toml) that fails it.
     checks=(
         CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
@@ -278,8 +280,26 @@ _STUB = ('"""Exercise $number: $title.\n\nTODO(author): one line for the learner
              + _LOOP_NO_WAIT))
 _SOLUTION = ('"""Exercise $number: $title (reference solution)."""\n'
              + _STUB_BODY.replace("$body", _LOOP_WAIT))
-_MUTANT = ("# mutant: the timer stops when the call returns, before its output is ready\n"
-           "# must-fail: sync-before-stop covers-device-work\n"
-           "# TODO(author): one mutant per mistake, until every check is in some must-fail.\n"
-           + _SOLUTION.replace("        out.block_until_ready()  # wait for *this* call's "
-                               "output before stopping\n", ""))
+_WAIT_LINE = "        out.block_until_ready()  # wait for *this* call's output before stopping\n"
+_MUTANTS = """\
+# TODO(author): one mutant per mistake, until every check is in some expect-fail.
+# Each edit's old text must occur exactly once in solution.py (see docs/authoring.md).
+
+[[mutant]]
+name = "no_wait"
+flaw = "the timer stops when the call returns, before its output is ready"
+expect-fail = ["sync-before-stop", "covers-device-work"]
+
+  [[mutant.edit]]
+  old = \"\"\"
+        out.block_until_ready()  # wait for *this* call's output before stopping
+\"\"\"
+  new = ""
+"""
+_CORRECT = ("# style: waits on each call's output before stopping the timer\n"
+            "# expect: pass\n\n"
+            "# TODO(author): learner-like files, each in its own style, that get full marks.\n")
+_FLAWED = ("# flaw: the timer stops when the call returns, before its output is ready\n"
+           "# expect-fail: sync-before-stop covers-device-work\n\n"
+           "# TODO(author): learner-like files, one per mistake, each failing exactly the\n"
+           "# checks its header names.\n")

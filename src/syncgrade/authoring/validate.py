@@ -1,63 +1,90 @@
-"""`grade validate`: prove an exercise's rubric right before learners see it.
+"""`grade validate`: prove a course's exercises right before learners see them.
 
-For each exercise, against a course checkout (``root``, holding ``exercises/`` and
-``solutions/``), every item below becomes one :class:`Row` (exercise, item, expected, got,
-ok); the exercise is valid when every row is ok:
+For each exercise of a course folder (:mod:`syncgrade.courses`: ``<id>/exercise.py``,
+``README.md``, ``stub.py``, ``solution.py``, ``mutants.toml``, ``corpus/{correct,flawed}/``),
+every item below becomes one :class:`Row` (exercise, item, expected, got, ok); the
+exercise is valid when every row is ok. Everything that can be checked without grading is
+checked first, for every exercise (:func:`plan_exercise`); then the files are graded.
 
 ``rubric``
-    the rubric module loads (a load-time ``RubricError`` is reported here, as the author's
-    error) and its source has no ``TODO`` left (``grade new`` scaffolds with TODOs).
+    the declaration ``exercise.py`` loads (a load-time ``RubricError`` is reported here, as
+    the author's error, naming the file) and has no ``TODO`` left (``grade new`` scaffolds
+    with TODOs).
 ``files``
-    the statement, stub, solution and at least one mutant exist.
-``solution``
-    ``solutions/<id>/submission.py`` gets full marks, in every run.
-``stub``
-    ``exercises/<id>/submission.py`` fails cleanly, in every run: graded (cause
-    ``graded``), not full marks, ``runs`` passed, every failed check has a hint.
+    the statement, stub, solution and ``mutants.toml`` exist, and none says
+    ``TODO(author)``.
+``mutants``
+    ``mutants.toml`` parses (TOML, only ``[[mutant]]`` entries, no name given twice).
 ``mutant <name>``
-    ``solutions/<id>/mutants/<name>.py`` fails exactly the checks its ``# must-fail:`` header
-    declares (others pass or are skipped), in every run, and each declared id is a check
-    of the rubric (see :mod:`syncgrade.authoring.mutants`).
+    the entry is well formed, its ``expect-fail`` ids are checks of the exercise (a typo
+    gets the nearest id), its edits apply to the current solution (each ``old`` text
+    exactly once), and the edited solution, graded as ``<name>.py``, fails exactly the
+    checks its ``expect-fail`` declares (others pass or are skipped), in every run (see
+    :mod:`syncgrade.authoring.mutants`).
+``corpus``
+    ``corpus/correct/`` and ``corpus/flawed/`` exist and each holds at least one ``.py``
+    file: a missing or an empty folder is a problem.
+``corpus <kind>/<name>``
+    the file's header (:func:`syncgrade.authoring.cases.corpus_case`) is valid and of its
+    folder's kind, its ``expect-fail`` ids are checks of the exercise (with the nearest id
+    for a typo), and graded it gets full marks (``correct/``) or fails exactly the checks
+    it names (``flawed/``), in every run.
 ``coverage``
-    every check of the rubric is declared by at least one mutant.
+    every check of the exercise is declared by at least one mutant.
 ``stable``
     each graded file got the same verdict (status and set of failed checks) in every run.
 ``hidden-inputs``
     see :func:`hidden_input_problems`: what is compared is documented there.
-``stub-copy``
-    the stub that ships in the package (``src/syncgrade/stubs/<id>/``) is byte-identical to
-    ``exercises/<id>/``.
+``solution``
+    ``solution.py`` gets full marks, in every run.
+``stub``
+    ``stub.py`` fails cleanly, in every run: graded (cause ``graded``), not full marks,
+    ``runs`` passed (when the exercise has that check), every failed check has a hint.
 
-Grading goes through :func:`syncgrade.grade` (sandboxed child per file), ``jobs`` files at
-once on threads. Only the CLI prints; this module returns rows.
+Grading goes through :func:`syncgrade.grade` with the course (sandboxed child per file),
+``jobs`` files at once on threads. Only the CLI prints; this module returns rows.
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
 import re
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from syncgrade.authoring.mutants import Mutant, MutantError, mutant_dir, mutant_paths, read_mutant
+from syncgrade.authoring.cases import (
+    CaseError,
+    corpus_case,
+    entry_label,
+    load_mutant_table,
+    mutant_case,
+)
+from syncgrade.authoring.mutants import Mutant
+from syncgrade.courses import (
+    CORPUS_KINDS,
+    ExerciseFiles,
+    did_you_mean,
+    exercise_number,
+)
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
 
 STUB_FILES = ("README.md", "submission.py")
-_ID = re.compile(r"exercise-(\d+)$")
+"""How a learner gets the stub (``grade start``): the statement, and ``stub.py`` under this
+name."""
 _TODO = re.compile(r"\bTODO\b")
 AUTHOR_TODO = "TODO(author)"
 
 
 class ValidateUsageError(Exception):
-    """A mistake in how validation was asked for (unknown exercise, no course root)."""
+    """A mistake in how validation was asked for (an unknown exercise)."""
 
 
 @dataclass(frozen=True)
@@ -106,90 +133,55 @@ def verdict_of(report: Any) -> Verdict:
     return Verdict(
         status=report.status, cause=report.cause, failed=failed,
         score=report.score, max_score=report.max_score,
-        runs_passed=runs is not None and runs.status == "passed",
+        # An exercise without a ``runs`` check: the file ran when nothing stopped it.
+        runs_passed=(runs.status == "passed" if runs is not None
+                     else report.cause == "graded"),
         unhinted=frozenset(i for i in failed if not checks[i].hint),
         fault=report.grading.internal_error or "",
     )
-
-
-# ------------------------------------------------------------------------ the course root
-
-def default_root() -> Path | None:
-    """The current directory when it is a course checkout, else the checkout syncgrade was
-    installed from in editable mode, else ``None``."""
-    for candidate in (Path.cwd(), Path(__file__).resolve().parents[3]):
-        if is_course_root(candidate):
-            return candidate
-    return None
-
-
-def is_course_root(path: Path) -> bool:
-    return (path / "exercises").is_dir() and (path / "solutions").is_dir()
-
-
-def folder_ids(root: Path) -> list[str]:
-    """Exercise ids that have a folder under ``exercises/`` or ``solutions/``."""
-    ids = {p.name for base in ("exercises", "solutions") if (root / base).is_dir()
-           for p in (root / base).iterdir() if p.is_dir() and _ID.match(p.name)}
-    return sorted(ids, key=exercise_number)
-
-
-def exercise_number(exercise_id: str) -> int:
-    match = _ID.match(exercise_id)
-    return int(match.group(1)) if match else 1 << 30
 
 
 # ------------------------------------------------------------------------ the rubrics
 
 @dataclass
 class Rubrics:
-    """The installed rubrics, or the error that stopped them loading."""
+    """The course's declarations that load, and the author's error for each that does not."""
 
     exercises: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # exercise id -> the error's text
 
 
-def load_rubrics() -> Rubrics:
-    """The installed rubrics and the author's errors that kept any of them out.
+def load_rubrics(course: Course) -> Rubrics:
+    """The course's exercises and the author's errors that kept any of them out.
 
-    ``syncgrade.rubric`` leaves a broken rubric out of ``EXERCISES`` and keeps its
-    ``RubricError`` ("rubric error in exercise-N: ...") in ``RUBRIC_ERRORS``;
-    ``get_exercise`` also checks each rubric's data (``make_inputs``, references) on first
-    use. Both kinds become error entries here, never a traceback.
+    Opening a course leaves a broken declaration out of its exercises and keeps its
+    ``RubricError`` ("rubric error in exercise-N: ...") in ``Course.errors``;
+    ``Course.get`` also checks each declaration's data (``make_inputs``, references) on
+    first use. Both kinds become error entries here, never a traceback.
     """
-    from syncgrade import rubric
+    from syncgrade.rubric import RubricError
 
-    rubric_error = getattr(rubric, "RubricError", None)
-    errors = {k: str(v) for k, v in getattr(rubric, "RUBRIC_ERRORS", {}).items()}
+    errors = {k: str(v) for k, v in course.errors.items()}
     exercises = {}
-    for exercise_id in rubric.EXERCISES:
+    for exercise_id in course.exercises:
         try:
-            exercises[exercise_id] = rubric.get_exercise(exercise_id)
-        except Exception as exc:
-            if rubric_error is None or not isinstance(exc, rubric_error):
-                raise
+            exercises[exercise_id] = course.get(exercise_id)
+        except RubricError as exc:
             errors[exercise_id] = str(exc)
     return Rubrics(exercises, errors)
-
-
-def rubric_source(exercise: Any) -> tuple[str, str]:
-    """(path, text) of the module that declares ``exercise``: the installed
-    ``syncgrade.rubric.exercise_N`` whose ``EXERCISE`` it is, else the module that defines
-    its ``make_inputs``; ("", "") when neither can be read."""
-    module = sys.modules.get(f"syncgrade.rubric.exercise_{exercise_number(exercise.id)}")
-    try:
-        if module is not None and getattr(module, "EXERCISE", None) is exercise:
-            path = inspect.getsourcefile(module)
-        else:
-            path = inspect.getsourcefile(exercise.make_inputs)
-        return (path or "", Path(path).read_text(encoding="utf-8") if path else "")
-    except (OSError, TypeError):
-        return "", ""
 
 
 def todo_lines(source: str) -> list[int]:
     """Line numbers of the rubric source that still say TODO."""
     return [n for n, line in enumerate(source.splitlines(), 1) if _TODO.search(line)]
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when it is inside it, else as it is."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def author_todos(paths: Iterable[Path], root: Path) -> list[str]:
@@ -201,7 +193,7 @@ def author_todos(paths: Iterable[Path], root: Path) -> list[str]:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             continue
-        found += [f"{path.relative_to(root)}:{n}" for n, line in enumerate(lines, 1)
+        found += [f"{_shown(path, root)}:{n}" for n, line in enumerate(lines, 1)
                   if AUTHOR_TODO in line]
     return found
 
@@ -323,62 +315,50 @@ def hidden_input_problems(exercise: Any, stub_texts: dict[str, str],
     return problems, f"{len(arrays)} arrays; no stub shape or seed, reproducible"
 
 
-# ------------------------------------------------------------------------ the stub copy
-
-def shipped_stub_dir(root: Path, exercise_id: str) -> Any:
-    """Where the stub that ships lives: ``root/src/syncgrade/stubs/<id>`` in a checkout
-    that has one, else the installed package's copy (what ``grade start`` hands out)."""
-    local = root / "src" / "syncgrade" / "stubs"
-    if local.exists():
-        return local / exercise_id
-    return resources.files("syncgrade").joinpath("stubs", exercise_id)
-
-
-def stub_copy_problems(root: Path, exercise_id: str) -> list[str]:
-    shipped = shipped_stub_dir(root, exercise_id)
-    problems = []
-    for name in STUB_FILES:
-        original = root / "exercises" / exercise_id / name
-        copy = shipped.joinpath(name)
-        if not copy.is_file():
-            problems.append(f"{name} missing from the shipped stubs")
-        elif not original.is_file() or copy.read_bytes() != original.read_bytes():
-            problems.append(f"shipped {name} differs from exercises/{exercise_id}/{name}")
-    return problems
-
-
 # ------------------------------------------------------------------------ grading
 
 @dataclass(frozen=True)
 class Target:
-    """One file to grade and what it must come to."""
+    """One file to grade and what it must come to. A mutant has no file: ``source`` is
+    the edited solution, ``path`` its mutants.toml, ``display_name`` ``<name>.py``."""
 
     exercise: str
     item: str
     path: Path
-    kind: str  # "solution" | "stub" | "mutant"
+    kind: str  # "solution" | "stub" | "mutant" | "correct" | "flawed" (the corpus)
     must_fail: frozenset[str] = frozenset()
+    source: str | None = None
+    display_name: str = ""
 
 
-GradeFn = Callable[[str, Path, str], Any]
+GradeFn = Callable[[str, Path | None, str, str | None], Any]
+"""``(exercise_id, path, display_name, source)``: grade the file, or ``source`` (then
+``path`` is None)."""
+
+FULL_MARKS_KINDS = ("solution", "correct")
+FAILING_KINDS = ("mutant", "flawed")
 
 
-def _default_grade(exercise_id: str, path: Path, display_name: str) -> Any:
-    import syncgrade
+def course_grade(course: Course) -> GradeFn:
+    """The :data:`GradeFn` that grades with :func:`syncgrade.grade` in ``course``."""
+    def grade(exercise_id: str, path: Path | None, display_name: str,
+              source: str | None) -> Any:
+        import syncgrade
 
-    return syncgrade.grade(exercise_id, path, display_name=display_name)
+        return syncgrade.grade(exercise_id, path, source=source, display_name=display_name,
+                               course=course)
+
+    return grade
 
 
 def grade_targets(targets: Sequence[Target], runs: int, jobs: int, root: Path,
-                  grade_fn: GradeFn = _default_grade) -> dict[Target, list[Verdict]]:
+                  grade_fn: GradeFn) -> dict[Target, list[Verdict]]:
     """Grade every target ``runs`` times, ``jobs`` at once; verdicts in run order."""
     def one(target: Target) -> Verdict:
+        name = target.display_name or _shown(target.path, root)
         try:
-            name = str(target.path.relative_to(root))
-        except ValueError:
-            name = str(target.path)
-        try:
-            return verdict_of(grade_fn(target.exercise, target.path, name))
+            path = None if target.source is not None else target.path
+            return verdict_of(grade_fn(target.exercise, path, name, target.source))
         except Exception as exc:  # the author's error (e.g. a RubricError), not a crash
             return Verdict("error", "grader_fault", frozenset(), 0.0, 0.0, False,
                            fault=f"{type(exc).__name__}: {exc}")
@@ -396,7 +376,7 @@ def judge(target: Target, verdict: Verdict, check_ids: set[str]) -> str:
     """Why ``verdict`` does not meet ``target``'s expectation ("" when it does)."""
     if verdict.fault or verdict.status == "error":
         return verdict.describe()
-    if target.kind == "solution":
+    if target.kind in FULL_MARKS_KINDS:
         return "" if verdict.status == "passed" else verdict.describe()
     if target.kind == "stub":
         if verdict.status == "passed":
@@ -419,11 +399,18 @@ def judge(target: Target, verdict: Verdict, check_ids: set[str]) -> str:
 
 
 def expectation(target: Target) -> str:
-    if target.kind == "solution":
+    if target.kind in FULL_MARKS_KINDS:
         return "full marks"
     if target.kind == "stub":
         return "fails cleanly, runs passes"
     return "fails: " + " ".join(sorted(target.must_fail))
+
+
+def unknown_checks(declared: Iterable[str], check_ids: Sequence[str]) -> str:
+    """"" when every declared id is a check of the exercise; else which are not, each
+    with the nearest check id when there is one."""
+    unknown = sorted(set(declared) - set(check_ids))
+    return "; ".join(f"unknown check id {i!r}{did_you_mean(i, check_ids)}" for i in unknown)
 
 
 # ------------------------------------------------------------------------ one exercise
@@ -437,72 +424,143 @@ class Plan:
     mutants: list[Mutant] = field(default_factory=list)
 
 
-def plan_exercise(exercise_id: str, root: Path, rubrics: Rubrics) -> Plan:
+def plan_exercise(exercise_id: str, course: Course, rubrics: Rubrics | None = None, *,
+                  grade_corpus: bool = True) -> Plan:
+    """Every row decided without grading, and the files to grade. A declaration that does
+    not load still gets its files, mutants and corpus checked (only its check ids cannot
+    be). ``grade_corpus=False``: check the corpus files' headers without grading them."""
+    rubrics = rubrics or load_rubrics(course)
     plan = Plan()
     row = plan.rows.append
+    root = course.root
+    files = course.files.get(exercise_id) or ExerciseFiles(exercise_id, root / exercise_id)
     exercise = rubrics.exercises.get(exercise_id)
-    error = rubrics.errors.get(exercise_id)
+    source = _read(files.declaration)
     if exercise is None:
-        got = error or f"no module syncgrade/rubric/exercise_{exercise_number(exercise_id)}.py"
+        got = rubrics.errors.get(exercise_id) or f"no declaration {_shown(files.declaration, root)}"
         row(Row(exercise_id, "rubric", "loads", got, False))
-        return plan
-    path, source = rubric_source(exercise)
-    todos = todo_lines(source)
-    got = (f"TODO left on line(s) {', '.join(map(str, todos))} of {Path(path).name}"
-           if todos else f"{len(exercise.checks)} checks, max score {_num(exercise.max_score)}")
-    row(Row(exercise_id, "rubric", "loads, no TODO left", got, not todos))
-    check_ids = [c.id for c in exercise.checks]
+    else:
+        todos = todo_lines(source)
+        got = (f"TODO left on line(s) {', '.join(map(str, todos))} of "
+               f"{_shown(files.declaration, root)}" if todos else
+               f"{len(exercise.checks)} checks, max score {_num(exercise.max_score)}")
+        row(Row(exercise_id, "rubric", "loads, no TODO left", got, not todos))
+    check_ids = [c.id for c in exercise.checks] if exercise is not None else []
 
-    files = {
-        "statement": root / "exercises" / exercise_id / "README.md",
-        "stub": root / "exercises" / exercise_id / "submission.py",
-        "solution": root / "solutions" / exercise_id / "submission.py",
-    }
-    missing = [f"{k} ({p.relative_to(root)})" for k, p in files.items() if not p.is_file()]
-    paths = mutant_paths(root, exercise_id)
-    if not paths:
-        missing.append(f"mutants ({mutant_dir(root, exercise_id).relative_to(root)}/*.py)")
-    left = author_todos([*files.values(), *paths], root)
+    present = {"statement": files.readme, "stub": files.stub, "solution": files.solution,
+               "mutants": files.mutants}
+    missing = [f"{k} ({_shown(p, root)})" for k, p in present.items() if not p.is_file()]
+    corpus = {kind: files.corpus_files(kind) for kind in CORPUS_KINDS}
+    left = author_todos([*present.values(), *(p for ps in corpus.values() for p in ps)],
+                        root)
+    entries, table = _mutant_entries(files.mutants, root)
     got = ("missing: " + ", ".join(missing) if missing else
            "TODO(author) left in " + ", ".join(left) if left else
-           f"all present, {len(paths)} mutants")
-    row(Row(exercise_id, "files", "statement, stub, solution, mutants; no TODO(author)",
+           f"all present, {len(entries)} mutants")
+    row(Row(exercise_id, "files", "statement, stub, solution, mutants.toml; no TODO(author)",
             got, not missing and not left))
+    if files.mutants.is_file():
+        row(Row(exercise_id, "mutants", "a valid mutants.toml", table, bool(entries)))
 
-    if files["solution"].is_file():
-        plan.targets.append(Target(exercise_id, "solution", files["solution"], "solution"))
-    if files["stub"].is_file():
-        plan.targets.append(Target(exercise_id, "stub", files["stub"], "stub"))
-    for mutant_path in paths:
+    gradable = exercise is not None
+    if gradable and files.solution.is_file():
+        plan.targets.append(Target(exercise_id, "solution", files.solution, "solution"))
+    if gradable and files.stub.is_file():
+        plan.targets.append(Target(exercise_id, "stub", files.stub, "stub",
+                                   display_name="submission.py"))
+    solution = _read(files.solution) if files.solution.is_file() else None
+    origin, seen = _shown(files.mutants, root), set[str]()
+    for index, entry in enumerate(entries):
+        item = f"mutant {entry_label(entry, index)}"
         try:
-            mutant = read_mutant(mutant_path)
-        except MutantError as exc:
-            row(Row(exercise_id, f"mutant {mutant_path.stem}", "a valid header", str(exc),
-                    False))
+            mutant = mutant_case(entry, index, origin, exercise_id, files.mutants)
+            if mutant.name in seen:
+                raise CaseError(f"{origin}: mutant {mutant.name} given twice")
+            seen.add(mutant.name)
+            if solution is None:
+                raise CaseError(f"{mutant.name}: no solution to apply its edits to")
+            edited = mutant.apply(solution)
+            if gradable and (unknown := unknown_checks(mutant.expected_failures, check_ids)):
+                raise CaseError(f"{origin}: mutant {mutant.name}: {unknown}")
+        except CaseError as exc:
+            row(Row(exercise_id, item, "a valid entry; its edits apply to the solution",
+                    str(exc), False))
             continue
         plan.mutants.append(mutant)
-        plan.targets.append(Target(exercise_id, f"mutant {mutant.name}", mutant.path,
-                                   "mutant", mutant.must_fail))
+        if gradable:
+            plan.targets.append(Target(exercise_id, item, files.mutants, "mutant",
+                                       mutant.expected_failures, edited, f"{mutant.name}.py"))
 
-    declared = set().union(*(m.must_fail for m in plan.mutants)) if plan.mutants else set()
-    uncovered = [i for i in check_ids if i not in declared]
-    row(Row(exercise_id, "coverage", "every check failed by a mutant",
-            "not covered: " + " ".join(uncovered) if uncovered
-            else f"all {len(check_ids)} checks covered", not uncovered))
+    _plan_corpus(plan, files, corpus, check_ids if gradable else None, root, grade_corpus)
 
-    stub_texts = {name: (root / "exercises" / exercise_id / name).read_text(encoding="utf-8")
-                  for name in STUB_FILES if (root / "exercises" / exercise_id / name).is_file()}
-    try:
-        problems, summary = hidden_input_problems(exercise, stub_texts, source)
-    except Exception as exc:  # make_inputs itself is broken: the author's error
-        problems, summary = [f"make_inputs() raised {type(exc).__name__}: {exc}"], ""
-    row(Row(exercise_id, "hidden-inputs", "differ from the stub's data",
-            "; ".join(problems) or summary, not problems))
-
-    copy_problems = stub_copy_problems(root, exercise_id)
-    row(Row(exercise_id, "stub-copy", "shipped stub = exercises/",
-            "; ".join(copy_problems) or "identical", not copy_problems))
+    if gradable:
+        declared = set().union(*(m.expected_failures for m in plan.mutants))
+        uncovered = [i for i in check_ids if i not in declared]
+        row(Row(exercise_id, "coverage", "every check failed by a mutant",
+                "not covered: " + " ".join(uncovered) if uncovered
+                else f"all {len(check_ids)} checks covered", not uncovered))
+        stub_texts = {"README.md": _read(files.readme), "submission.py": _read(files.stub)}
+        try:
+            problems, summary = hidden_input_problems(exercise, stub_texts, source)
+        except Exception as exc:  # make_inputs itself is broken: the author's error
+            problems, summary = [f"make_inputs() raised {type(exc).__name__}: {exc}"], ""
+        row(Row(exercise_id, "hidden-inputs", "differ from the stub's data",
+                "; ".join(problems) or summary, not problems))
     return plan
+
+
+def _plan_corpus(plan: Plan, files: ExerciseFiles, corpus: dict[str, list[Path]],
+                 check_ids: list[str] | None, root: Path, grade: bool) -> None:
+    """The ``corpus`` row, a row for each file whose header is wrong, and the files to
+    grade. ``check_ids`` None: the declaration did not load (nothing is graded)."""
+    exercise_id = files.id
+    problems = []
+    for kind, paths in corpus.items():
+        folder = _shown(files.corpus / kind, root)
+        if not (files.corpus / kind).is_dir():
+            problems.append(f"no folder {folder}/")
+        elif not paths:
+            problems.append(f"{folder}/ holds no .py file")
+    counts = ", ".join(f"{len(paths)} {kind}" for kind, paths in corpus.items())
+    plan.rows.append(Row(exercise_id, "corpus", "correct/ and flawed/, each with files",
+                         "; ".join(problems) or counts, not problems))
+    for kind, paths in corpus.items():
+        for path in paths:
+            item = f"corpus {kind}/{path.stem}"
+            try:
+                case = corpus_case(path)
+                if case.kind != kind:
+                    raise CaseError(f"{_shown(path, root)}: a {case.kind} file's header in "
+                                    f"{kind}/")
+                if check_ids is not None and (
+                        unknown := unknown_checks(case.expected_failures, check_ids)):
+                    raise CaseError(f"{_shown(path, root)}: {unknown}")
+            except CaseError as exc:
+                plan.rows.append(Row(exercise_id, item, "a valid header", str(exc), False))
+                continue
+            if check_ids is not None and grade:
+                plan.targets.append(Target(exercise_id, item, path, kind,
+                                           case.expected_failures,
+                                           display_name="submission.py"))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _mutant_entries(path: Path, root: Path) -> tuple[list[Any], str]:
+    """(the unchecked ``[[mutant]]`` entries of ``path``, what the ``mutants`` row says):
+    no entries and the error when the file cannot be read or is not a mutants table."""
+    if not path.is_file():
+        return [], ""
+    try:
+        entries = load_mutant_table(path.read_text(encoding="utf-8"), _shown(path, root))
+    except (CaseError, OSError, UnicodeDecodeError) as exc:
+        return [], str(exc)
+    return entries, f"{len(entries)} mutants"
 
 
 def graded_rows(plan: Plan, exercise: Any, verdicts: dict[Target, list[Verdict]],
@@ -540,30 +598,36 @@ class Outcome:
         return [r for r in self.rows if not r.ok]
 
 
-def resolve_ids(requested: Sequence[str], all_: bool, root: Path,
-                rubrics: Rubrics) -> list[str]:
-    """The exercises to validate; :class:`ValidateUsageError` for an id nobody knows."""
-    known = set(rubrics.exercises) | set(folder_ids(root)) | set(rubrics.errors)
+def resolve_ids(requested: Sequence[str], all_: bool, course: Course) -> list[str]:
+    """The exercises to validate; :class:`ValidateUsageError` for an id the course has no
+    folder for (with the nearest id), or for a course with no exercise at all."""
+    known = list(course.files)
     if all_:
-        return sorted(known, key=exercise_number)
+        if not known:
+            raise ValidateUsageError(f"the course {course.root} has no exercise folder "
+                                     "(create one with `grade new`)")
+        return known
     if not requested:
         raise ValidateUsageError("name an exercise (e.g. exercise-1) or use --all")
     for exercise_id in requested:
         if exercise_id not in known:
-            listed = ", ".join(sorted(known, key=exercise_number)) or "none"
-            raise ValidateUsageError(f"unknown exercise {exercise_id!r} (known: {listed})")
-    return list(dict.fromkeys(requested))
+            raise ValidateUsageError(course.unknown(exercise_id))
+    return sorted(dict.fromkeys(requested), key=lambda e: (exercise_number(e), e))
 
 
-def validate(exercise_ids: Sequence[str], root: Path, *, runs: int = 3, jobs: int = 2,
-             rubrics: Rubrics | None = None, grade_fn: GradeFn = _default_grade) -> Outcome:
-    """Validate ``exercise_ids`` against the course checkout ``root``: every row, in
-    exercise order (static rows first, then one per graded file, then ``stable``)."""
+def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs: int = 2,
+             rubrics: Rubrics | None = None, grade_fn: GradeFn | None = None,
+             grade_corpus: bool = True) -> Outcome:
+    """Validate ``exercise_ids`` of ``course``: every row, in exercise order (the rows
+    decided without grading first, then one per graded file, then ``stable``). Every
+    exercise is checked before any file is graded."""
     started = time.perf_counter()
-    rubrics = rubrics or load_rubrics()
-    plans = {e: plan_exercise(e, root, rubrics) for e in exercise_ids}
+    rubrics = rubrics or load_rubrics(course)
+    plans = {e: plan_exercise(e, course, rubrics, grade_corpus=grade_corpus)
+             for e in exercise_ids}
     targets = [t for p in plans.values() for t in p.targets]
-    verdicts = grade_targets(targets, runs, jobs, root, grade_fn)
+    verdicts = grade_targets(targets, runs, jobs, course.root,
+                             grade_fn or course_grade(course))
     rows: list[Row] = []
     for exercise_id, plan in plans.items():
         rows += plan.rows

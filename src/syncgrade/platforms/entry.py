@@ -6,16 +6,24 @@ Used by ``python -m syncgrade.platforms.gradescope`` (root ``/autograder``) and
 
     --root DIR        the platform's directory (tests point it at a simulated layout)
     --exercise ID     which exercise this assignment grades
+    --course DIR      the course it belongs to (a folder, or an installed course's name)
     --timeout S       wall-clock limit for the learner's code (default 60)
     --memory GIB      address-space limit for it (default 4)
     --reveal          no redaction of hidden checks (staff runs only)
 
 Configuration, later sources winning: a JSON file (Gradescope ``source/syncgrade.json``,
 PrairieLearn ``tests/syncgrade.json``), then PrairieLearn's ``data/data.json``
-``params.syncgrade`` object, then the ``SYNCGRADE_EXERCISE`` environment variable, then the
-arguments. The JSON objects take the keys ``exercise``, ``timeout``, ``memory_gib``,
-``submission`` (the file name to grade, default ``submission.py``) and ``reveal``; an
-unknown key is an error, so a typo cannot silently fall back to a default.
+``params.syncgrade`` object, then the ``SYNCGRADE_EXERCISE`` and ``SYNCGRADE_COURSE``
+environment variables, then the arguments. The JSON objects take the keys ``exercise``,
+``course``, ``timeout``, ``memory_gib``, ``submission`` (the file name to grade, default
+``submission.py``) and ``reveal``; an unknown key is an error, so a typo cannot silently
+fall back to a default.
+
+``course``: the course folder (or an installed course's name; default: the built-in
+course). A relative folder in a JSON file is relative to that file's folder (Gradescope:
+``"course": "my-course"`` is ``source/my-course``), in ``data.json`` to the root, and
+elsewhere to the working directory. Nothing of the course folder is visible to the
+learner's code.
 
 The submission: the ``.py`` file named ``submission`` (the shallowest one, if nested);
 failing that, the only ``.py`` file there is. No ``.py`` file, or several and none with the
@@ -63,7 +71,9 @@ from syncgrade.platforms.common import GRADER_FAULT_MESSAGE
 
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
-CONFIG_KEYS = frozenset({"exercise", "timeout", "memory_gib", "submission", "reveal"})
+COURSE_ENV = "SYNCGRADE_COURSE"  # syncgrade.courses.COURSE_ENV
+CONFIG_KEYS = frozenset({"exercise", "course", "timeout", "memory_gib", "submission",
+                         "reveal"})
 MISCONFIGURED = ("The autograder is not set up correctly, so your submission was not "
                  "graded; this is not your fault. Please tell course staff.")
 _IGNORED_PARTS = ("__MACOSX", "__pycache__")
@@ -95,6 +105,7 @@ class Config:
     memory_gib: float = DEFAULT_MEMORY_GIB
     submission: str = DEFAULT_SUBMISSION
     reveal: bool = False
+    course: str | None = None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,6 +120,9 @@ def _parser(layout: Layout) -> argparse.ArgumentParser:
     parser.add_argument("--root", type=Path, default=Path(layout.default_root),
                         help=f"the platform's directory (default: {layout.default_root})")
     parser.add_argument("--exercise", help="exercise id, e.g. exercise-1")
+    parser.add_argument("--course", metavar="DIR",
+                        help="the course folder, or an installed course's name (default: "
+                             "the built-in course)")
     parser.add_argument("--timeout", type=float, help="seconds for the learner's code")
     parser.add_argument("--memory", type=float, dest="memory_gib", metavar="GIB",
                         help="address-space limit for the learner's code in GiB")
@@ -161,26 +175,36 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
     for name in layout.config_files:
         path = root / name
         if path.is_file():
-            merged.update(_checked(_read_json(path), str(path)))
+            merged.update(_relative(_checked(_read_json(path), str(path)), path.parent))
     if layout.data_json is not None and (root / layout.data_json).is_file():
         data = _read_json(root / layout.data_json)
         params = data.get("params") if isinstance(data, dict) else None
         if isinstance(params, dict) and "syncgrade" in params:
-            merged.update(_checked(params["syncgrade"], f"{layout.data_json} params.syncgrade"))
+            merged.update(_relative(
+                _checked(params["syncgrade"], f"{layout.data_json} params.syncgrade"), root))
     if environ.get(EXERCISE_ENV):
         merged["exercise"] = environ[EXERCISE_ENV]
+    if environ.get(COURSE_ENV):
+        merged["course"] = environ[COURSE_ENV]
     merged.update({k: v for k, v in args.items() if k in CONFIG_KEYS and v is not None})
     exercise = merged.get("exercise")
     if not isinstance(exercise, str) or not exercise:
         where = " or ".join([*layout.config_files, EXERCISE_ENV, "--exercise"])
         raise ConfigError(f"no exercise configured: set it in {where}")
-    from syncgrade.rubric import UnknownExercise, get_exercise
+    course = merged.get("course")
+    if course is not None and (not isinstance(course, str) or not course):
+        raise ConfigError(f"course must be a folder or an installed course's name, not "
+                          f"{course!r}")
+    from syncgrade.courses import BUILTIN_ROOT, CourseError, open_course
+    from syncgrade.rubric import UnknownExercise
 
+    # The built-in course unless one is configured here (``environ`` included).
+    course = course or str(BUILTIN_ROOT)
     try:
-        get_exercise(exercise)
-    except UnknownExercise as exc:
+        open_course(course).get(exercise)
+    except (UnknownExercise, CourseError) as exc:
         raise ConfigError(str(exc)) from None
-    config = Config(exercise=exercise)
+    config = Config(exercise=exercise, course=course)
     for key, check in (("timeout", check_timeout), ("memory_gib", check_memory_gib)):
         if key in merged:
             try:  # the rule every way in shares (syncgrade.limits)
@@ -197,6 +221,16 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
             raise ConfigError(f"reveal must be true or false, not {merged['reveal']!r}")
         config = _with(config, reveal=merged["reveal"])
     return config
+
+
+def _relative(values: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """``values`` with a relative ``course`` folder that exists under ``folder`` made
+    absolute (anything else, e.g. an installed course's name, is left as it is)."""
+    course = values.get("course")
+    if (isinstance(course, str) and course and not Path(course).is_absolute()
+            and (folder / course).is_dir()):
+        return {**values, "course": str((folder / course).resolve())}
+    return values
 
 
 def _with(config: Config, **changes: Any) -> Config:
@@ -253,13 +287,13 @@ def find_submission(folder: Path, preferred: str = DEFAULT_SUBMISSION) -> tuple[
 
 
 def problem_report(exercise_id: str, message: str, *, display_name: str, timeout: float,
-                   seconds: float = 0.0) -> GradeReport:
+                   seconds: float = 0.0, course: str | None = None) -> GradeReport:
     """A report for a submission there is nothing to run of (no file, too many files):
     ``runs`` failed with ``message``, every other check not checked, cause ``unreadable``."""
     import syncgrade
     from syncgrade.rubric import get_exercise
 
-    exercise = get_exercise(exercise_id)
+    exercise = get_exercise(exercise_id, course)
     checks = [
         CheckResult(id=spec.id, title=spec.title,
                     status="failed" if spec.id == "runs" else "skipped", points=0.0,
@@ -292,17 +326,19 @@ def _grade(layout: Layout, root: Path, config: Config) -> dict[str, Any]:
     source_lines: list[str] | None = None
     if path is None:
         report = problem_report(config.exercise, problem, display_name=config.submission,
-                                timeout=config.timeout)
+                                timeout=config.timeout, course=config.course)
     else:
         # The learner sees their file's own name, never the platform's path.
         display = str(path.relative_to(folder))
         try:
             report = grade(config.exercise, path, timeout=config.timeout,
-                           memory_bytes=int(config.memory_gib * 2**30), display_name=display)
+                           memory_bytes=int(config.memory_gib * 2**30), display_name=display,
+                           course=config.course)
         except SubmissionError as exc:
             report = problem_report(config.exercise, f"Your file could not be read ({exc}).",
                                     display_name=display, timeout=config.timeout,
-                                    seconds=time.perf_counter() - started)
+                                    seconds=time.perf_counter() - started,
+                                    course=config.course)
         try:
             source_lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):

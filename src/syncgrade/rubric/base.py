@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,20 +91,36 @@ CheckFn = Callable[..., Outcome]
 class CheckSpec:
     """A check of the rubric: its public ``id`` and ``title``, the check function ``fn``
     called as ``fn(ctx, **params)``, the ``points`` it is worth (> 0) and its
-    ``visibility`` in learner-facing reports."""
+    ``visibility`` in learner-facing reports.
+
+    For an id of the check registry (:mod:`syncgrade.rubric.registry`) ``title`` may be
+    omitted (``""``: the registry's title; another title is a rubric error) and so may
+    ``fn`` (the registry's check function): ``CheckSpec("shape", params={...})``."""
 
     id: str
-    title: str
-    fn: CheckFn
+    title: str = ""
+    fn: CheckFn = None  # type: ignore[assignment]  # None: the registry's, filled below
     points: float = 1.0
     params: Mapping[str, Any] = field(default_factory=dict)
     visibility: Visibility = "visible"
+
+    def __post_init__(self) -> None:
+        from syncgrade.rubric.registry import lookup  # the registry imports the checks
+
+        definition = lookup(self.id) if isinstance(self.id, str) else None
+        if definition is None:
+            return
+        if not self.title or self.title in definition.legacy_titles:
+            object.__setattr__(self, "title", definition.title)
+        if self.fn is None:
+            object.__setattr__(self, "fn", definition.fn)
 
 
 @dataclass(frozen=True)
 class Exercise:
     """One exercise, declared as docs/authoring.md describes: ``id`` (``exercise-N``, the
-    module is ``rubric/exercise_N.py``), ``title``, ``version`` (bump it when verdicts can
+    name of its folder in a course, whose ``exercise.py`` declares it), ``title``,
+    ``version`` (bump it when verdicts can
     change), the names the learner writes (``required``), the grader calls with their
     argument specs (``calls``, see :mod:`syncgrade.rubric.specs`), the checks in report
     order, ``make_inputs()`` (hidden inputs by name) and ``make_references(inputs)``
@@ -130,6 +147,9 @@ class Exercise:
     ``checks`` already declares is not derived again."""
     points: Mapping[str, float] = field(default_factory=dict)
     """Points of derived checks (default 1 each)."""
+    folder: Path | None = field(default=None, compare=False, repr=False)
+    """The exercise's folder in its course (set by :mod:`syncgrade.courses` when the
+    declaration loads; a declaration does not give it)."""
 
     def __post_init__(self) -> None:
         if not self.samples:
@@ -147,13 +167,13 @@ class Exercise:
 
     @property
     def statement(self) -> str:
-        """The statement learners read: the stub's ``README.md`` (``exercises/<id>/``,
-        shipped in the package as ``syncgrade/stubs/<id>/``). The rubric does not repeat
-        it, so there is one text to keep right."""
-        from importlib import resources
+        """The statement learners read: the ``README.md`` of the exercise's folder in its
+        course. The declaration does not repeat it, so there is one text to keep right."""
+        if self.folder is None:
+            from syncgrade.courses import open_course
 
-        readme = resources.files("syncgrade").joinpath("stubs", self.id, "README.md")
-        return readme.read_text(encoding="utf-8")
+            return open_course().folder(self.id).readme.read_text(encoding="utf-8")
+        return (self.folder / "README.md").read_text(encoding="utf-8")
 
 
 @dataclass

@@ -40,24 +40,19 @@ from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, ValuePath
 from syncgrade.rubric.compose import Part, all_of, on_intervals
+from syncgrade.rubric.registry import REGISTRY
 
 WARM = frozenset({"dispatch", "device execution", "output wait"})
 """The default interval: one warm call of the designated callable, waited for."""
 
-TITLES = {
-    "sample-count": "Sample count and units",
-    "samples-measured": "Samples are measured",
-    "times-the-call": "Times one call",
-    "inputs-ready": "Inputs placed and ready",
-    "placement-excluded": "Placement excluded",
-    "placement-included": "Placement included",
-    "warmup-excluded": "Warm-up excluded",
-    "first-call-includes-compile": "First calls compile",
-    "sync-before-stop": "Waits before stopping",
-    "readback-included": "Readback included",
-    "covers-device-work": "Covers the device work",
-}
-"""Every check id the contract derives, in report order, with its title."""
+TITLES = {check_id: REGISTRY[check_id].title for check_id in (
+    "sample-count", "samples-measured", "times-the-call", "inputs-ready",
+    "placement-excluded", "placement-included", "warmup-excluded",
+    "first-call-includes-compile", "sync-before-stop", "readback-included",
+    "covers-device-work",
+)}
+"""Every check id the contract derives, in report order, with its title (from the check
+registry, :mod:`syncgrade.rubric.registry`)."""
 
 _UNREADY_KINDS = frozenset({"host", "probe_host_args"})
 
@@ -97,7 +92,10 @@ class Samples:
         if not {"dispatch", "device execution", "output wait"} <= self.phases:
             raise ValueError(f"Samples({self.call!r}, {self.path!r}): every interval holds "
                              "dispatch, device execution and output wait")
-        if self.count < 1 or self.runs_per_sample < 1:
+        # A value of the wrong type (count="5", path=1) is not compared here: the derived
+        # checks' params are type-checked when the rubric loads, and that error names the
+        # check and the param (rubric.validation).
+        if any(isinstance(n, int) and n < 1 for n in (self.count, self.runs_per_sample)):
             raise ValueError(f"Samples({self.call!r}, {self.path!r}): count and "
                              "runs_per_sample must be at least 1")
 

@@ -19,12 +19,13 @@ code. Semantics of "interval", "timed call" and sample matching: docs/checks.md.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from syncgrade.analysis import Interval, SampleMatch
 from syncgrade.models import Evidence
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
-from syncgrade.rubric.timeline import draw
+from syncgrade.rubric.timeline import WARM_PHASES, draw_both
 from syncgrade.values import is_number
 
 __all__ = [
@@ -126,6 +127,22 @@ def function_of(ctx: Context, call_id: str) -> str:
     return call_id
 
 
-def with_timeline(ctx: Context, call: str, interval: Interval, **facts: Any) -> Evidence:
-    """Evidence holding ``facts`` and a drawing of ``interval`` on the learner's lines."""
-    return Evidence(facts=facts, timeline=draw(interval, ctx.analysis(call), ctx.display_name))
+def with_timeline(ctx: Context, call: str, interval: Interval, *,
+                  flaws: Collection[str] | None = None, **facts: Any) -> Evidence:
+    """Evidence holding ``facts`` and a drawing of ``interval`` on the learner's lines: the
+    text timeline and the same interval as data for a picture. ``flaws`` names the flaws
+    the picture marks (:data:`syncgrade.rubric.timeline.FLAW_NOTES`); by default, every
+    event that contradicts what ``call``'s samples are declared to measure (see
+    :func:`syncgrade.rubric.timeline.picture`)."""
+    timeline, picture = draw_both(interval, ctx.analysis(call), ctx.display_name, flaws,
+                                  declared_phases(ctx, call))
+    return Evidence(facts=facts, timeline=timeline, interval=picture)
+
+
+def declared_phases(ctx: Context, call: str) -> frozenset[str]:
+    """The phases every list of samples ``call`` returns is declared to measure (their
+    common ones: in a call that returns first-call and warm lists, the warm interval);
+    :data:`~syncgrade.rubric.timeline.WARM_PHASES` when it declares none."""
+    declared = [frozenset(s.phases) for s in ctx.exercise.samples
+                if getattr(s, "call", None) == call and not getattr(s, "probe", False)]
+    return frozenset.intersection(*declared) if declared else WARM_PHASES

@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from syncgrade.analysis import PHASES, Interval, SampleMatch
+from syncgrade.analysis import MAX_MATCHED_SAMPLES, PHASES, Interval, SampleMatch
 from syncgrade.models import Evidence
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.report_models import type_name
+from syncgrade.rubric.timeline import PHASE_FLAWS, WAITING_FLAWS
 from syncgrade.values import JaxArray, NumpyScalar, Opaque, is_number
 
 MAX_LISTED = 6
@@ -169,6 +170,7 @@ def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[s
     """Each ``medians`` field is the median of its samples field; each ``differences``
     field is the first field minus the second (recomputed from the samples)."""
     recomputed: dict[str, float] = {}
+    reported_samples = _sample_lists(ctx, call, report, medians.values())
     for field, samples_field in medians.items():
         samples = _numbers(ctx, call, (*report, samples_field))
         recomputed[field] = statistics.median(samples)
@@ -179,7 +181,7 @@ def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[s
                 f"{recomputed[field]:.6g}.",
                 f"Compute it from the reported samples: `statistics.median({samples_field})`"
                 " (or `float(np.median(...))`), after all samples are taken.",
-                Evidence(facts={"field": field}),
+                Evidence(facts={"field": field}, samples=reported_samples),
             )
     for field, (left, right) in differences.items():
         expected = recomputed[left] - recomputed[right]
@@ -190,10 +192,25 @@ def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[s
                 f"`{field}` is {reported:.6g}, but `{left}` minus `{right}` is "
                 f"{expected:.6g}.",
                 f"Report `{field} = {left} - {right}`, both medians of your own samples.",
-                Evidence(facts={"field": field}),
+                Evidence(facts={"field": field}, samples=reported_samples),
             )
     names = ", ".join(f"`{f}`" for f in (*medians, *differences))
-    return Outcome.ok(f"{names} agree with your reported samples.")
+    return Outcome.ok(f"{names} agree with your reported samples.",
+                      Evidence(samples=reported_samples))
+
+
+def _sample_lists(ctx: Context, call: str, report: ValuePath,
+                  fields: Iterable[str]) -> dict[str, list[float]]:
+    """Each of ``fields`` that is a list of numbers, for the picture of the learner's own
+    distributions (a field that is not one is left out; ``report-schema`` reports it). At
+    most :data:`~syncgrade.analysis.MAX_MATCHED_SAMPLES` of each: a report stays small."""
+    found: dict[str, list[float]] = {}
+    for name in fields:
+        try:
+            found[name] = _numbers(ctx, call, (*report, name))[:MAX_MATCHED_SAMPLES]
+        except Skip:
+            continue
+    return found
 
 
 # --------------------------------------------------------------------------- environment
@@ -362,7 +379,7 @@ def first_call_includes_compile(ctx: Context, call: str, first: ValuePath,
                 f"{iv.line_of(interval.stop)}) contains no compilation: its callable was "
                 "already compiled, so the sample is a warm call.",
                 "Call `make_fn()` once per first-call sample and time that new callable's "
-                "first call.", iv.with_timeline(ctx, call, interval),
+                "first call.", iv.with_timeline(ctx, call, interval, flaws=()),
             )
         if not interval.waits_on_timed_output() or interval.ready_at_stop is False:
             return Outcome.fail(
@@ -370,7 +387,8 @@ def first_call_includes_compile(ctx: Context, call: str, first: ValuePath,
                 "ready: it measures tracing, compiling and dispatch, not the finished call.",
                 "Wait on the first call's output (e.g. `jax.block_until_ready(out)`) before "
                 f"the line that stops the timer (line {iv.line_of(interval.stop)}).",
-                iv.with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop),
+                iv.with_timeline(ctx, call, interval, flaws=WAITING_FLAWS,
+                                 ready_at_stop=interval.ready_at_stop),
             )
     if len(first_ivs) < reported:
         return Outcome.fail(
@@ -437,7 +455,9 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
             f"{_phase_list(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
             "Declare the phases your interval really contains (or change the interval so it "
             "contains the ones you declared).",
-            iv.with_timeline(ctx, call, interval, declared=len(declared),
+            iv.with_timeline(ctx, call, interval, flaws={
+                flaw for phase in extra | missing for flaw in PHASE_FLAWS.get(phase, ())},
+                declared=len(declared),
                              measured=len(measured)),
         )
     return Outcome.ok(f"The declared boundary {_phase_list(declared)} is what your "

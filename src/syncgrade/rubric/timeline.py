@@ -1,14 +1,47 @@
-"""Draw a learner interval as a timeline of their own lines: the lesson's picture."""
+"""Draw a learner interval as a timeline of their own lines: the lesson's picture.
+
+:func:`draw` gives the text timeline; :func:`picture` gives the same interval as data
+(:class:`~syncgrade.models.IntervalPicture`: host lane, device lane, measured interval,
+flaw marks) for :mod:`syncgrade.picture` to draw. Both come from one walk over the
+interval (:func:`_walk`), so the picture's labels and notes are the text timeline's words.
+"""
 
 from __future__ import annotations
 
-from syncgrade.analysis import Analysis, Interval
-from syncgrade.models import Timeline, TimelineEntry
-from syncgrade.trace import Call, Compile, Event, Placement, Site, TimerRead, Wait
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from syncgrade.analysis import CPU_CLOCKS, NS_CLOCKS, Analysis, Interval, waits_on_output
+from syncgrade.models import (
+    DeviceWork,
+    FlawMark,
+    IntervalPicture,
+    PictureEvent,
+    Timeline,
+    TimelineEntry,
+)
+from syncgrade.trace import (
+    READBACK_WAYS,
+    Call,
+    Compile,
+    Event,
+    Placement,
+    Site,
+    TimerRead,
+    Wait,
+)
 
 MAX_INSIDE = 24
 """Entries drawn between start and stop; a longer interval keeps its first and last ones
 (a report must stay small however many events a learner's interval holds)."""
+
+STILL_RUNNING = "the timed work was still running when the timer stopped"
+LATE_WAIT = "this wait came after the timer stopped"
+OTHER_WAIT = "waits, but not on the timed output"
+COMPILES = "the function compiles here"
+PLACES = "the inputs move to the device here"
+COPIES = "NumPy data is copied to the device here"
 
 
 def _line(site: Site, file: str) -> int | None:
@@ -20,7 +53,7 @@ def _line(site: Site, file: str) -> int | None:
 def _entry(event: Event, interval: Interval, file: str) -> TimelineEntry | None:
     if isinstance(event, Call):
         what = "call" if not event.numpy_args else "call with NumPy arguments"
-        note = "NumPy data is copied to the device here" if event.numpy_args else ""
+        note = COPIES if event.numpy_args else ""
         return TimelineEntry(what=what, detail=f"{event.name}(...) dispatched",
                              line=_line(event.site, file), note=note)
     if isinstance(event, Wait):
@@ -28,26 +61,66 @@ def _entry(event: Event, interval: Interval, file: str) -> TimelineEntry | None:
         return TimelineEntry(
             what="wait", detail=event.how, line=_line(event.site, file),
             note="waits for the timed output" if on_output
-            else "waits, but not on the timed output",
+            else OTHER_WAIT,
         )
     if isinstance(event, Placement):
         return TimelineEntry(what="placement", detail="jax.device_put",
                              line=_line(event.site, file),
-                             note="the inputs move to the device here")
+                             note=PLACES)
     if isinstance(event, Compile):
         return TimelineEntry(what="compile", detail=event.event.replace("_", " "),
-                             line=_line(event.site, file), note="the function compiles here")
+                             line=_line(event.site, file), note=COMPILES)
     if isinstance(event, TimerRead):
         return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site, file))
     return None
 
 
-def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
+@dataclass(frozen=True)
+class _Step:
+    """One entry of the timeline and the trace event it draws (``None``: the gap)."""
+
+    entry: TimelineEntry
+    event: Event | None
+    kind: str
+    after_stop: bool = False
+
+
+FLAW_NOTES = {
+    "still running": STILL_RUNNING, "late wait": LATE_WAIT, "other wait": OTHER_WAIT,
+    "compile": COMPILES, "placement": PLACES, "numpy arguments": COPIES,
+}
+"""The flaws a picture can mark, by name, each with the text timeline's note for it.
+``with_timeline(..., flaws=...)`` names the ones a check is about (default: all)."""
+
+WAITING_FLAWS = ("still running", "late wait", "other wait")
+PHASE_FLAWS = {
+    "input placement": ("placement", "numpy arguments"), "compilation": ("compile",),
+    "device execution": WAITING_FLAWS, "output wait": WAITING_FLAWS,
+}
+"""The flaws that put a phase into an interval or leave it out, by phase name."""
+WARM_PHASES = frozenset({"dispatch", "device execution", "output wait"})
+"""The default interval (as :data:`syncgrade.rubric.contract.WARM`): one warm call, waited."""
+_LANE = {"still running": "device", "late wait": "host", "other wait": "host",
+         "compile": "host", "placement": "host", "numpy arguments": "host"}
+
+
+def _kind(event: Event | None, entry: TimelineEntry) -> str:
+    if event is None:
+        return "gap"
+    if isinstance(event, Wait) and event.how in READBACK_WAYS:
+        return "readback"
+    if isinstance(event, Call):
+        return "call"
+    return entry.what
+
+
+def _walk(interval: Interval, analysis: Analysis, file: str) -> list[_Step]:
     """The interval's events in order, then where a late wait happened, if any."""
-    entries = [TimelineEntry(what="timer start", detail=interval.start.clock,
-                             line=_line(interval.start.site, file))]
+    steps = [_Step(TimelineEntry(what="timer start", detail=interval.start.clock,
+                                 line=_line(interval.start.site, file)),
+                   interval.start, "timer start")]
     compiles_seen = False
-    inside: list[TimelineEntry] = []
+    inside: list[_Step] = []
     for event in interval.inside:
         if isinstance(event, Compile):
             if compiles_seen:
@@ -55,24 +128,173 @@ def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
             compiles_seen = True
         entry = _entry(event, interval, file)
         if entry is not None:
-            inside.append(entry)
-    entries.extend(_shortened(inside))
+            inside.append(_Step(entry, event, _kind(event, entry)))
+    steps.extend(_shortened(inside))
     ready = interval.ready_at_stop
     stop_note = ""
     if ready is False:
-        stop_note = "the timed work was still running when the timer stopped"
+        stop_note = STILL_RUNNING
     elif ready:
         stop_note = "the timed work was complete"
-    entries.append(TimelineEntry(what="timer stop", detail=interval.stop.clock,
-                                 line=_line(interval.stop.site, file), note=stop_note))
+    steps.append(_Step(TimelineEntry(what="timer stop", detail=interval.stop.clock,
+                                     line=_line(interval.stop.site, file), note=stop_note),
+                       interval.stop, "timer stop"))
     late = _late_wait(interval, analysis)
     if late is not None:
-        entries.append(TimelineEntry(what="wait", detail=late.how, line=_line(late.site, file),
-                                     note="this wait came after the timer stopped"))
-    return Timeline(file=file, entries=entries, seconds=interval.seconds, ready_at_stop=ready)
+        entry = TimelineEntry(what="wait", detail=late.how, line=_line(late.site, file),
+                              note=LATE_WAIT)
+        steps.append(_Step(entry, late, _kind(late, entry), after_stop=True))
+    return steps
 
 
-def _shortened(entries: list[TimelineEntry]) -> list[TimelineEntry]:
+def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
+    """The interval's events in order, then where a late wait happened, if any."""
+    return _timeline(interval, _walk(interval, analysis, file), file)
+
+
+def _timeline(interval: Interval, steps: list[_Step], file: str) -> Timeline:
+    return Timeline(file=file, entries=[s.entry for s in steps], seconds=interval.seconds,
+                    ready_at_stop=interval.ready_at_stop)
+
+
+def draw_both(interval: Interval, analysis: Analysis, file: str,
+              flaws: Collection[str] | None = None,
+              phases: Collection[str] = WARM_PHASES) -> tuple[Timeline, IntervalPicture]:
+    """The text timeline and the picture of ``interval``, from one walk (see
+    :func:`picture` for ``flaws`` and ``phases``)."""
+    steps = _walk(interval, analysis, file)
+    return (_timeline(interval, steps, file),
+            _picture(interval, analysis, steps, file, flaws, phases))
+
+
+def picture(interval: Interval, analysis: Analysis, file: str,
+            flaws: Collection[str] | None = None,
+            phases: Collection[str] = WARM_PHASES) -> IntervalPicture:
+    """The interval as data for a picture (see :class:`~syncgrade.models.IntervalPicture`).
+
+    ``flaws``: which of :data:`FLAW_NOTES` the picture marks; each mark is put at the
+    event whose text timeline note it is. By default, every event that contradicts an
+    interval of ``phases`` (the measurement contract's phases, :data:`WARM_PHASES` unless
+    the exercise declares others): work still running at the stop or waited for after it;
+    a wait on another array when nothing waited for the timed output; a compilation
+    unless ``compilation`` is declared; a placement or NumPy arguments unless ``input
+    placement`` is."""
+    return draw_both(interval, analysis, file, flaws, phases)[1]
+
+
+def _picture(interval: Interval, analysis: Analysis, steps: list[_Step], file: str,
+             flaws: Collection[str] | None, phases: Collection[str]) -> IntervalPicture:
+    stop = next(i for i, s in enumerate(steps) if s.event is interval.stop)
+    host = [PictureEvent(kind=s.kind, label=s.entry.what, detail=s.entry.detail,
+                         line=s.entry.line, note=s.entry.note,
+                         seconds=_measured(interval, s.event),
+                         after_stop=s.after_stop) for s in steps]
+    device = _device(interval, analysis, steps, stop)
+    if flaws is None:
+        flaws = _contradicting(phases, waited=any(w.timed and w.state == "ready"
+                                                  for w in device))
+    return IntervalPicture(
+        file=file, host=host, device=device, start=0, stop=stop, seconds=interval.seconds,
+        ready_at_stop=interval.ready_at_stop, flaws=_flaws(steps, flaws))
+
+
+def _contradicting(phases: Collection[str], waited: bool) -> set[str]:
+    """The flaws an interval of ``phases`` cannot have (see :func:`picture`)."""
+    flaws = {"still running", "late wait"}
+    if not waited:
+        flaws.add("other wait")
+    if "compilation" not in phases:
+        flaws.add("compile")
+    if "input placement" not in phases:
+        flaws.update({"placement", "numpy arguments"})
+    return flaws
+
+
+def _measured(interval: Interval, event: Event | None) -> float | None:
+    """Seconds from the start read, for a clock read of the start's clock family (a CPU
+    clock and a wall clock, or float seconds and integer nanoseconds, are no pair)."""
+    start = interval.start
+    if not isinstance(event, TimerRead) or any(
+            (start.clock in family) != (event.clock in family)
+            for family in (NS_CLOCKS, CPU_CLOCKS)):
+        return None
+    if event is start:
+        return 0.0
+    seconds = Interval(start=start, stop=event, index=interval.index).seconds
+    return seconds if math.isfinite(seconds) else None
+
+
+def _where(steps: list[_Step], event: Event) -> int | None:
+    """The index of ``event``'s step; the gap's when the event was left out."""
+    gap = None
+    for i, step in enumerate(steps):
+        if step.event is event:
+            return i
+        if step.event is None:
+            gap = i
+    return gap
+
+
+def _device(interval: Interval, analysis: Analysis, steps: list[_Step],
+            stop: int) -> list[DeviceWork]:
+    """The work of each call drawn (and of the timed call, the interval's last, even when
+    it is in the gap), from its dispatch to the event at which it was known ready."""
+    if not interval.calls:
+        return []
+    last = interval.calls[-1].call
+    drawn = [s.event for s in steps if isinstance(s.event, Call) and s.event is not last]
+    work: list[DeviceWork] = []
+    timed_ready: int | None = None
+    for call in [last, *reversed(drawn)]:  # the timed call first: earlier ones lean on it
+        at = _where(steps, call)
+        if at is None:
+            continue
+        label = f"{call.name}(...) on the device"
+        if call is last:
+            state, ready_at, known_by = _timed_state(interval, analysis, steps, stop)
+            timed_ready = ready_at if state == "ready" else None
+        else:
+            own = waits_on_output(analysis.index, call, interval.stop.seq, proven_ready=False)
+            ready_at = _where(steps, own[0]) if own else None
+            if ready_at is not None:
+                state, known_by = "ready", "a wait on its output returned"
+            elif timed_ready is not None:
+                state, ready_at = "ready", timed_ready
+                known_by = "the timed call after it was ready (the device runs calls in order)"
+            else:
+                state, known_by = "not known", "nothing waited for it"
+        work.append(DeviceWork(dispatched_at=at, ready_at=ready_at, state=state,
+                               known_by=known_by, timed=call is last, label=label))
+    return sorted(work, key=lambda w: w.dispatched_at)
+
+
+def _timed_state(interval: Interval, analysis: Analysis, steps: list[_Step],
+                 stop: int) -> tuple[str, int | None, str]:
+    late = next((i for i, s in enumerate(steps) if s.after_stop), None)
+    if interval.ready_at_stop is False:
+        return ("still running at the stop", late,
+                "not ready at the stop read" + ("; a wait after the stop returned later"
+                                                if late is not None else ""))
+    waited = interval.waits_on_timed_output()
+    ready_at = _where(steps, waited[0]) if waited else None
+    if ready_at is not None:
+        return "ready", ready_at, "a wait on the timed output returned"
+    if interval.ready_at_stop:
+        return "ready", stop, "found ready at the stop read"
+    return "not known", late, "nothing waited for the timed output before the stop"
+
+
+def _flaws(steps: list[_Step], wanted: Collection[str] | None) -> list[FlawMark]:
+    names = list(FLAW_NOTES) if wanted is None else [n for n in FLAW_NOTES if n in wanted]
+    marks = []
+    for i, step in enumerate(steps):
+        for name in names:
+            if step.entry.note == FLAW_NOTES[name]:
+                marks.append(FlawMark(at=i, lane=_LANE[name], words=step.entry.note))
+    return marks
+
+
+def _shortened(entries: list[_Step]) -> list[_Step]:
     """At most :data:`MAX_INSIDE` entries: the first two thirds and the last third, with
     one entry that says how many were left out."""
     if len(entries) <= MAX_INSIDE:
@@ -81,7 +303,7 @@ def _shortened(entries: list[TimelineEntry]) -> list[TimelineEntry]:
     skipped = len(entries) - head - tail
     gap = TimelineEntry(what="...", detail=f"{skipped} more events", line=None,
                         note="left out of this picture")
-    return [*entries[:head], gap, *entries[-tail:]]
+    return [*entries[:head], _Step(gap, None, "gap"), *entries[-tail:]]
 
 
 def _late_wait(interval: Interval, analysis: Analysis) -> Wait | None:

@@ -7,9 +7,11 @@ Two parts (docs/authoring.md, "What is checked when a rubric loads"):
   shape of the declaration. Ids, titles, version; required names; grader calls (unique
   ids, functions that are required, argument specs the child can build, workloads that
   exist, declared workload source that defines the function); checks (unique ids, points
-  > 0, a known visibility, and every check's params bound against its function's
-  signature, recursively through ``all_of`` parts and ``on_intervals``; ``call``/``calls``
-  params naming grader calls). No rubric code runs.
+  > 0, a known visibility, a registered id's title the registry's
+  (:mod:`syncgrade.rubric.registry`) and any other id's own, and every check's params
+  bound against its function's signature and type-checked against its annotations,
+  recursively through ``all_of`` parts and ``on_intervals``; ``call``/``calls`` params
+  naming grader calls). No rubric code runs.
 - :func:`validate_data`, run once per process by ``get_exercise`` (it calls
   ``make_inputs`` and ``make_references``, ~0.02-0.1 s per exercise): every ``host`` /
   ``device`` spec names a hidden input, and every ``reference`` param names a key of
@@ -28,8 +30,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from syncgrade.rubric import compose
-from syncgrade.rubric.base import Exercise
+from syncgrade.rubric import compose, registry
+from syncgrade.rubric.base import CheckSpec, Exercise
 from syncgrade.rubric.specs import BUILTIN_WORKLOADS
 
 ID = re.compile(r"exercise-[1-9]\d*$")
@@ -243,8 +245,7 @@ def _checks(exercise: Exercise, call_ids: set[str]) -> None:
         if spec.id in seen:
             raise _Problem(f"{where}: the id is used twice")
         seen.add(spec.id)
-        if not isinstance(spec.title, str) or not spec.title:
-            raise _Problem(f"{where}: title must be a non-empty string")
+        _title_and_fn(where, spec)
         points = spec.points
         if (not isinstance(points, (int, float)) or isinstance(points, bool)
                 or not math.isfinite(points) or points <= 0):
@@ -255,6 +256,23 @@ def _checks(exercise: Exercise, call_ids: set[str]) -> None:
         if not isinstance(spec.params, Mapping):
             raise _Problem(f"{where}: params must be a dict")
         _params(f"{where} ({_name(spec.fn)})", spec.fn, spec.params, call_ids)
+
+
+def _title_and_fn(where: str, spec: CheckSpec) -> None:
+    """A registered id uses the registry's title; any other id brings its own title and
+    check function (``answer-<key>`` ids, or a check an author adds)."""
+    definition = registry.lookup(spec.id)
+    if definition is not None:
+        if spec.title != definition.title:
+            raise _Problem(f"{where}: title {spec.title!r} is not the registered title "
+                           f"{definition.title!r} of {spec.id!r} (omit the title to use it)")
+        return
+    kind = ("an answer-<key> id" if registry.family_of(spec.id) is not None
+            else "not a registered check id (docs/checks.md)")
+    if not isinstance(spec.title, str) or not spec.title:
+        raise _Problem(f"{where}: {spec.id!r} is {kind}: give it a title")
+    if spec.fn is None:
+        raise _Problem(f"{where}: {spec.id!r} is {kind}: give it a check function")
 
 
 def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) -> None:
@@ -280,6 +298,9 @@ def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) 
     for key, parameter in named.items():
         if parameter.default is parameter.empty and key not in params:
             raise _Problem(f"{where}: missing param {key!r} (it takes: {takes})")
+    wrong = registry.type_problems(fn, params)
+    if wrong:
+        raise _Problem(f"{where}: param {wrong[0][0]!r} {wrong[0][1]}")
     if "call" in params and params["call"] not in call_ids:
         raise _Problem(f"{where}: param call={params['call']!r} is not a grader call "
                        f"(calls: {', '.join(sorted(call_ids))})")

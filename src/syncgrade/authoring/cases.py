@@ -1,0 +1,319 @@
+"""Cases: one grammar for what grading a file must come to, and one parser for it.
+
+Three kinds of file state an expectation, with the same keys:
+
+- **corpus files** (``<course>/exercise-N/corpus/correct/*.py`` and ``flawed/*.py``) and
+  **integrity files** (``tests/corpus/integrity/*.py``) open with a comment header,
+  one ``# key: value`` line per key; a value may go on over lines that start with ``#``
+  and at least two spaces (an indented continuation)::
+
+      # flaw: the timer stops before the wait
+      # expect-fail: sync-before-stop covers-device-work
+
+  A corpus file has one of ``style`` (a correct file, then ``expect: pass``) or ``flaw``
+  (a flawed file, then ``expect-fail: ID ...``). An integrity file has ``exercise``,
+  ``cheat``, and ``expect: CAUSE`` (a learner-side report cause, e.g. ``tampered``) or
+  ``expect-fail: ID ...``.
+- **mutants** are entries of ``<course>/exercise-N/mutants.toml``: a ``name``, the
+  ``flaw``, the ``expect-fail`` ids (a list) and one or more ``edit`` tables, each an
+  ``old`` text and the ``new`` text that replaces it in the *current* solution::
+
+      [[mutant]]
+      name = "no_wait"
+      flaw = "no wait on the output before the timer stops"
+      expect-fail = ["sync-before-stop", "covers-device-work"]
+
+        [[mutant.edit]]
+        old = \"\"\"
+              out.block_until_ready()
+      \"\"\"
+        new = ""
+
+  Edits apply in order; each ``old`` must occur exactly once in the text at the time it
+  is applied (:func:`apply_edits`), so an edit the solution has moved away from is an
+  error naming the mutant and the edit, never a silently different mutant.
+
+A missing, repeated, empty or unknown key is a :class:`CaseError` naming the file (and
+the mutant): nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from syncgrade.models import Cause
+
+Kind = Literal["correct", "flawed", "integrity", "mutant"]
+HEADER_KEYS = ("exercise", "style", "flaw", "cheat", "expect", "expect-fail")
+"""Every key a comment header may have."""
+MUTANT_KEYS = ("name", "flaw", "expect-fail", "edit")
+EDIT_KEYS = ("old", "new")
+LEARNER_CAUSES = tuple(c for c in get_args(Cause) if c not in ("graded", "grader_fault"))
+"""What ``expect:`` may name besides ``pass``: a report cause that is the learner's."""
+
+_KEY_LINE = re.compile(r"^#\s?(?P<key>[a-z][a-z-]*)\s*:(?P<value>.*)$")
+_CONTINUATION = re.compile(r"^#\s{2,}(?P<text>\S.*)$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class CaseError(ValueError):
+    """A header or mutant entry that breaks the grammar (one line, names the file)."""
+
+
+class EditError(CaseError):
+    """A mutant edit that does not apply: its ``old`` text is not in the text exactly once."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``old`` (which must occur exactly once) by ``new``."""
+
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One expectation: a corpus file, an integrity file, or a mutant.
+
+    ``expected_failures`` is the exact set of failed check ids; empty with no
+    ``expected_cause`` means full marks (``expect: pass``). ``expected_cause`` is an
+    integrity file's learner-side report cause (``expect: tampered``...).
+    """
+
+    name: str
+    kind: Kind
+    description: str
+    expected_failures: frozenset[str] = frozenset()
+    expected_cause: str | None = None
+    exercise: str = ""
+    path: Path | None = None  # the file; for a mutant, its mutants.toml
+    edits: tuple[Edit, ...] = ()
+
+    @property
+    def expects_pass(self) -> bool:
+        return not self.expected_failures and self.expected_cause is None
+
+    def header(self) -> str:
+        """The comment header that states this case (a mutant's reads as a flawed file's)."""
+        key = {"correct": "style", "flawed": "flaw", "mutant": "flaw",
+               "integrity": "cheat"}[self.kind]
+        lines = [f"# exercise: {self.exercise}"] if self.kind == "integrity" else []
+        lines.append(f"# {key}: {self.description}")
+        if self.expected_failures:
+            lines.append(f"# expect-fail: {' '.join(sorted(self.expected_failures))}")
+        else:
+            lines.append(f"# expect: {self.expected_cause or 'pass'}")
+        return "\n".join(lines) + "\n"
+
+    def apply(self, solution: str) -> str:
+        """A mutant's source: its edits applied to ``solution`` (:class:`EditError`)."""
+        return apply_edits(solution, self.edits, name=self.name)
+
+
+# ------------------------------------------------------------------ comment headers
+
+def parse_header(text: str, origin: str) -> dict[str, str]:
+    """The ``# key: value`` lines that open ``text`` (up to its first line that is not a
+    comment), continuations joined with one space. :class:`CaseError` (prefixed with
+    ``origin``) for an unknown, repeated or empty key, or a comment line that is neither a
+    key line nor an indented continuation."""
+    fields: dict[str, str] = {}
+    key = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.rstrip()
+        if not line.startswith("#"):
+            break
+        if match := _KEY_LINE.match(line):
+            key = match["key"]
+            if key not in HEADER_KEYS:
+                raise CaseError(f"{origin}: line {number}: unknown key '# {key}:' "
+                                f"(known: {', '.join(HEADER_KEYS)})")
+            if key in fields:
+                raise CaseError(f"{origin}: '# {key}:' given twice")
+            fields[key] = match["value"].strip()
+        elif key and (more := _CONTINUATION.match(line)):
+            fields[key] = f"{fields[key]} {more['text'].strip()}".strip()
+        else:
+            raise CaseError(f"{origin}: line {number}: a header line is '# key: value' or "
+                            f"an indented continuation ('#' and 2+ spaces), not {line!r}")
+    for key, value in fields.items():
+        if not value:
+            raise CaseError(f"{origin}: '# {key}:' is empty")
+    return fields
+
+
+def _only(fields: dict[str, str], allowed: tuple[str, ...], origin: str) -> None:
+    extra = [k for k in fields if k not in allowed]
+    if extra:
+        raise CaseError(f"{origin}: '# {extra[0]}:' does not belong here "
+                        f"(this header's keys: {', '.join(allowed)})")
+
+
+def _expectation(fields: dict[str, str], origin: str,
+                 causes: tuple[str, ...]) -> tuple[frozenset[str], str | None]:
+    """(failed ids, cause) from exactly one of ``expect`` and ``expect-fail``; ``expect``
+    is ``pass`` or one of ``causes``."""
+    if ("expect" in fields) == ("expect-fail" in fields):
+        raise CaseError(f"{origin}: give exactly one of '# expect: ...' and "
+                        "'# expect-fail: ids'")
+    if "expect-fail" in fields:
+        return frozenset(fields["expect-fail"].split()), None
+    value = fields["expect"]
+    if value == "pass" and "pass" in causes:
+        return frozenset(), None
+    if value not in causes:
+        raise CaseError(f"{origin}: unknown expectation '# expect: {value}' "
+                        f"(one of {', '.join(causes)})")
+    return frozenset(), value
+
+
+def corpus_case(path: Path) -> Case:
+    """A corpus file: ``style`` + ``expect: pass``, or ``flaw`` + ``expect-fail: ids``.
+    Its exercise is the exercise folder it lies in (``<id>/corpus/correct/``; the folder
+    above ``correct/`` or ``flawed/`` when that is not ``corpus``)."""
+    origin = str(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
+    fields = parse_header(text, origin)
+    _only(fields, ("style", "flaw", "expect", "expect-fail"), origin)
+    if ("style" in fields) == ("flaw" in fields):
+        raise CaseError(f"{origin}: give exactly one of '# style: ...' (a correct file) "
+                        "and '# flaw: ...' (a flawed one)")
+    failures, _ = _expectation(fields, origin, ("pass",))
+    kind: Kind = "correct" if "style" in fields else "flawed"
+    if kind == "correct" and failures:
+        raise CaseError(f"{origin}: a '# style:' file is correct: '# expect: pass'")
+    if kind == "flawed" and not failures:
+        raise CaseError(f"{origin}: a '# flaw:' file fails: '# expect-fail: ids'")
+    return Case(path.stem, kind, fields["style" if kind == "correct" else "flaw"],
+                failures, None, _exercise_of(path), path)
+
+
+def _exercise_of(path: Path) -> str:
+    above = path.parent.parent
+    return above.parent.name if above.name == "corpus" else above.name
+
+
+def integrity_case(path: Path) -> Case:
+    """An integrity file: ``exercise``, ``cheat``, and ``expect: CAUSE`` (a learner-side
+    cause of :data:`LEARNER_CAUSES`) or ``expect-fail: ids``."""
+    origin = str(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
+    fields = parse_header(text, origin)
+    _only(fields, ("exercise", "cheat", "expect", "expect-fail"), origin)
+    for key in ("exercise", "cheat"):
+        if key not in fields:
+            raise CaseError(f"{origin}: no '# {key}:' line")
+    failures, cause = _expectation(fields, origin, LEARNER_CAUSES)
+    return Case(path.stem, "integrity", fields["cheat"], failures, cause,
+                fields["exercise"], path)
+
+
+# ------------------------------------------------------------------ mutants.toml
+
+def load_mutant_table(text: str, origin: str) -> list[Any]:
+    """The ``[[mutant]]`` entries of a mutants.toml text, unchecked; :class:`CaseError` when
+    it is not TOML, has a top-level key other than ``mutant``, or no entry."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CaseError(f"{origin}: not valid TOML ({exc})") from None
+    extra = [k for k in data if k != "mutant"]
+    if extra:
+        raise CaseError(f"{origin}: unknown top-level key {extra[0]!r} (only [[mutant]])")
+    entries = data.get("mutant")
+    if not isinstance(entries, list) or not entries:
+        raise CaseError(f"{origin}: no [[mutant]] entry")
+    return entries
+
+
+def entry_label(entry: Any, index: int) -> str:
+    """How an entry is named in messages: its name, else its position."""
+    name = entry.get("name") if isinstance(entry, dict) else None
+    return name if isinstance(name, str) and name else f"#{index + 1}"
+
+
+def mutant_case(entry: Any, index: int, origin: str, exercise: str = "",
+                path: Path | None = None) -> Case:
+    """One ``[[mutant]]`` entry (the ``index``-th) as a :class:`Case`; :class:`CaseError`
+    naming the file and the mutant for a missing, unknown or ill-typed key."""
+    where = f"{origin}: mutant {entry_label(entry, index)}"
+    if not isinstance(entry, dict):
+        raise CaseError(f"{where}: not a table")
+    unknown = [k for k in entry if k not in MUTANT_KEYS]
+    if unknown:
+        raise CaseError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(MUTANT_KEYS)})")
+    missing = [k for k in MUTANT_KEYS if k not in entry]
+    if missing:
+        raise CaseError(f"{where}: no {missing[0]!r}")
+    name, flaw, fails, edits = (entry[k] for k in MUTANT_KEYS)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CaseError(f"{where}: 'name' must be an identifier (it names {name!r}.py)")
+    if not isinstance(flaw, str) or not flaw.strip() or "\n" in flaw.strip():
+        raise CaseError(f"{where}: 'flaw' must be one non-empty line")
+    if (not isinstance(fails, list) or not fails
+            or not all(isinstance(i, str) and i and not re.search(r"\s", i) for i in fails)):
+        raise CaseError(f"{where}: 'expect-fail' must be a non-empty list of check ids")
+    if not isinstance(edits, list) or not edits:
+        raise CaseError(f"{where}: 'edit' must be one or more [[mutant.edit]] tables")
+    parsed = []
+    for number, edit in enumerate(edits, 1):
+        if not isinstance(edit, dict) or set(edit) != set(EDIT_KEYS):
+            keys = sorted(edit) if isinstance(edit, dict) else type(edit).__name__
+            raise CaseError(f"{where}: edit {number} must have exactly the keys old and new "
+                            f"(has {keys})")
+        if not all(isinstance(edit[k], str) for k in EDIT_KEYS) or not edit["old"]:
+            raise CaseError(f"{where}: edit {number}: old (non-empty) and new must be strings")
+        parsed.append(Edit(edit["old"], edit["new"]))
+    return Case(name, "mutant", flaw.strip(), frozenset(fails), None, exercise, path,
+                tuple(parsed))
+
+
+def parse_mutants(text: str, origin: str, exercise: str = "",
+                  path: Path | None = None) -> list[Case]:
+    """Every mutant of a mutants.toml text, strictly: the first problem (also a name given
+    twice) raises :class:`CaseError`."""
+    cases = [mutant_case(e, i, origin, exercise, path)
+             for i, e in enumerate(load_mutant_table(text, origin))]
+    names = [c.name for c in cases]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise CaseError(f"{origin}: mutant {twice[0]} given twice")
+    return cases
+
+
+# ------------------------------------------------------------------ edits
+
+def _occurrences(text: str, part: str) -> int:
+    count, start = 0, text.find(part)
+    while start != -1:
+        count += 1
+        start = text.find(part, start + 1)
+    return count
+
+
+def apply_edits(source: str, edits: tuple[Edit, ...] | list[Edit], *, name: str = "") -> str:
+    """``source`` with ``edits`` applied in order. Each ``old`` must occur exactly once in
+    the text at the time it is applied; else :class:`EditError`, naming the mutant
+    (``name``) and the edit (its number and the first line of its ``old``)."""
+    text = source
+    for number, edit in enumerate(edits, 1):
+        count = _occurrences(text, edit.old)
+        if count != 1:
+            first = next((ln.strip() for ln in edit.old.splitlines() if ln.strip()), edit.old)
+            found = "is not in" if not count else f"occurs {count} times in"
+            raise EditError(f"{name + ': ' if name else ''}edit {number} of {len(edits)} "
+                            f"does not apply: its old text ({first!r}...) {found} the "
+                            "solution (it must occur exactly once)")
+        text = text.replace(edit.old, edit.new, 1)
+    return text

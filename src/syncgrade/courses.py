@@ -1,0 +1,373 @@
+"""Courses: a course is a folder, and every entry point grades one.
+
+A course folder holds an optional ``course.toml`` (``title = "..."``) and one folder per
+exercise, named by the exercise id::
+
+    my-course/
+      course.toml                  title = "Benchmarking JAX"        (optional)
+      exercise-1/
+        exercise.py                the declaration: EXERCISE = Exercise(...)  (hidden)
+        README.md                  the statement learners read
+        stub.py                    what `grade start` hands out (as submission.py)
+        solution.py                the reference solution: full marks      (hidden)
+        mutants.toml               known-wrong variants, as edits of the solution (hidden)
+        corpus/correct/*.py        learner-like files that get full marks  (hidden)
+        corpus/flawed/*.py         ... and files with the checks they fail (hidden)
+
+An exercise folder is a sub-folder named ``exercise-N``, or any sub-folder holding an
+``exercise.py``; every other sub-folder (``shared/``, ``.git``...) is not an exercise.
+
+:func:`open_course` finds a course: a folder path; the name of an installed course (a
+package declaring an entry point in the group ``syncgrade.courses`` whose value is a
+callable or a module attribute giving the folder's path); ``None`` for
+``$SYNCGRADE_COURSE`` when set, else the built-in course (the lesson's exercises, shipped
+in the package at ``syncgrade/course/``).
+
+Declarations are imported from their file path under a module name unique to the course
+folder (two courses never clash), validated as they load, and kept per process. A broken
+declaration never stops the course opening: that exercise is left out of
+:attr:`Course.exercises`, its :class:`RubricError` (naming the file) is kept in
+:attr:`Course.errors`, and :meth:`Course.get` raises it.
+
+What the grading child may see is decided per course folder: nothing of it, ever
+(:attr:`Course.hidden_paths`, passed to the sandbox by the engine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import threading
+import tomllib
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from syncgrade.rubric import UnknownExercise
+from syncgrade.rubric.base import Exercise
+from syncgrade.rubric.validation import RubricError, validate_data, validate_declaration
+
+COURSE_ENV = "SYNCGRADE_COURSE"
+ENTRY_POINT_GROUP = "syncgrade.courses"
+PACKAGE_ROOT = Path(__file__).resolve().parent
+BUILTIN_ROOT = PACKAGE_ROOT / "course"
+"""The built-in course: the lesson's exercises, in the course layout, inside the package."""
+COURSE_FILE = "course.toml"
+DECLARATION = "exercise.py"
+STATEMENT = "README.md"
+STUB = "stub.py"
+SOLUTION = "solution.py"
+MUTANTS = "mutants.toml"
+CORPUS = "corpus"
+CORPUS_KINDS = ("correct", "flawed")
+COURSE_KEYS = ("title",)
+_EXERCISE_FOLDER = re.compile(r"exercise-(\d+)$")
+
+
+class CourseError(ValueError):
+    """A course that cannot be opened (no such folder or installed course, a bad
+    ``course.toml``): a usage error, one line."""
+
+
+@dataclass(frozen=True)
+class ExerciseFiles:
+    """Where one exercise's files are (they need not exist: ``grade validate`` says
+    which are missing)."""
+
+    id: str
+    folder: Path
+
+    @property
+    def declaration(self) -> Path:
+        return self.folder / DECLARATION
+
+    @property
+    def readme(self) -> Path:
+        return self.folder / STATEMENT
+
+    @property
+    def stub(self) -> Path:
+        return self.folder / STUB
+
+    @property
+    def solution(self) -> Path:
+        return self.folder / SOLUTION
+
+    @property
+    def mutants(self) -> Path:
+        return self.folder / MUTANTS
+
+    @property
+    def corpus(self) -> Path:
+        return self.folder / CORPUS
+
+    def corpus_files(self, kind: str) -> list[Path]:
+        """``corpus/<kind>/*.py``, sorted (``_``-prefixed files are helpers)."""
+        return sorted(p for p in (self.corpus / kind).glob("*.py")
+                      if not p.name.startswith("_"))
+
+
+@dataclass
+class Course:
+    """One opened course: its folder, title and exercises.
+
+    ``exercises``: the exercises whose declaration loaded and validated, in number order;
+    ``errors``: why each other exercise folder did not; ``files``: every exercise folder
+    (both kinds), in the same order; ``modules``: each loaded declaration's module.
+    """
+
+    root: Path
+    title: str
+    exercises: dict[str, Exercise] = field(default_factory=dict)
+    errors: dict[str, RubricError] = field(default_factory=dict)
+    files: dict[str, ExerciseFiles] = field(default_factory=dict)
+    modules: dict[str, ModuleType] = field(default_factory=dict)
+    _data_checked: set[str] = field(default_factory=set, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def builtin(self) -> bool:
+        return self.root == BUILTIN_ROOT
+
+    @property
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What the grading child must never see: the whole course folder (declarations,
+        solutions, mutants, corpus). Outside the jail's allowlist it is simply absent;
+        inside it (the package, a venv's site-packages) it is masked."""
+        return (self.root,)
+
+    def get(self, exercise_id: str) -> Exercise:
+        """The exercise, validated. Raises :class:`UnknownExercise` for an id the course
+        has no folder for and :class:`RubricError` for a broken declaration. The first
+        call per exercise also runs :func:`~syncgrade.rubric.validation.validate_data`
+        (it calls ``make_inputs``/``make_references`` once)."""
+        if exercise_id in self.errors:
+            raise self.errors[exercise_id]
+        try:
+            exercise = self.exercises[exercise_id]
+        except KeyError:
+            raise UnknownExercise(self.unknown(exercise_id)) from None
+        if exercise_id not in self._data_checked:
+            with self._lock:
+                if exercise_id not in self._data_checked:
+                    validate_data(exercise)
+                    self._data_checked.add(exercise_id)
+        return exercise
+
+    def unknown(self, exercise_id: str) -> str:
+        """The one-line message for an id this course does not have, with the nearest
+        id when there is one."""
+        known = list(self.files)
+        where = "" if self.builtin else f" in the course {self.root}"
+        return (f"unknown exercise {exercise_id!r}{where}{did_you_mean(exercise_id, known)}"
+                f" (known: {', '.join(known) or 'none'})")
+
+    def folder(self, exercise_id: str) -> ExerciseFiles:
+        """Where the exercise's files are; :class:`UnknownExercise` for an unknown id."""
+        try:
+            return self.files[exercise_id]
+        except KeyError:
+            raise UnknownExercise(self.unknown(exercise_id)) from None
+
+    def module(self, exercise_id: str) -> ModuleType:
+        """The loaded declaration module (its constants and helpers, for tests)."""
+        self.get(exercise_id)
+        return self.modules[exercise_id]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the nearest of ``choices``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# ------------------------------------------------------------------ finding a course
+
+
+def installed_courses() -> dict[str, Any]:
+    """The entry points of the group ``syncgrade.courses``, by name."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def course_root(spec: str | os.PathLike[str] | None = None) -> Path:
+    """The folder of the course ``spec`` names, resolved; see :func:`open_course`.
+    Raises :class:`CourseError`. Reads no declaration."""
+    if spec is None or (isinstance(spec, str) and not spec.strip()):
+        spec = os.environ.get(COURSE_ENV, "").strip() or None
+        if spec is None:
+            return BUILTIN_ROOT
+    path = Path(spec).expanduser()
+    if path.is_dir() or path.resolve() == BUILTIN_ROOT:
+        return path.resolve()
+    text = os.fspath(spec)
+    if isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", text):
+        found = installed_courses().get(text)
+        if found is not None:
+            return _entry_point_root(text, found)
+    names = ", ".join(sorted(installed_courses()))
+    raise CourseError(f"no course folder at {text}"
+                      + (f" and no installed course of that name (installed: {names})"
+                         if names else ""))
+
+
+def _entry_point_root(name: str, entry_point: Any) -> Path:
+    try:
+        value = entry_point.load()
+        if callable(value):
+            value = value()
+        path = Path(value).expanduser()
+    except Exception as exc:  # the course package's own fault: say which
+        raise CourseError(f"the installed course {name!r} ({entry_point.value}) failed: "
+                          f"{type(exc).__name__}: {exc}") from None
+    if not path.is_dir():
+        raise CourseError(f"the installed course {name!r} ({entry_point.value}) names "
+                          f"{path}, which is not a folder")
+    return path.resolve()
+
+
+_COURSES: dict[Path, Course] = {}
+_COURSES_LOCK = threading.RLock()
+
+
+def open_course(spec: str | os.PathLike[str] | Course | None = None, *,
+                reload: bool = False) -> Course:
+    """The course ``spec`` names: a :class:`Course` (returned as is), a folder, the name of
+    an installed course (entry point group ``syncgrade.courses``), or ``None``:
+    ``$SYNCGRADE_COURSE`` when set, else the built-in course.
+
+    Opened once per process and folder (``reload=True`` reads it again). Raises
+    :class:`CourseError` when there is no such course or its ``course.toml`` is wrong;
+    never for a broken declaration (see :attr:`Course.errors`)."""
+    if isinstance(spec, Course):
+        return spec
+    return _open_root(course_root(spec), reload)
+
+
+def _open_root(root: Path, reload: bool = False) -> Course:
+    with _COURSES_LOCK:
+        course = _COURSES.get(root)
+        if course is None or reload:
+            course = _COURSES[root] = _load(root)
+        return course
+
+
+def builtin_course() -> Course:
+    """The built-in course (whatever ``$SYNCGRADE_COURSE`` says)."""
+    return _open_root(BUILTIN_ROOT)
+
+
+def opened_roots() -> tuple[Path, ...]:
+    """The folders of every course opened in this process so far."""
+    with _COURSES_LOCK:
+        return tuple(_COURSES)
+
+
+def forget(root: Path) -> None:
+    """Drop a course from the per-process cache (after ``grade new`` wrote into it)."""
+    with _COURSES_LOCK:
+        _COURSES.pop(root.resolve(), None)
+
+
+# ------------------------------------------------------------------ loading
+
+
+def read_title(root: Path) -> str:
+    """The course's title: ``course.toml``'s ``title``, else the folder's name."""
+    path = root / COURSE_FILE
+    if not path.is_file():
+        return root.name
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise CourseError(f"{path}: cannot be read: {exc}") from None
+    unknown = [k for k in data if k not in COURSE_KEYS]
+    if unknown:
+        raise CourseError(f"{path}: unknown key {unknown[0]!r}"
+                          f"{did_you_mean(unknown[0], COURSE_KEYS)} (known: "
+                          f"{', '.join(COURSE_KEYS)})")
+    title = data.get("title", root.name)
+    if not isinstance(title, str) or not title.strip() or "\n" in title.strip():
+        raise CourseError(f"{path}: title must be one non-empty line")
+    return title.strip()
+
+
+def exercise_number(exercise_id: str) -> int:
+    match = _EXERCISE_FOLDER.match(exercise_id)
+    return int(match.group(1)) if match else 1 << 30
+
+
+def exercise_folders(root: Path) -> list[ExerciseFiles]:
+    """The course's exercise folders, in number order (then by name)."""
+    if not root.is_dir():
+        return []
+    found = [ExerciseFiles(p.name, p) for p in root.iterdir()
+             if p.is_dir() and not p.name.startswith((".", "_"))
+             and (_EXERCISE_FOLDER.match(p.name) or (p / DECLARATION).is_file())]
+    return sorted(found, key=lambda f: (exercise_number(f.id), f.id))
+
+
+def module_name(root: Path, exercise_id: str) -> str:
+    """The declaration's module name: unique to the course folder and the exercise."""
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return f"_syncgrade_course_{digest}_{re.sub(r'[^0-9A-Za-z_]', '_', exercise_id)}"
+
+
+def _load(root: Path) -> Course:
+    course = Course(root=root, title=read_title(root))
+    for files in exercise_folders(root):
+        course.files[files.id] = files
+        try:
+            module = load_declaration(root, files)
+            exercise = getattr(module, "EXERCISE", None)
+            validate_declaration(exercise, expected_id=files.id)
+        except RubricError as exc:
+            course.errors[files.id] = exc
+            continue
+        assert isinstance(exercise, Exercise)  # validated above
+        object.__setattr__(exercise, "folder", files.folder)
+        course.exercises[files.id] = exercise
+        course.modules[files.id] = module
+    return course
+
+
+def load_declaration(root: Path, files: ExerciseFiles) -> ModuleType:
+    """Import ``exercise.py`` from its path; :class:`RubricError` naming the file when it
+    is missing or raises while importing."""
+    path = files.declaration
+    if not path.is_file():
+        raise RubricError(f"rubric error in {files.id}: no declaration {path} (it defines "
+                          "EXERCISE = Exercise(...))")
+    name = module_name(root, files.id)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise RubricError(f"rubric error in {files.id}: {path} cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look their module up
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the author's file is broken: report, don't crash
+        sys.modules.pop(name, None)
+        raise _import_problem(files.id, path, exc) from None
+    return module
+
+
+def _import_problem(exercise_id: str, path: Path, exc: Exception) -> RubricError:
+    """A declaration that raised while importing, as a one-line author's error that names
+    the file and its own line."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if os.path.realpath(f.filename) == os.path.realpath(path)]
+    line = f" (line {frames[-1].lineno})" if frames else ""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        line = f" (line {exc.lineno})"
+    return RubricError(f"rubric error in {exercise_id}: {path} failed to import{line}: "
+                       f"{type(exc).__name__}: {exc}")
