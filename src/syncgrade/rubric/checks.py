@@ -166,9 +166,9 @@ def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
                             "Return the array your function computed.")
     if array.shape != expected.shape:
         return Outcome.fail(
-            f"The result has shape {array.shape}, but the reference has shape "
-            f"{expected.shape}.", "Return the output of the computation itself.",
-            Evidence(facts={"got_shape": str(array.shape), "expected_shape": str(expected.shape)}),
+            f"{shape_difference(array.shape, expected.shape)}, so it cannot match the "
+            "reference.", _SHAPE_HINT,
+            Evidence(facts={"got_ndim": array.ndim, "expected_ndim": len(expected.shape)}),
         )
     if not np.all(np.isfinite(array)):
         return Outcome.fail("The result contains NaN or infinite values.",
@@ -201,18 +201,38 @@ def _mismatch_hint(got: Any) -> str:
             "the output of the call you timed, computed from the arguments you were given.")
 
 
+_SHAPE_HINT = ("Compare the axes your computation keeps with the result the exercise README "
+               "describes (for example one value per row): reduce exactly the axis it names, "
+               "and return the output of that computation.")
+
+
+def shape_difference(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """How two shapes differ, in words that name axes, never their sizes: the sizes come
+    from hidden inputs (messages must not reveal them)."""
+    if got == ():
+        return ("The result is a scalar (the reduction ran over every axis), but one value "
+                f"per element of a {len(expected)}-axis result is expected"
+                if expected else "The result is a scalar")
+    if len(got) != len(expected):
+        return (f"The result has {len(got)} ax{'i' if len(got) == 1 else 'e'}s, but the "
+                f"exercise asks for {len(expected)}")
+    wrong = [str(i) for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b]
+    return (f"The result has the right number of axes, but the length of axis "
+            f"{', '.join(wrong)} differs from what the hidden inputs give")
+
+
 def shape(ctx: Context, call: str, result: ValuePath, reference: str) -> Outcome:
+    """The result's shape equals the reference's; a failure names axes, never sizes."""
     got = ctx.value(call, result)
     expected = tuple(np.shape(ctx.references[reference]))
     got_shape = tuple(getattr(got, "shape", np.shape(got) if is_number(got) else ()))
     if got_shape != expected:
-        extra = " (a scalar: the reduction ran over every axis)" if got_shape == () else ""
         return Outcome.fail(
-            f"The result has shape {got_shape}{extra}; expected {expected}.",
-            "Reduce only the axis the exercise names.",
-            Evidence(facts={"got": str(got_shape), "expected": str(expected)}),
+            f"{shape_difference(got_shape, expected)}.", _SHAPE_HINT,
+            Evidence(facts={"got_ndim": len(got_shape), "expected_ndim": len(expected)}),
         )
-    return Outcome.ok(f"The result has the expected shape {expected}.")
+    return Outcome.ok(f"The result has the expected shape ({len(expected)} "
+                      f"ax{'i' if len(expected) == 1 else 'e'}s).")
 
 
 # --------------------------------------------------------------------------- samples
@@ -554,7 +574,8 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
             f"timer started on line {line_of(first.start)}: its device work can still be "
             "running inside the first sample.",
             "Wait on the warm-up's output before the timed loop, e.g. "
-            "`fn(*args).block_until_ready()`; a pause such as `time.sleep` proves nothing.",
+            "`jax.block_until_ready(out)` on what the warm-up returned; a pause such as "
+            "`time.sleep` proves nothing.",
             with_timeline(ctx, call, first, pending_line=line_of(pending)),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
@@ -579,7 +600,8 @@ def _why_compiled(ctx: Context, call: str, interval: Interval,
         return (f"no warm-up call of {who} ran before it, so the timed call traced "
                 "and compiled.",
                 "Call the function once on the arguments you time and wait for it "
-                "(e.g. `fn(*args).block_until_ready()`) before the timed loop.")
+                "(e.g. `jax.block_until_ready(out)` on what it returned) before the timed "
+                "loop.")
     same_args = [w for w in warmups
                  if w.inputs == timed.inputs and w.numpy_args == timed.numpy_args]
     if same_args and timed.static is not None and not any(

@@ -47,5 +47,12 @@ if __name__ == "__main__":
     result, samples = device_resident_benchmark(compiled_predict, (x_host, w_host), cpu, 5)
     np.testing.assert_allclose(np.asarray(result), reference, atol=2e-5, rtol=2e-5)
     print("samples (ms):", [f"{s * 1e3:.3f}" for s in samples])
-    print(f"first sample / median of the rest: {samples[0] / np.median(samples[1:]):.1f}x")
-    print("A first sample far above the rest usually means one-off work is inside it.")
+    # Compilation or placement costs tens of milliseconds; load alone rarely adds 10 ms
+    # to one warm sample of this small workload, so only a larger excess is reported.
+    excess = samples[0] - float(np.median(samples[1:]))
+    if excess > 0.010:
+        print(f"The first sample is {excess * 1e3:.1f} ms above the others: one-off work "
+              "(compilation, placement) is probably inside it.")
+    else:
+        print("No sample stands out by 10 ms or more: no compilation or placement seems "
+              "to be inside them.")

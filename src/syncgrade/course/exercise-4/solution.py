@@ -56,4 +56,12 @@ if __name__ == "__main__":
     larger_host, result, samples = changed_workload(compiled_predict, w_host, w, 96, rng, cpu, 5)
     print("Changed workload:", larger_host.shape, "->", result.shape)
     print("samples (ms):", [f"{s * 1e3:.3f}" for s in samples])
-    print(f"first sample / median of the rest: {samples[0] / np.median(samples[1:]):.1f}x")
+    # Compilation or placement costs tens of milliseconds; load alone rarely adds 10 ms
+    # to one warm sample of this small workload, so only a larger excess is reported.
+    excess = samples[0] - float(np.median(samples[1:]))
+    if excess > 0.010:
+        print(f"The first sample is {excess * 1e3:.1f} ms above the others: one-off work "
+              "(compilation, placement) is probably inside it.")
+    else:
+        print("No sample stands out by 10 ms or more: no compilation or placement seems "
+              "to be inside them.")

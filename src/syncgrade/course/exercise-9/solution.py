@@ -60,6 +60,10 @@ if __name__ == "__main__":
     outputs, samples = sweep_samples(blocked_predict, (x, w), settings, 5)
     for setting, out, times in zip(settings, outputs, samples):
         np.testing.assert_allclose(np.asarray(out), reference, atol=2e-5, rtol=2e-5)
+        excess = max(times) - float(np.median(times))
         print(f"block={setting:3d}  median {np.median(times) * 1e3:.3f} ms  "
-              f"max/median {max(times) / np.median(times):.1f}")
-    print("A max/median far above 1 for a setting means one sample still compiled.")
+              f"slowest sample {excess * 1e3:.1f} ms above the median")
+    # Compiling a setting costs tens of milliseconds; load alone rarely adds 10 ms to
+    # one warm sample of this small workload, so only a larger excess is reported.
+    print("A slowest sample 10 ms or more above its median usually means that sample "
+          "still compiled.")
