@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from syncgrade.analysis import analyse
 from syncgrade.models import Evidence
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.trace import CallFrame
@@ -58,7 +59,7 @@ def _wrong_call(ctx: Context, call: str, flaw: str, cause: str) -> Outcome | Non
     """A failing outcome when the wrong setup ``call`` did not raise AssertionError."""
     frame = _frame(ctx, call)
     if frame.error is not None and frame.error.type == "AssertionError":
-        return None
+        return _checked_after_sampling(frame, flaw)
     if frame.error is not None:
         return Outcome.fail(
             f"When {flaw}, your function raised {frame.error.type}{_at(frame.error.line)} "
@@ -69,6 +70,25 @@ def _wrong_call(ctx: Context, call: str, flaw: str, cause: str) -> Outcome | Non
         )
     return Outcome.fail(f"When {flaw}, your function returned normally: {cause}", _HINT,
                         Evidence(facts={"call": call}))
+
+
+def _checked_after_sampling(frame: CallFrame, flaw: str) -> Outcome | None:
+    """A failing outcome when the AssertionError came only after timed samples: the
+    statement asks for the check once, before any sample (a wrong setup is caught before
+    time is spent measuring it)."""
+    timed = [interval for interval in analyse(frame.events).intervals if interval.calls]
+    if not timed:
+        return None
+    line = frame.error.line if frame.error else None
+    return Outcome.fail(
+        f"When {flaw}, your check raised AssertionError{_at(line)}, but only after "
+        f"{len(timed)} timed interval{'s' if len(timed) != 1 else ''}: the check must run "
+        "once, before any sample.",
+        "Check the warm result against NumPy right after the warm-up, before the timed "
+        "loop starts.",
+        Evidence(facts={"line": line, "timed_intervals_before": len(timed),
+                        "call": frame.id}),
+    )
 
 
 def verification_catches_errors(

@@ -1,6 +1,6 @@
-# style: the lesson's shape: a synchronized_samples helper, jax.block_until_ready on a tuple,
-#        the NumPy check on the last timed result (after sampling, as the lesson does)
-# expect: pass
+# flaw: the lesson's shape: a synchronized_samples helper, jax.block_until_ready on a tuple,
+#        and the NumPy check only on the last timed result, after sampling (the exercise asks for it before any sample)
+# expect-fail: verification-catches-errors
 import time
 
 import jax
