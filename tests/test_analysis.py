@@ -2,36 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import TypeAdapter
+from builders import F, call, read, ret, trace, wait
 
 from syncgrade.analysis import analyse
-from syncgrade.trace import Event
-
-_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
-F = "submission.py"
-
-
-def trace(*raw: dict[str, Any]) -> list[Any]:
-    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
-
-
-def read(value: float, line: int = 1, clock: str = "perf_counter") -> dict[str, Any]:
-    return {"kind": "timer", "clock": clock, "value": value, "site": [F, line]}
-
-
-def call(inputs: list[int], numpy_args: int = 0) -> dict[str, Any]:
-    return {"kind": "call", "name": "fn", "site": [F, 2], "inputs": inputs,
-            "numpy_args": numpy_args, "fn": 1}
-
-
-def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
-    return {"kind": "return", "call": call_seq, "outputs": outputs}
-
-
-def wait(arrays: list[int], how: str = "block_until_ready") -> dict[str, Any]:
-    return {"kind": "wait", "how": how, "arrays": arrays, "site": [F, 3]}
 
 
 def test_a_completed_interval_waits_on_its_own_output() -> None:

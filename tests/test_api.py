@@ -73,7 +73,7 @@ def test_bad_limits_are_a_value_error_before_anything_runs(
     def no_child(*args: object, **kwargs: object) -> None:
         raise AssertionError("a child was started")
 
-    monkeypatch.setattr(engine, "_run_child", no_child)
+    monkeypatch.setattr("syncgrade.grading.pipeline.run_child", no_child)
     name = next(iter(limits))
     with pytest.raises(ValueError, match=rf"{name} must be a number of .* above 0 and at "
                                          "most") as info:

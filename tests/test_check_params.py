@@ -7,17 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import builders
 import numpy as np
 import pytest
 from test_samples_measured import Trace, context
 
 from syncgrade.child import harness, workloads
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import get_exercise, validation
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric import specs as s
+from syncgrade.rubric import validation
 from syncgrade.rubric.base import Context
-from syncgrade.trace import CallFrame, Load
+from syncgrade.trace import CallFrame
 
 
 def chain_loop(k: int, repeats: int = 4) -> tuple[Trace, list[float]]:
@@ -60,9 +61,8 @@ def test_times_the_call_default_is_unchanged_for_single_calls() -> None:
 def probe_context(samples: list[float], known: float = 0.1) -> Context:
     frame = CallFrame(type="call", id="probe", ok=True, value=None, events=[],
                       probe_seconds=known)
-    return Context(exercise=get_exercise("exercise-1"), display_name="submission.py",
-                   hello=None, load=Load(type="load", ok=True), frames={"probe": frame},
-                   inputs={}, references={}, _values={"probe": [None, samples]})
+    return builders.context("exercise-1", [], frames={"probe": frame},
+                            values={"probe": [None, samples]})
 
 
 def test_covers_device_work_scales_with_runs_per_sample() -> None:

@@ -3,7 +3,7 @@
 The hooks now do nothing before a jitted call's dispatch and nothing after a wait: a call
 is recorded in one send once it returned, a wait before it waits (withdrawn if it raises),
 and a subtraction of clock reads is appended to a list the core takes with the call's
-frame. These tests trace real submissions through the child (``engine.trace``) and check
+frame. These tests trace real submissions through the child (``trace_support.trace``) and check
 that the event log still says what happened, in the order it happened:
 
 - a compilation inside a call lies between the call and its return;
@@ -13,7 +13,8 @@ that the event log still says what happened, in the order it happened:
 
 from __future__ import annotations
 
-from syncgrade import engine
+from trace_support import trace
+
 from syncgrade.rubric import get_exercise
 from syncgrade.trace import Call, CallFrame, Compile, Return, Wait
 
@@ -60,7 +61,7 @@ SUBTRACTED_THRICE = LOOP.replace("        # SUBTRACT\n", """\
 
 
 def _main_frame(source: str) -> CallFrame:
-    frames = engine.trace(get_exercise("exercise-1"), source, display_name="submission.py",
+    frames = trace(get_exercise("exercise-1"), source, display_name="submission.py",
                           timeout=120)
     return frames["main"]
 

@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
+from trace_support import trace
 
-from syncgrade import engine
 from syncgrade.analysis import PHASES
 from syncgrade.courses import builtin_course
 from syncgrade.rubric import snippets
@@ -32,7 +32,7 @@ def _stub_snippets() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def derived() -> dict[str, frozenset[str]]:
     source = snippets.grader_source(_stub_snippets())
-    frames = engine.trace(snippets.SNIPPET_JOB, source, display_name="exercise2_snippets.py",
+    frames = trace(snippets.SNIPPET_JOB, source, display_name="exercise2_snippets.py",
                           timeout=120)
     return snippets.measured_phases(frames)
 

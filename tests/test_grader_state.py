@@ -9,13 +9,14 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
+from builders import context
 
 from syncgrade import engine
 from syncgrade.child import harness, workloads
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context
-from syncgrade.trace import CallFrame, Load
+from syncgrade.trace import CallFrame
 
 
 def test_parent_and_child_agree_on_spec_kinds() -> None:
@@ -54,9 +55,7 @@ def test_unknown_kinds_are_refused_by_name() -> None:
 def _context(frames: dict[str, CallFrame]) -> tuple[Any, Context]:
     exercise = get_exercise("exercise-1")
     inputs = exercise.make_inputs()
-    ctx = Context(exercise=exercise, display_name="submission.py", hello=None,
-                  load=Load(type="load", ok=True), frames=frames, inputs=inputs,
-                  references={})
+    ctx = context(exercise, [], frames=frames, inputs=inputs)
     return exercise, ctx
 
 

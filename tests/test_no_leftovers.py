@@ -15,7 +15,6 @@ import pytest
 from process_support import processes_inside
 
 import syncgrade
-from syncgrade import engine
 from syncgrade.sandbox import Limits, _pump, _workdir, run_sandboxed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +36,7 @@ def test_a_grader_fault_after_the_run_leaves_nothing(tmp_base: Path,
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("a bug in the engine")
 
-    monkeypatch.setattr(engine, "_assemble", broken)
+    monkeypatch.setattr("syncgrade.grading.pipeline._assemble", broken)
     report = syncgrade.grade("exercise-1", SOLUTION, timeout=20)
     assert (report.grading.internal_error or "").startswith("internal error: ZeroDivision")
     assert list(tmp_base.iterdir()) == []

@@ -17,6 +17,7 @@ import pytest
 
 import syncgrade
 from syncgrade import engine
+from syncgrade.grading import pipeline
 from syncgrade.rubric import EXERCISES
 from syncgrade.rubric.base import Context
 
@@ -79,19 +80,19 @@ def _replace(tagged: Any, tags: tuple[str, ...], new: dict[str, Any], only_first
 def solution_runs() -> dict[str, tuple[Any, ...]]:
     """exercise id -> the arguments ``engine._assemble`` got for its solution's run."""
     captured: dict[str, tuple[Any, ...]] = {}
-    real = engine._assemble
+    real = pipeline._assemble
 
     def capture(*args: Any, **kwargs: Any) -> Any:
         captured[args[0].id] = (args, kwargs)
         return real(*args, **kwargs)
 
-    engine._assemble = capture
+    pipeline._assemble = capture
     try:
         for exercise in EXERCISES:
             path = COURSE / exercise / "solution.py"
             syncgrade.grade(exercise, path, timeout=60)
     finally:
-        engine._assemble = real
+        pipeline._assemble = real
     return captured
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter
+from builders import F, call, pair, read, ready, ret, trace, wait
 
 from syncgrade.analysis import analyse
 from syncgrade.models import (
@@ -35,11 +35,9 @@ from syncgrade.picture.html import render_fragment
 from syncgrade.picture.svg import timeline_of
 from syncgrade.render import timeline_text as render_timeline_text
 from syncgrade.rubric.timeline import draw, draw_both, picture
-from syncgrade.trace import Event
 
 SVG = "{http://www.w3.org/2000/svg}"
 STILL = "the timed work was still running when the timer stopped"
-F = "submission.py"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -278,38 +276,6 @@ def test_the_picture_package_is_a_leaf() -> None:
 
 
 # --------------------------------------------------------------------------- from a trace
-
-_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
-
-
-def trace(*raw: dict[str, Any]) -> list[Any]:
-    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
-
-
-def read(value: float, line: int, clock: str = "perf_counter") -> dict[str, Any]:
-    return {"kind": "timer", "clock": clock, "value": value, "site": [F, line]}
-
-
-def call(inputs: list[int], numpy_args: int = 0) -> dict[str, Any]:
-    return {"kind": "call", "name": "fn", "site": [F, 2], "inputs": inputs,
-            "numpy_args": numpy_args, "fn": 1}
-
-
-def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
-    return {"kind": "return", "call": call_seq, "outputs": outputs}
-
-
-def wait(arrays: list[int], line: int = 3, how: str = "block_until_ready") -> dict[str, Any]:
-    return {"kind": "wait", "how": how, "arrays": arrays, "site": [F, line]}
-
-
-def ready(read_seq: int, call_seq: int, is_ready: bool) -> dict[str, Any]:
-    return {"kind": "ready", "read": read_seq, "call": call_seq, "ready": is_ready}
-
-
-def pair(start: int, stop: int) -> dict[str, Any]:
-    return {"kind": "pair", "start": start, "stop": stop}
-
 
 def _only(events: list[Any]) -> tuple[Any, Any]:
     analysis = analyse(events)

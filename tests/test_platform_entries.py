@@ -15,7 +15,7 @@ import pytest
 from platform_support import check_gradescope, check_prairielearn
 
 from syncgrade.platforms import gradescope, prairielearn
-from syncgrade.platforms.entry import MISCONFIGURED, find_submission, run_entry
+from syncgrade.platforms.entry import MISCONFIGURED, find_submission, gradescope_main, run_entry
 from syncgrade.rubric import get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +33,7 @@ def _gradescope(root: Path, files: dict[str, str], config: dict[str, Any] | None
     if config is not None:
         (root / "source").mkdir(parents=True, exist_ok=True)
         (root / "source" / "syncgrade.json").write_text(json.dumps(config))
-    code = gradescope.main(["--root", str(root), *args])
+    code = gradescope_main(["--root", str(root), *args])
     results = json.loads((root / "results" / "results.json").read_text())
     check_gradescope(results)
     return code, results
@@ -179,7 +179,7 @@ def test_the_module_runs_as_run_autograder(tmp_path: Path) -> None:
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "submission.py").write_text("def f(:\n")
     env = {**os.environ, "SYNCGRADE_EXERCISE": "exercise-1"}
-    result = subprocess.run([sys.executable, "-m", "syncgrade.platforms.gradescope",
+    result = subprocess.run([sys.executable, "-m", "syncgrade.platforms.entry", "gradescope",
                              "--root", str(tmp_path)], capture_output=True, text=True,
                             env=env, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from builders import wait_until
 from process_support import processes_inside
 
 from syncgrade import engine, pool
@@ -36,12 +37,8 @@ def no_shared_pool(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _wait_warm(warm: WarmPool, count: int, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if warm.warm_children() >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"the pool did not warm {count} children in {timeout} s")
+    wait_until(lambda: warm.warm_children() >= count, timeout,
+               what=f"the pool to warm {count} children")
 
 
 def _verdict(report: GradeReport) -> tuple[object, ...]:
@@ -84,7 +81,16 @@ def test_a_run_whose_zygote_dies_under_it_is_graded_cold() -> None:
         if zygote is None:
             pytest.skip(f"no zygote on this machine: {warm.stats.zygote}")
         assert zygote.pid is not None
-        killer = threading.Timer(1.0, os.kill, (zygote.pid, signal.SIGKILL))
+        pid = zygote.pid
+
+        def kill_once_delivered() -> None:
+            # Once the run holds its child, 1 s into its 3 s import: surely mid-run, however
+            # long the parent took to deliver (a timer from the grade call was not).
+            wait_until(lambda: warm._in_use >= 1, 60, interval=0.01, what="a delivery")
+            time.sleep(1.0)
+            os.kill(pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_once_delivered)
         killer.start()
         try:
             report = engine.grade("exercise-1", source=slow, display_name="slow.py",
@@ -104,9 +110,7 @@ def test_a_killed_zygote_is_replaced_by_fresh_children() -> None:
             pytest.skip(f"no zygote on this machine: {warm.stats.zygote}")
         assert zygote.pid is not None
         os.kill(zygote.pid, signal.SIGKILL)  # its idle child dies with it
-        deadline = time.monotonic() + 60
-        while warm.stats.replaced < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: warm.stats.replaced >= 1, 60, what="the dead child's replacement")
         report = engine.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
         stats = warm.stats
     assert report.status == "passed", report.summary
@@ -171,20 +175,15 @@ def _descendants(pid: int) -> list[int]:
 
 def _wait_dead(pids: list[int], limit_s: float = 10.0) -> None:
     """Until every pid is gone or a zombie (SIGKILL is delivered asynchronously)."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        alive = []
-        for pid in pids:
-            try:
-                stat = Path(f"/proc/{pid}/stat").read_bytes()
-            except OSError:
-                continue
-            if stat[stat.rfind(b")") + 2:][:1] != b"Z":
-                alive.append(pid)
-        if not alive:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"still alive after SIGKILL: {pids}")
+    def alive(pid: int) -> bool:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_bytes()
+        except OSError:
+            return False
+        return stat[stat.rfind(b")") + 2:][:1] != b"Z"
+
+    wait_until(lambda: not any(alive(pid) for pid in pids), limit_s, interval=0.01,
+               what=f"{pids} to die after SIGKILL")
 
 
 def test_a_child_killed_while_idle_is_replaced_not_used() -> None:
@@ -201,9 +200,7 @@ def test_a_child_killed_while_idle_is_replaced_not_used() -> None:
         # loaded parallel suite the grade sometimes came before that check, and the pool
         # then took the "lost at delivery" path (rerun cold, same report) instead; this
         # test is about the replacement.
-        deadline = time.monotonic() + 10
-        while warm.stats.replaced < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: warm.stats.replaced >= 1, 60, what="the pool to replace the child")
         report = engine.grade("exercise-1", SOLUTION, pool=warm)
         assert report.status == "passed", report.summary
         assert warm.stats.replaced == 1, warm.stats
@@ -317,19 +314,14 @@ def test_a_prestarted_child_serves_one_grade_then_the_pool_closes_itself() -> No
     report = engine.grade("exercise-1", SOLUTION, pool=one)
     assert report.status == "passed", report.summary
     assert one.stats.warm == 1, one.stats
-    deadline = time.monotonic() + 10
-    while not one.closed and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert one.closed
+    wait_until(lambda: one.closed, 60, what="the one-shot pool to close itself")
     one.close()
 
 
 def test_an_unused_prestarted_child_is_discarded_after_its_idle_limit() -> None:
     unused = WarmPool(1, refill=False, only_ready=False, idle_limit_s=0.5)
-    deadline = time.monotonic() + 30
-    while not unused.closed and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert unused.closed and unused.stats.started == 1
+    wait_until(lambda: unused.closed, 60, what="the idle child to be discarded")
+    assert unused.stats.started == 1
     unused.close()
 
 

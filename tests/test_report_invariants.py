@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 import syncgrade
 from syncgrade import engine
+from syncgrade.grading import pipeline
 from syncgrade.models import (
     SCHEMA_VERSION,
     CheckResult,
@@ -156,18 +157,18 @@ def test_every_builder_makes_a_consistent_report_with_the_same_rubric_version(
 def solution_run() -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The arguments ``engine._assemble`` got when grading exercise-1's solution."""
     captured: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-    real = engine._assemble
+    real = pipeline._assemble
 
     def capture(*args: Any, **kwargs: Any) -> Any:
         captured.append((args, kwargs))
         return real(*args, **kwargs)
 
-    engine._assemble = capture
+    pipeline._assemble = capture
     try:
         report = syncgrade.grade("exercise-1",
                                  COURSE / "exercise-1" / "solution.py")
     finally:
-        engine._assemble = real
+        pipeline._assemble = real
     assert report.status == "passed", report.summary
     return captured[0]
 

@@ -6,22 +6,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from builders import context
 
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric.base import Context, Skip
-from syncgrade.trace import CallFrame, Load
 
 INPUTS = {"x": np.zeros((6, 4), np.float32), "w": np.zeros((4, 3), np.float32)}
 
 
 def _ctx(workload: Any) -> Context:
-    frame = CallFrame(type="call", id="main", ok=True, value={"t": "none"}, events=[])
-    ctx = Context(exercise=get_exercise("exercise-7"), display_name="s.py", hello=None,
-                  load=Load(type="load", ok=True), frames={"main": frame}, inputs=INPUTS,
-                  references={})
-    ctx._values["main"] = {"workload": workload}  # the decoded report
-    return ctx
+    # the decoded report
+    return context("exercise-7", [], inputs=INPUTS, decoded={"workload": workload})
 
 
 def _check(workload: Any) -> Any:

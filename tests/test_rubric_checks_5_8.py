@@ -5,65 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pydantic import TypeAdapter
+from builders import NO_VALUE, call, compile_event, context, pair, put, read, ret, trace, wait
 
 from syncgrade.analysis import analyse
 from syncgrade.rubric import end_to_end as e2e
-from syncgrade.rubric import get_exercise
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import workload_checks as wc
-from syncgrade.rubric.base import Context
 from syncgrade.rubric.compose import lower_first
 from syncgrade.rubric.report_models import RepairReport, TimingReport
-from syncgrade.trace import CallFrame, Event, Load
 from syncgrade.values import JaxArray, NumpyScalar
-
-F = "submission.py"
-_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
-
-
-def trace(*raw: dict[str, Any]) -> list[Any]:
-    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
-
-
-def read(value: float, line: int = 1) -> dict[str, Any]:
-    return {"kind": "timer", "clock": "perf_counter", "value": value, "site": [F, line]}
-
-
-def call(inputs: list[int], numpy_args: int = 0) -> dict[str, Any]:
-    return {"kind": "call", "name": "fn", "site": [F, 2], "inputs": inputs,
-            "numpy_args": numpy_args, "fn": 1}
-
-
-def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
-    return {"kind": "return", "call": call_seq, "outputs": outputs}
-
-
-def wait(arrays: list[int], how: str = "block_until_ready") -> dict[str, Any]:
-    return {"kind": "wait", "how": how, "arrays": arrays, "site": [F, 3]}
-
-
-def put(arrays: list[int]) -> dict[str, Any]:
-    return {"kind": "placement", "arrays": arrays, "site": [F, 2]}
-
-
-def compile_event() -> dict[str, Any]:
-    return {"kind": "compile", "event": "jaxpr_trace_duration", "fun": "fn", "site": [F, 2]}
-
-
-def pair(start: int, stop: int) -> dict[str, Any]:
-    return {"kind": "pair", "start": start, "stop": stop}
-
-
-def context(exercise: str, events: list[Any], value: dict[str, Any]) -> Context:
-    ex = get_exercise(exercise)
-    frame = CallFrame(type="call", id="main", ok=True, value=value, events=events)
-    return Context(exercise=ex, display_name=F, hello=None, load=Load(type="load", ok=True),
-                   frames={"main": frame}, inputs={}, references={})
-
-
-NO_VALUE = {"t": "none"}
-
 
 # --------------------------------------------------------------------------- schema
 

@@ -11,19 +11,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import builders
 import numpy as np
 import pytest
-from pydantic import TypeAdapter
+from builders import F, validated
 
 from syncgrade.analysis import analyse
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import get_exercise
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip
-from syncgrade.trace import CallFrame, Event, Load
 
-F = "submission.py"
-_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
 WORK_S = 0.004  # about each timed call's real duration in these traces
 
 
@@ -67,7 +64,7 @@ class Trace:
         self.add("pair", start=start, stop=stop)
 
     def events(self) -> list[Any]:
-        return _EVENTS.validate_python(self.raw)
+        return validated(self.raw)
 
 
 def loop(repeats: int = 6, wait: bool = True, subtract: bool = True, ns: bool = False,
@@ -91,10 +88,7 @@ def loop(repeats: int = 6, wait: bool = True, subtract: bool = True, ns: bool = 
 
 
 def context(events: list[Any], value: Any, exercise: str = "exercise-1") -> Context:
-    frame = CallFrame(type="call", id="main", ok=True, value=None, events=events)
-    return Context(exercise=get_exercise(exercise), display_name=F, hello=None,
-                   load=Load(type="load", ok=True), frames={"main": frame}, inputs={},
-                   references={}, _values={"main": value})  # the decoded return value
+    return builders.context(exercise, events, decoded=value)  # the decoded return value
 
 
 def measured(events: list[Any], samples: list[Any]) -> Any:

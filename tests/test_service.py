@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import wait_until
 
 from syncgrade import cli
 from syncgrade.models import SCHEMA_VERSION, GradeReport
@@ -74,15 +75,14 @@ def _json(response: Response) -> Any:
 
 
 def _wait_until_up(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    def up() -> bool:
         if process is not None and process.poll() is not None:
             raise AssertionError(f"grade serve exited with {process.returncode}")
         with contextlib.suppress(OSError):
-            if _request(port, "GET", "/healthz")[0] == 200:
-                return
-        time.sleep(0.1)
-    raise AssertionError("the server did not come up within 60 s")
+            return _request(port, "GET", "/healthz")[0] == 200
+        return False
+
+    wait_until(up, 120, interval=0.1, what="the server to come up")
 
 
 @pytest.fixture(scope="module")
@@ -110,13 +110,11 @@ def _load(port: int) -> dict[str, Any]:
 
 
 def _wait_for_load(port: int, running: int, queued: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    def seen() -> bool:
         load = _load(port)
-        if (load["running"], load["queued"]) == (running, queued):
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"never saw running={running}, queued={queued}: {_load(port)}")
+        return (load["running"], load["queued"]) == (running, queued)
+
+    wait_until(seen, 60, what=f"running={running}, queued={queued}")
 
 
 def test_grades_over_http_and_a_full_queue_answers_429(port: int) -> None:
@@ -330,12 +328,12 @@ def test_a_grader_fault_is_a_200_report_with_status_error(
 
 
 def test_a_service_fault_is_a_500_json_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from syncgrade import engine
+    from syncgrade import grading
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the service broke")
 
-    monkeypatch.setattr(engine, "grade", broken)
+    monkeypatch.setattr(grading, "grade", broken)
     with _thread_server() as port:
         _assert_error(_post_json(port, GOOD), 500, "internal error", "the service broke")
         # The slot was released: with no queue, a second request is not refused as busy.
@@ -370,13 +368,12 @@ def test_a_service_with_bad_limits_is_refused(limits: dict[str, float]) -> None:
 
 
 def test_a_limit_the_engine_refuses_is_a_422(monkeypatch: pytest.MonkeyPatch) -> None:
-    from syncgrade import engine
     from syncgrade.service import ServiceConfig
 
     def no_child(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a child was started")
 
-    monkeypatch.setattr(engine, "_run_child", no_child)
+    monkeypatch.setattr("syncgrade.grading.pipeline.run_child", no_child)
     config = ServiceConfig(workers=1, queue=0)
     object.__setattr__(config, "timeout", math.nan)  # past the config's own check
     with _thread_server(config) as port:

@@ -22,17 +22,15 @@ from typing import Any
 
 import numpy as np
 import pytest
+from builders import F, context, validated
 from corpus_support import corpus_dir, read_expectation
-from pydantic import TypeAdapter
 
 from syncgrade.courses import builtin_course
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
-from syncgrade.trace import CallFrame, Event, Load
+from syncgrade.trace import CallFrame
 
-F = "submission.py"
-_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
 PROBE_S = 0.1  # the calibrated probe duration the grader reports (exercise-1 and -3)
 MAIN_WORK_S = 0.004  # the hidden workload's device time in this model
 GIVEN = [1, 2]  # tokens of the placed, ready inputs the grader hands over (exercise-1)
@@ -120,7 +118,7 @@ class Sim:
         self._add("pair", start=start, stop=stop)
 
     def events(self) -> list[Any]:
-        return _EVENTS.validate_python(self.raw)
+        return validated(self.raw)
 
 
 # --------------------------------------------------------------------------- styles
@@ -266,9 +264,8 @@ def grade(exercise: str, style: str, seed: int, load: float,
         "probe": CallFrame(type="call", id="probe", ok=True, events=probe_events,
                            probe_seconds=PROBE_S),
     }
-    ctx = Context(exercise=get_exercise(exercise), display_name=F, hello=None,
-                  load=Load(type="load", ok=True), frames=frames, inputs={}, references={},
-                  _values={"main": main_value, "probe": probe_value})
+    ctx = context(exercise, [], frames=frames,
+                  values={"main": main_value, "probe": probe_value})
     outcomes = {}
     for spec in get_exercise(exercise).checks:
         if spec.id in NOT_JUDGED:
@@ -336,9 +333,7 @@ def _ctx(exercise: str, main: Sim, value: Any, probe: tuple[Sim, Any] | None = N
         frames["probe"] = CallFrame(type="call", id="probe", ok=True, events=probe[0].events(),
                                     probe_seconds=probe_seconds)
         values["probe"] = probe[1]
-    return Context(exercise=get_exercise(exercise), display_name=F, hello=None,
-                   load=Load(type="load", ok=True), frames=frames, inputs={}, references={},
-                   _values=values)
+    return context(exercise, [], frames=frames, values=values)
 
 
 def _check(exercise: str, check_id: str, ctx: Context) -> Outcome:

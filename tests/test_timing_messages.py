@@ -5,62 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import TypeAdapter
+from builders import Events, context, given, pair, ret, trace
 
 from syncgrade.analysis import analyse
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Outcome
-from syncgrade.trace import CallFrame, Event, Load
 
-F = "submission.py"
-_EVENTS: TypeAdapter[list[Any]] = TypeAdapter(list[Event])
-
-
-def trace(*raw: dict[str, Any]) -> list[Any]:
-    return _EVENTS.validate_python([{"seq": i + 1, **e} for i, e in enumerate(raw)])
-
-
-def read(value: float, line: int = 10) -> dict[str, Any]:
-    return {"kind": "timer", "clock": "perf_counter", "value": value, "site": [F, line]}
-
-
-def call(inputs: list[int], line: int = 11, numpy_args: int = 0,
-         name: str = "fn") -> dict[str, Any]:
-    return {"kind": "call", "name": name, "site": [F, line], "inputs": inputs,
-            "numpy_args": numpy_args, "fn": 1}
-
-
-def ret(call_seq: int, outputs: list[int]) -> dict[str, Any]:
-    return {"kind": "return", "call": call_seq, "outputs": outputs}
-
-
-def wait(arrays: list[int], line: int = 12) -> dict[str, Any]:
-    return {"kind": "wait", "how": "block_until_ready", "arrays": arrays, "site": [F, line]}
-
-
-def put(arrays: list[int], line: int = 5) -> dict[str, Any]:
-    return {"kind": "placement", "arrays": arrays, "site": [F, line]}
-
-
-def given(arrays: list[int]) -> dict[str, Any]:
-    return {"kind": "given", "arrays": arrays}
-
-
-def compile_event(line: int = 11) -> dict[str, Any]:
-    return {"kind": "compile", "event": "jaxpr_trace_duration", "fun": "fn", "site": [F, line]}
-
-
-def pair(start: int, stop: int) -> dict[str, Any]:
-    return {"kind": "pair", "start": start, "stop": stop}
-
-
-def context(exercise: str, events: list[Any], value: Any = None) -> Context:
-    frame = CallFrame(type="call", id="main", ok=True, value=value or {"t": "none"},
-                      events=events)
-    return Context(exercise=get_exercise(exercise), display_name=F, hello=None,
-                   load=Load(type="load", ok=True), frames={"main": frame}, inputs={},
-                   references={})
+# The traces read as a longer submission: clock reads on line 10, the call on 11, ...
+_AT = Events(read_line=10, call_line=11, wait_line=12, put_line=5, compile_line=11)
+read, call, wait, put, compile_event = _AT.read, _AT.call, _AT.wait, _AT.put, _AT.compile_event
 
 
 def _run(exercise: str, check_id: str, ctx: Context) -> Outcome:

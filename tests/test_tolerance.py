@@ -23,13 +23,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from builders import context
 
 import syncgrade
 from syncgrade.courses import builtin_course
 from syncgrade.rubric import tolerance as t
 from syncgrade.rubric.base import Context
 from syncgrade.rubric.checks import numpy_match
-from syncgrade.trace import CallFrame, Hello, Load
+from syncgrade.trace import Hello
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
@@ -362,9 +363,7 @@ def _context(value: np.ndarray, reference: Any, backend: str = "cpu") -> Context
 
     hello = Hello(type="hello", jax_version="0", jaxlib_version="0", numpy_version="0",
                   python_version="3", backend=backend, device="cpu", platform="cpu")
-    frame = CallFrame(type="call", id="main", ok=True, value=encode(value), events=[])
-    return Context(exercise=exercise_6.EXERCISE, display_name="submission.py", hello=hello,
-                   load=Load(type="load", ok=True), frames={"main": frame}, inputs={},
+    return context(exercise_6.EXERCISE, [], encode(value), hello=hello,
                    references={"predict": reference})
 
 

@@ -25,21 +25,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from syncgrade.version import __version__
+
 __all__ = ["CourseError", "GradeReport", "RubricError", "SubmissionError", "UnknownExercise",
            "__version__", "grade"]
 
 if TYPE_CHECKING:
     from syncgrade.courses import CourseError
-    from syncgrade.engine import SubmissionError
+    from syncgrade.errors import SubmissionError
     from syncgrade.models import GradeReport
     from syncgrade.rubric import RubricError, UnknownExercise
 
 
 def grade(exercise_id: str, path: Path | None = None, *, source: str | None = None,
           **options: Any) -> GradeReport:
-    """Grade one submission; see :func:`syncgrade.engine.grade` for every option."""
-    from syncgrade.engine import grade as _grade
+    """Grade one submission; see :func:`syncgrade.grading.grade` for every option."""
+    from syncgrade.grading import grade as _grade
 
     return _grade(exercise_id, path, source=source, **options)
 
@@ -50,7 +51,7 @@ def __getattr__(name: str) -> Any:
 
         return GradeReport
     if name == "SubmissionError":
-        from syncgrade.engine import SubmissionError
+        from syncgrade.errors import SubmissionError
 
         return SubmissionError
     if name == "UnknownExercise":

@@ -1,6 +1,6 @@
 """Grade many submissions with bounded parallelism, streaming one report per file.
 
-Each submission is graded by the same :func:`syncgrade.engine.grade` in its own sandboxed
+Each submission is graded by the same :func:`syncgrade.grading.grade` in its own sandboxed
 child, so a crash, hang or flood in one never touches the others. Reports are written the
 moment each finishes (JSON lines or CSV rows, flushed), so an interrupted batch keeps
 everything already graded. Workers are threads: the work happens in child processes.
@@ -62,7 +62,7 @@ def expand(paths: Iterable[Path]) -> list[Path]:
 
 def grade_all(paths: Sequence[Path], grader: Grader, jobs: int) -> Iterator[GradeReport]:
     """Yield one report per path, in completion order. ``grader`` must not raise for a
-    learner's fault (:func:`syncgrade.engine.grade` turns every one into a report)."""
+    learner's fault (:func:`syncgrade.grading.grade` turns every one into a report)."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures: dict[Future[GradeReport], Path] = {pool.submit(grader, p): p for p in paths}
         for future in as_completed(futures):

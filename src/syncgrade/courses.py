@@ -49,6 +49,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from syncgrade.errors import CourseError as CourseError  # re-exported
 from syncgrade.rubric import UnknownExercise
 from syncgrade.rubric.base import Exercise
 from syncgrade.rubric.validation import RubricError, validate_data, validate_declaration
@@ -70,9 +71,6 @@ COURSE_KEYS = ("title",)
 _EXERCISE_FOLDER = re.compile(r"exercise-(\d+)$")
 
 
-class CourseError(ValueError):
-    """A course that cannot be opened (no such folder or installed course, a bad
-    ``course.toml``): a usage error, one line."""
 
 
 @dataclass(frozen=True)

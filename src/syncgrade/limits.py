@@ -1,4 +1,5 @@
-"""The limits a learner's code runs under, and the one check every way in applies to them.
+"""The defaults, written once (limits, start-up budget, output formats), and the one check
+every way in applies to the limits.
 
 The ``grade`` command and ``grade batch`` (``--timeout``, ``--memory``), ``grade serve``
 and its :class:`~syncgrade.service.ServiceConfig`, the Python API
@@ -25,6 +26,13 @@ MAX_TIMEOUT_S = 3600.0
 """An hour: no exercise needs more, and a larger limit is a typo (milliseconds?)."""
 MAX_MEMORY_GIB = 1024.0
 GIB = 2**30
+DEFAULT_MEMORY_BYTES = int(DEFAULT_MEMORY_GIB * GIB)
+
+OUTPUT_FORMATS = ("text", "json", "gradescope", "prairielearn", "exercism")
+"""What ``grade --format`` (and the service, batch) can write: the terminal view, one
+GradeReport, or a platform's results file (:mod:`syncgrade.platforms.output`)."""
+PLATFORM_FORMATS = OUTPUT_FORMATS[2:]
+BATCH_FORMATS = ("jsonl", "csv", *OUTPUT_FORMATS)
 
 
 def check_timeout(seconds: object, name: str = "timeout") -> float:

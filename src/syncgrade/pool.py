@@ -32,9 +32,9 @@ it is closed, or when no child is warm within ``wait_s``.
 Usage::
 
     with WarmPool(size=2) as pool:
-        report = engine.grade("exercise-1", path, pool=pool)
+        report = grading.grade("exercise-1", path, pool=pool)
 
-``SYNCGRADE_WARM_POOL=N`` (N > 0) makes :func:`syncgrade.engine.grade` use one
+``SYNCGRADE_WARM_POOL=N`` (N > 0) makes :func:`syncgrade.grading.grade` use one
 process-wide pool of size N (:func:`shared_pool`) whenever no pool is passed. This module
 never imports jax: only the children do.
 """
@@ -53,16 +53,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import syncgrade
 from syncgrade import sandbox
+from syncgrade.limits import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from syncgrade.limits import STARTUP_TIMEOUT_S
 
-PACKAGE_ROOT = Path(syncgrade.__file__).resolve().parent
+PACKAGE_ROOT = Path(__file__).resolve().parent  # not syncgrade.__file__: no import of the API
 ENV_VAR = "SYNCGRADE_WARM_POOL"
 ZYGOTE_ENV_VAR = "SYNCGRADE_ZYGOTE"
 """``SYNCGRADE_ZYGOTE=0`` makes pools start each child as a fresh interpreter (no zygote)."""
-DEFAULT_TIMEOUT_S = 60.0
-"""The engine's default wall limit; a pool started for it serves any grade up to it."""
+# DEFAULT_TIMEOUT_S (syncgrade.limits): a pool started for it serves any grade up to it.
 SHARED_MAX_WALL_S = 600.0
 """The longest wall limit the process-wide pool serves warm. Its children start with the
 CPU-time backstop of this wall limit; a run's own, shorter wall limit still counts from

@@ -13,7 +13,7 @@ else ``$SYNCGRADE_COURSE``, else the built-in course), opened when the app is ma
 Contracts:
 
 - Learner code never runs in this process: each grade is one call of
-  :func:`syncgrade.engine.grade`, which runs the submission in its own sandboxed child,
+  :func:`syncgrade.grading.grade`, which runs the submission in its own sandboxed child,
   on a worker thread (``workers`` of them), in a child the service's own warm pool
   started ahead (``warm_pool``; ``grade serve`` keeps one per worker), else the
   process-wide pool (``SYNCGRADE_WARM_POOL``) or a cold child.
@@ -55,7 +55,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import syncgrade
-from syncgrade import engine
+from syncgrade import grading
+from syncgrade.courses import Course
 from syncgrade.limits import (
     DEFAULT_MEMORY_GIB,
     DEFAULT_TIMEOUT_S,
@@ -329,6 +330,14 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.add_middleware(_BodyGuard, max_body=config.max_body)
+    _add_error_handlers(app)
+    _add_grade_route(app, config, course, load, executor, pools)
+    _add_info_routes(app, config, course, load, pools)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every error as one JSON body (``{"error": ...}``), never FastAPI's own shapes."""
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -342,6 +351,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         return _error(422, _validation_message(exc))
+
+
+def _add_grade_route(app: FastAPI, config: ServiceConfig, course: Course, load: _Load,
+                     executor: ThreadPoolExecutor, pools: list[WarmPool]) -> None:
+    """``POST /v1/grade``: admission (429 when full), then the grade on ``executor``."""
 
     @app.post(GRADE_PATH, response_model=GradeReport, responses=ERROR_RESPONSES,
               summary="Grade one submission")
@@ -362,7 +376,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                                "waiting; retry later",
                           {"Retry-After": str(load.retry_after_s())})
         try:
-            job = partial(engine.grade, body.exercise, source=body.source,
+            job = partial(grading.grade, body.exercise, source=body.source,
                           display_name=body.display_name or "submission.py",
                           timeout=config.timeout, memory_bytes=config.memory_bytes,
                           pool=pools[0] if pools else None, course=course)
@@ -370,12 +384,17 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             pending: Awaitable[GradeReport] = asyncio.get_running_loop().run_in_executor(
                 executor, run)
             return await pending
-        except ValueError as exc:  # SubmissionError, or a limit engine.grade refused
+        except ValueError as exc:  # SubmissionError, or a limit grading.grade refused
             return _error(422, str(exc))
         except Exception as exc:  # the service's own fault; the report path never raises
             return _error(500, f"internal error: {type(exc).__name__}: {exc}")
         finally:
             load.release()
+
+
+def _add_info_routes(app: FastAPI, config: ServiceConfig, course: Course, load: _Load,
+                     pools: list[WarmPool]) -> None:
+    """The read-only endpoints: the catalogue, the report schema and ``/healthz``."""
 
     @app.get("/v1/exercises", response_model=Catalogue, summary="The exercise catalogue")
     async def exercises() -> Catalogue:
@@ -399,5 +418,3 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                       served_warm=pools[0].stats.warm if pools else 0,
                       zygote=pools[0].stats.zygote if pools else "off",
                       course=course.title)
-
-    return app

@@ -468,28 +468,7 @@ def plan_exercise(exercise_id: str, course: Course, rubrics: Rubrics | None = No
     if gradable and files.stub.is_file():
         plan.targets.append(Target(exercise_id, "stub", files.stub, "stub",
                                    display_name="submission.py"))
-    solution = _read(files.solution) if files.solution.is_file() else None
-    origin, seen = _shown(files.mutants, root), set[str]()
-    for index, entry in enumerate(entries):
-        item = f"mutant {entry_label(entry, index)}"
-        try:
-            mutant = mutant_case(entry, index, origin, exercise_id, files.mutants)
-            if mutant.name in seen:
-                raise CaseError(f"{origin}: mutant {mutant.name} given twice")
-            seen.add(mutant.name)
-            if solution is None:
-                raise CaseError(f"{mutant.name}: no solution to apply its edits to")
-            edited = mutant.apply(solution)
-            if gradable and (unknown := unknown_checks(mutant.expected_failures, check_ids)):
-                raise CaseError(f"{origin}: mutant {mutant.name}: {unknown}")
-        except CaseError as exc:
-            row(Row(exercise_id, item, "a valid entry; its edits apply to the solution",
-                    str(exc), False))
-            continue
-        plan.mutants.append(mutant)
-        if gradable:
-            plan.targets.append(Target(exercise_id, item, files.mutants, "mutant",
-                                       mutant.expected_failures, edited, f"{mutant.name}.py"))
+    _plan_mutants(plan, files, entries, check_ids if gradable else None, root)
 
     _plan_corpus(plan, files, corpus, check_ids if gradable else None, root, grade_corpus)
 
@@ -507,6 +486,37 @@ def plan_exercise(exercise_id: str, course: Course, rubrics: Rubrics | None = No
         row(Row(exercise_id, "hidden-inputs", "differ from the stub's data",
                 "; ".join(problems) or summary, not problems))
     return plan
+
+
+def _plan_mutants(plan: Plan, files: ExerciseFiles, entries: list[Any],
+                  check_ids: list[str] | None, root: Path) -> None:
+    """A row for each mutant entry that is not valid (or whose edits no longer apply to
+    the solution), and a target for each valid one when the rubric loads
+    (``check_ids`` not None)."""
+    exercise_id, row = files.id, plan.rows.append
+    gradable = check_ids is not None
+    solution = _read(files.solution) if files.solution.is_file() else None
+    origin, seen = _shown(files.mutants, root), set[str]()
+    for index, entry in enumerate(entries):
+        item = f"mutant {entry_label(entry, index)}"
+        try:
+            mutant = mutant_case(entry, index, origin, exercise_id, files.mutants)
+            if mutant.name in seen:
+                raise CaseError(f"{origin}: mutant {mutant.name} given twice")
+            seen.add(mutant.name)
+            if solution is None:
+                raise CaseError(f"{mutant.name}: no solution to apply its edits to")
+            edited = mutant.apply(solution)
+            if gradable and (unknown := unknown_checks(mutant.expected_failures, check_ids or [])):
+                raise CaseError(f"{origin}: mutant {mutant.name}: {unknown}")
+        except CaseError as exc:
+            row(Row(exercise_id, item, "a valid entry; its edits apply to the solution",
+                    str(exc), False))
+            continue
+        plan.mutants.append(mutant)
+        if gradable:
+            plan.targets.append(Target(exercise_id, item, files.mutants, "mutant",
+                                       mutant.expected_failures, edited, f"{mutant.name}.py"))
 
 
 def _plan_corpus(plan: Plan, files: ExerciseFiles, corpus: dict[str, list[Path]],

@@ -352,16 +352,8 @@ def main() -> int:
     core = rec.new_core(bytes.fromhex(job.pop("key", "")), channel_fd, call_ids,
                         _thread.get_ident(), CONTROL_CODES, array_type.__dict__["is_ready"],
                         array_type.__dict__["is_deleted"], array_type)
-    device = jax.devices()[0]
-    hello = {
-        "type": "hello", "jax_version": jax.__version__, "jaxlib_version": jaxlib.__version__,
-        "numpy_version": np.__version__, "python_version": platform.python_version(),
-        "backend": jax.default_backend(), "device": device.device_kind,
-        "platform": device.platform,
-    }
-    inputs: dict[str, Any] = {}
-    if inputs_npz:
-        inputs = dict(np.load(io.BytesIO(inputs_npz)).items())
+    hello = _hello(jax, jaxlib, np)
+    inputs = _load_inputs(np, inputs_npz)
     del inputs_npz
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
@@ -401,6 +393,24 @@ def main() -> int:
         core.send((rec.SEND, {"type": "end", "tampered": [*installation.tampered(),
                                                           *attempts()]}, None))
     return 0
+
+
+def _hello(jax: Any, jaxlib: Any, np: Any) -> dict[str, Any]:
+    """The hello frame: the versions and the device the child grades on."""
+    device = jax.devices()[0]
+    return {
+        "type": "hello", "jax_version": jax.__version__, "jaxlib_version": jaxlib.__version__,
+        "numpy_version": np.__version__, "python_version": platform.python_version(),
+        "backend": jax.default_backend(), "device": device.device_kind,
+        "platform": device.platform,
+    }
+
+
+def _load_inputs(np: Any, inputs_npz: bytes | None) -> dict[str, Any]:
+    """The job's inputs (an .npz file's bytes; none: no inputs)."""
+    if not inputs_npz:
+        return {}
+    return dict(np.load(io.BytesIO(inputs_npz)).items())
 
 
 IntegrityEntry = tuple[list[Any], list[tuple[dict[str, Any], str]],

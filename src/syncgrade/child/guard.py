@@ -53,12 +53,19 @@ def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
     # calling it here re-entered this hook. object.__hash__ is the address, rotated (one
     # to one for live objects), and is not audited.
     address = object.__hash__
-    sealed_ids = frozenset(map(address, sealed))
-    protected_ids = frozenset(map(address, protected))
-    fd_numbers = frozenset(fds)
-    fd_names = frozenset(map(str, fd_numbers))
     attempts: list[str] = []
-    record = attempts.append
+    hook = _make_hook(frozenset(map(address, sealed)), frozenset(map(address, protected)),
+                      frozenset(fds), attempts.append)
+    sys.addaudithook(hook)
+    return lambda: tuple(attempts)
+
+
+def _make_hook(sealed_ids: frozenset[int], protected_ids: frozenset[int],
+               fd_numbers: frozenset[int], record: Callable[[str], None]
+               ) -> Callable[[str, tuple[Any, ...]], None]:
+    """``arm``'s audit hook: refuses (and records with ``record``) what ``arm`` says."""
+    address = object.__hash__
+    fd_names = frozenset(map(str, fd_numbers))
     watched = WATCHED
     refused = REFUSED_EVENTS
     frame_attributes = FRAME_ATTRIBUTES
@@ -123,8 +130,7 @@ def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
         elif address(args[0]) in protected_ids:  # object.__setattr__ / __delattr__
             refuse("changing the grader's own classes or functions")
 
-    sys.addaudithook(hook)
-    return lambda: tuple(attempts)
+    return hook
 
 
 def grader_objects(modules: Iterable[Any]) -> list[Any]:

@@ -31,10 +31,17 @@ one generator frame (:func:`_core`). A suspended generator's frame is reachable 
   where no learner code runs (learner code runs on a worker thread, see ``__main__``), and
   only from the registered control code objects;
 - writes every frame itself: ``seq`` + HMAC-SHA256 over the body with the job's key, in the
-  strict order hello, load, one call frame per job call, end. A send out of that order is
-  tampering. The body is encoded with the C JSON encoder only, after reducing every value
-  to exact built-in types, so no learner-defined method ever runs inside the core's frame
-  (a learner frame called from here would reach its locals through ``f_back``).
+  strict order hello, load, one call frame per job call, end (``protocol.next_frames``,
+  the parent's definition too, run as a copy whose globals are the core's own, see
+  ``_private_globals``). A send out of that order is tampering. The body is encoded with
+  the C JSON encoder only, after reducing every value to exact built-in types, so no
+  learner-defined method ever runs inside the core's frame (a learner frame called from
+  here would reach its locals through ``f_back``). The rare operations (REGISTER, PROTECT,
+  SEND, STATUS, NOTE, RESET, DESIGNATE, CANCEL, COMPILE) are handler closures in the
+  core's frame (``on_*``); the hot ones (TIMER, SITED, CALL, EMIT) stay inline in its
+  loop, and their fast locals (``enabled``, ``latest_call``, ``latest_outputs``,
+  ``designated``, ``reading_types``, ``timer_files``, ``hook_globals``, ``files_seen``)
+  are never rebound by a handler: it returns the new value for the loop to bind.
 """
 
 from __future__ import annotations
@@ -45,13 +52,32 @@ import builtins
 import itertools
 import operator
 import os
-import struct
 import sys
 import time
 import types
 import weakref
 from collections.abc import Generator, Iterable
 from typing import Any
+
+from syncgrade import protocol
+from syncgrade.protocol import (
+    CALL,
+    CANCEL,
+    COMPILE,
+    DESIGNATE,
+    EMIT,
+    ENABLED,
+    NOTE,
+    PROTECT,
+    REGISTER,
+    RESET,
+    SEND,
+    SET,
+    SITED,
+    STATUS,
+    TIMER,
+    TOKEN,
+)
 
 Event = dict[str, Any]
 NEVER_SENDS = "recorder: a hook sent an event its code never sends"
@@ -79,23 +105,15 @@ ID_CLOCKS = tuple((f"{function}({name})", getattr(time, function), getattr(time,
 # system clock in integer nanoseconds, floored to the microsecond as datetime does.
 DATETIME_CLOCKS = ("datetime.now", "datetime.utcnow", "datetime.today")
 
-# Operation codes for the core generator (ints: cheapest to send and compare). Any other
-# code is refused as a control step from learner code.
-EMIT, TOKEN, ENABLED, SET, RESET, SEND, PROTECT, STATUS, NOTE = range(9)
-# A control step: (DESIGNATE, [callables]): the callables the grader hands to the
-# learner in the coming call, numbered 1, 2, ... in that order; a recorded call of one of
-# them carries its number as ``fn`` (0: anything else the learner called).
-DESIGNATE = 19
-# The hooks' operations, each sent by the hook itself (see REGISTER): a clock read with
-# its readiness check, an event whose site the core finds (with the hook's ENABLED test
-# folded in), a finished jitted call (its "call" and "return" events, sent once, after the
-# dispatch), the withdrawal of a wait recorded before it waited (the wait raised), and a
-# compilation. Retired, now refused: 12 (a separate return) and 16 (a subtraction: the
-# hooks now append those to a list the core takes, see ``take_pairs``).
-TIMER, SITED, CALL, CANCEL, COMPILE = 11, 13, 15, 17, 18
-# The hooks that send to the core themselves, without a Recorder method frame in between,
-# and the event kinds each one's code sends (see ``Recorder.register``).
-REGISTER = 14
+# Operation codes for the core generator, defined in syncgrade.protocol (re-exported here
+# for the hooks and the harness). Any other code is refused as a control step from
+# learner code. DESIGNATE: (DESIGNATE, [callables]): the callables the grader hands to
+# the learner in the coming call, numbered 1, 2, ... in that order; a recorded call of one
+# of them carries its number as ``fn`` (0: anything else the learner called).
+
+
+# The protocol's frame order; the core uses the sealed copy _private_globals makes.
+_NEXT_FRAMES = protocol.next_frames
 
 
 def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: int,
@@ -115,7 +133,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     address = object.__hash__
     get_ident = __import__("_thread").get_ident
     write = os.write
-    pack = struct.Struct(">I").pack
+    pack = protocol.HEADER.pack
+    mac_algorithm = protocol.MAC_ALGORITHM
+    call_kind, load_kind, end_kind = protocol.CALL_FRAME, protocol.LOAD, protocol.END
+    # The protocol's order (protocol.next_frames), a copy made before any learner code
+    # whose globals hold only the constants it names and ``len`` (see _private_globals).
+    next_frames = _NEXT_FRAMES
     digest = _hashlib.hmac_digest
     ref = weakref.ref
     is_ = operator.is_
@@ -367,6 +390,184 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             pass
         return new
 
+    # The rare operations, one handler each (closures: they see the sealed locals; a
+    # local the hot path reads is not rebound here but returned, so it stays a fast
+    # local of the loop). Each returns the reply; a refusal records the tampering.
+
+    def on_cancel(message: Any) -> None:
+        # (CANCEL, the number of a wait): a wait hook records its wait before waiting
+        # (the learner's next dispatch then follows the wait as closely as it would
+        # uninstrumented) and withdraws it if the wait raised (it waited for nothing).
+        # Only a wait hook's code may withdraw, and only a wait: withdrawing one hides a
+        # wait, as calling the hook's original directly always could (docs/security.md,
+        # "Hiding events").
+        target = message[1]
+        if type(target) is not int_type:
+            raise TypeError("cancel")
+        if direct_sender("wait") is None:
+            return
+        for position in range(len(events) - 1, -1, -1):
+            fields = events[position]
+            if fields["seq"] == target:
+                if fields["kind"] == "wait":
+                    del events[position]
+                break
+            if fields["seq"] < target:
+                break
+
+    def on_compile(fields: Any) -> int | None:
+        # (COMPILE, fields, learner files), while recording (the loop has taken the
+        # files): a compilation, reported by jax's listener while the code that compiles
+        # runs. One inside a jitted call (a call hook's code is on the stack) is numbered
+        # once the call's own record has been (CALL), so it falls between the call and
+        # its return. Rare: the stack walk's audited reads cost nothing that matters.
+        if type(fields) is not dict_type:
+            raise TypeError("fields")
+        sender = direct_sender("compile")
+        if sender is None:
+            return None
+        site = None
+        inside_call = False
+        frame = sender.f_back
+        while frame is not None:
+            code = frame.f_code
+            if address(code) in call_ids:
+                inside_call = True
+                break
+            name = code.co_filename
+            if site is None and type(name) is str_type and name in safe_files:
+                site = (name, frame.f_lineno)
+            frame = frame.f_back
+        if inside_call and site is None:
+            # The call's site is the learner's line that made it: the same line.
+            site = learner_site(frame)
+        fields["site"] = site
+        fields["kind"] = "compile"
+        if inside_call:
+            pending_compiles.append(fields)
+            return None
+        if pending_compiles:
+            number_compiles()
+        fields["seq"] = number = next(seq)
+        events.append(fields)
+        return number
+
+    def on_register(message: Any) -> tuple[Any, ...] | None:
+        # (REGISTER, {hook code: event kinds it sends}, pairs, readings, files, hook
+        # globals): from ``install``, once, on the main thread and before PROTECT, when no
+        # learner code exists yet (learner code runs only after the hooks are protected
+        # and the guard is armed). Any later attempt is tampering. Returns the clock
+        # hooks' (reading types, timer files, hook globals) for the loop to bind.
+        nonlocal registered, pair_log
+        if registered or protected_once or get_ident() != main_thread:
+            tampered.append("recorder: hook senders were registered after the "
+                            "hooks were installed")
+            return None
+        registered = True
+        if type(message[2]) is list_type:
+            pair_log = message[2]
+        readings = {clock: kind for clock, kind in dict_type.items(message[3])
+                    if clock in clocks and type(kind) is type}
+        files = exact_strs(message[4])
+        globals_ = message[5] if type(message[5]) is dict_type else None
+        for code, kinds in dict_type.items(message[1]):
+            direct[address(code)] = frozenset_type(
+                [k for k in kinds if type(k) is str_type])
+            direct_codes.append(code)
+        return readings, files, globals_
+
+    def on_designate(message: Any) -> dict[int, tuple[Any, int]]:
+        # (DESIGNATE, [callables]): the loop binds the new table.
+        if type(message[1]) is not list_type:
+            raise TypeError("designate")
+        table = {}
+        for number, callable_ in enumerate(message[1], 1):
+            # Held until the next DESIGNATE, so an address is never reused.
+            table[address(callable_)] = (callable_, number)
+        return table
+
+    def on_reset() -> None:
+        # The loop also forgets the latest call and its outputs.
+        nonlocal events
+        events = []
+        pending_compiles.clear()
+        pair_log.clear()
+
+    def on_send(message: Any) -> None:
+        # (SEND, frame, learner JSON or None): write one frame, in the protocol's order
+        # (syncgrade.protocol.next_frames: hello, load, the job's calls in order, end; a
+        # load that failed skips the calls, which the parent checks against the load
+        # frame). Anything else is tampering.
+        nonlocal ended, frames_sent
+        frame = clean(message[1])
+        kind = frame.get("type") if type(frame) is dict_type else None
+        ident = frame.get("id") if kind == call_kind else None
+        if (kind, ident) not in next_frames(frames_sent, expected, None, ended):
+            tampered.append(f"channel: a {kind} frame was sent out of order")
+            return
+        ended = kind == end_kind
+        if kind == call_kind:
+            if pending_compiles:
+                number_compiles()
+            take_pairs()
+            frame["events"] = clean(events)
+        if kind in (load_kind, end_kind) and tampered:
+            frame["tampered"] = [*frame.get("tampered", []), *tampered]
+        learner = message[2]
+        if type(learner) is str_type:
+            frame["learner"] = learner
+        frames_sent += 1
+        frame["seq"] = frames_sent
+        body = "".join(encode(frame, 0)).encode()
+        payload = digest(key, body, mac_algorithm).hex().encode() + body
+        data = pack(len(payload)) + payload
+        while data:
+            data = data[write(channel_fd, data):]
+
+    def on_protect(message: Any) -> None:
+        # (PROTECT, hook codes, more control codes, emit codes, {hook code: (cells,
+        # globals entries, builtins entries)}): what the hooks captured, to compare on
+        # every accepted event (``intact``).
+        nonlocal protected_once, control_codes, hook_ids, emit_ids, call_ids, \
+            control_ids, checks
+        hook_codes, more_control, emit_codes, protected = message[1:]
+        protected_once = True
+        control_codes = control_codes | more_control
+        hook_ids = {address(code): code for code in hook_codes}
+        emit_ids = {address(code): code for code in emit_codes}
+        call_ids = frozenset_type(code_id for code_id, kinds in direct.items()
+                                  if "call" in kinds and code_id in hook_ids)
+        control_ids = {address(code): code for code in control_codes}
+        checks = {}
+        for code, (cells, entries, builtin_entries) in dict_type.items(protected):
+            # A cell listed twice (a hook installed under two names) is checked once;
+            # order kept.
+            unique = tuple({address(cell): cell for cell in cells}.values())
+            groups: dict[int, tuple[Any, list[str]]] = {}
+            for namespace, name in entries:
+                groups.setdefault(address(namespace), (namespace, []))[1].append(name)
+            shadows: dict[int, list[str]] = {}
+            for namespace, name in builtin_entries:
+                groups.setdefault(address(namespace), (namespace, []))
+                shadows.setdefault(address(namespace), []).append(name)
+            # The first name once more at the end: an itemgetter of one name returns the
+            # value itself, of two or more a tuple (no names: no getter, the dict is only
+            # checked for shadowed builtins).
+            namespaces = tuple(
+                (itemgetter(*names, names[0]) if names else None, namespace,
+                 tuple(namespace[name] for name in (*names, *names[:1])),
+                 sizeof(namespace), tuple(shadows.get(address(namespace), ())))
+                for namespace, names in groups.values())
+            # The entry holds the code, so its address stays its own.
+            checks[address(code)] = (code, unique, tuple(map(get_cell, unique)),
+                                      namespaces)
+
+    def on_status() -> tuple[int, tuple[str, ...]]:
+        return (frames_sent, tuple(tampered))
+
+    def on_note(message: Any) -> None:
+        tampered.append(str_type.__str__(message[1]))
+
     reply: Any = None
     sender: Any = None
     hook: Any = None
@@ -381,7 +582,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # the same kind, across the learner's next call (which then cannot reuse their
         # memory: page faults in the timed interval that uninstrumented code never pays).
         sender = hook = caller = frame = message = outputs = array = fields = None
-        inputs = code = callee = statics = entry = callable_ = None
+        inputs = callee = statics = entry = None
         try:
             message = yield reply
         except GeneratorExit:
@@ -541,65 +742,13 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     fields["site"] = learner_site(sender, depth)
                 accept(what, fields, number, sender_id)
             elif op == CANCEL:
-                # (CANCEL, the number of a wait): a wait hook records its wait before
-                # waiting (the learner's next dispatch then follows the wait as closely
-                # as it would uninstrumented) and withdraws it if the wait raised (it
-                # waited for nothing). Only a wait hook's code may withdraw, and only a
-                # wait: withdrawing one hides a wait, as calling the hook's original
-                # directly always could (docs/security.md, "Hiding events").
-                target = message[1]
-                if type(target) is not int_type:
-                    raise TypeError("cancel")
-                if direct_sender("wait") is None:
-                    continue
-                for position in range(len(events) - 1, -1, -1):
-                    fields = events[position]
-                    if fields["seq"] == target:
-                        if fields["kind"] == "wait":
-                            del events[position]
-                        break
-                    if fields["seq"] < target:
-                        break
+                on_cancel(message)
             elif op == COMPILE:
-                # (COMPILE, fields, learner files): a compilation, reported by jax's
-                # listener while the code that compiles runs. One inside a jitted call
-                # (a call hook's code is on the stack) is numbered once the call's own
-                # record has been (CALL), so it falls between the call and its return.
-                # Rare: the stack walk's audited reads cost nothing that matters.
                 if not enabled:
                     continue
-                fields, files = message[1], message[2]
-                if type(fields) is not dict_type:
-                    raise TypeError("fields")
-                if files is not files_seen:
-                    files_seen, safe_files = files, exact_strs(files)
-                sender = direct_sender("compile")
-                if sender is None:
-                    continue
-                site = None
-                inside_call = False
-                frame = sender.f_back
-                while frame is not None:
-                    code = frame.f_code
-                    if address(code) in call_ids:
-                        inside_call = True
-                        break
-                    name = code.co_filename
-                    if site is None and type(name) is str_type and name in safe_files:
-                        site = (name, frame.f_lineno)
-                    frame = frame.f_back
-                if inside_call and site is None:
-                    # The call's site is the learner's line that made it: the same line.
-                    site = learner_site(frame)
-                fields["site"] = site
-                fields["kind"] = "compile"
-                if inside_call:
-                    pending_compiles.append(fields)
-                    continue
-                if pending_compiles:
-                    number_compiles()
-                fields["seq"] = reply = next(seq)
-                events.append(fields)
+                if message[2] is not files_seen:
+                    files_seen, safe_files = message[2], exact_strs(message[2])
+                reply = on_compile(message[1])
             elif op == EMIT:
                 what, fields = message[1], message[2]
                 if pending_compiles and enabled:
@@ -631,111 +780,28 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             elif op == ENABLED:
                 reply = enabled
             elif op == REGISTER:
-                # (REGISTER, {hook code: event kinds it sends}): from ``install``, once,
-                # on the main thread and before PROTECT, when no learner code exists yet
-                # (learner code runs only after the hooks are protected and the guard is
-                # armed). Any later attempt is tampering.
-                if registered or protected_once or get_ident() != main_thread:
-                    tampered.append("recorder: hook senders were registered after the "
-                                    "hooks were installed")
-                    continue
-                registered = True
-                if type(message[2]) is list_type:
-                    pair_log = message[2]
-                reading_types = {clock: kind for clock, kind in dict_type.items(message[3])
-                                 if clock in clocks and type(kind) is type}
-                timer_files = exact_strs(message[4])
-                if type(message[5]) is dict_type:
-                    hook_globals = message[5]
-                for code, kinds in dict_type.items(message[1]):
-                    direct[address(code)] = frozenset_type(
-                        [k for k in kinds if type(k) is str_type])
-                    direct_codes.append(code)
+                registration = on_register(message)
+                if registration is not None:
+                    reading_types, timer_files, hook_globals = registration
             elif get_ident() != main_thread or address(me.f_back.f_code) not in control_ids:
                 tampered.append("recorder: a grader control step was called from "
                                 "learner code")
             elif op == SET:
                 enabled = message[1] is True
             elif op == DESIGNATE:
-                designated = {}
-                if type(message[1]) is not list_type:
-                    raise TypeError("designate")
-                for number, callable_ in enumerate(message[1], 1):
-                    # Held until the next DESIGNATE, so an address is never reused.
-                    designated[address(callable_)] = (callable_, number)
+                designated = on_designate(message)
             elif op == RESET:
-                events = []
-                pending_compiles.clear()
-                pair_log.clear()
+                on_reset()
                 latest_outputs = []
                 latest_call = None
             elif op == SEND:
-                frame = clean(message[1])
-                kind = frame.get("type") if type(frame) is dict_type else None
-                position = frames_sent
-                # hello, load, the job's calls in order, end (a load that failed skips
-                # the calls; the parent checks that against the load frame).
-                if ended or kind != ("hello" if position == 0 else "load" if position == 1
-                                     else "end" if kind == "end" else "call") or (
-                        kind == "call" and (position - 2 >= len(expected)
-                                            or frame.get("id") != expected[position - 2])):
-                    tampered.append(f"channel: a {kind} frame was sent out of order")
-                    continue
-                ended = kind == "end"
-                if kind == "call":
-                    if pending_compiles:
-                        number_compiles()
-                    take_pairs()
-                    frame["events"] = clean(events)
-                if kind in ("load", "end") and tampered:
-                    frame["tampered"] = [*frame.get("tampered", []), *tampered]
-                learner = message[2]
-                if type(learner) is str_type:
-                    frame["learner"] = learner
-                frames_sent += 1
-                frame["seq"] = frames_sent
-                body = "".join(encode(frame, 0)).encode()
-                mac = digest(key, body, "sha256").hex().encode()
-                payload = mac + body
-                data = pack(len(payload)) + payload
-                while data:
-                    data = data[write(channel_fd, data):]
+                on_send(message)
             elif op == PROTECT:
-                hook_codes, more_control, emit_codes, protected = message[1:]
-                protected_once = True
-                control_codes = control_codes | more_control
-                hook_ids = {address(code): code for code in hook_codes}
-                emit_ids = {address(code): code for code in emit_codes}
-                call_ids = frozenset_type(code_id for code_id, kinds in direct.items()
-                                          if "call" in kinds and code_id in hook_ids)
-                control_ids = {address(code): code for code in control_codes}
-                checks = {}
-                for code, (cells, entries, builtin_entries) in dict_type.items(protected):
-                    # A cell listed twice (a hook installed under two names) is checked
-                    # once; order kept.
-                    unique = tuple({address(cell): cell for cell in cells}.values())
-                    groups: dict[int, tuple[Any, list[str]]] = {}
-                    for namespace, name in entries:
-                        groups.setdefault(address(namespace), (namespace, []))[1].append(name)
-                    shadows: dict[int, list[str]] = {}
-                    for namespace, name in builtin_entries:
-                        groups.setdefault(address(namespace), (namespace, []))
-                        shadows.setdefault(address(namespace), []).append(name)
-                    # The first name once more at the end: an itemgetter of one name
-                    # returns the value itself, of two or more a tuple (no names: no
-                    # getter, the dict is only checked for shadowed builtins).
-                    namespaces = tuple(
-                        (itemgetter(*names, names[0]) if names else None, namespace,
-                         tuple(namespace[name] for name in (*names, *names[:1])),
-                         sizeof(namespace), tuple(shadows.get(address(namespace), ())))
-                        for namespace, names in groups.values())
-                    # The entry holds the code, so its address stays its own.
-                    checks[address(code)] = (code, unique, tuple(map(get_cell, unique)),
-                                             namespaces)
+                on_protect(message)
             elif op == STATUS:
-                reply = (frames_sent, tuple(tampered))
+                reply = on_status()
             elif op == NOTE:
-                tampered.append(str_type.__str__(message[1]))
+                on_note(message)
         except Exception as exc:  # a malformed message: refuse, never raise
             tampered.append(f"recorder: malformed request ({type(exc).__name__})")
 
@@ -825,6 +891,12 @@ def _private_globals() -> dict[str, Any]:
     core either."""
     namespace = dict(globals())
     namespace["__builtins__"] = dict(vars(builtins))
+    # The protocol's frame order, for the core's SEND: a copy of protocol.next_frames
+    # whose globals are its own (protocol's module dict is the learner's to change).
+    order_globals = {name: getattr(protocol, name) for name in protocol.NEXT_FRAMES_GLOBALS}
+    order_globals["__builtins__"] = {"len": builtins.len}
+    namespace["_NEXT_FRAMES"] = types.FunctionType(
+        protocol.next_frames.__code__, order_globals, "next_frames")
     return namespace
 
 

@@ -9,8 +9,9 @@ Pure adapters from a :class:`~syncgrade.models.GradeReport` to each platform's
     to_prairielearn(report, reveal=True)   # instructors: everything
     redact(report)                    # the learner view as a GradeReport, for API users
 
-Entry points for the platforms' containers: ``python -m syncgrade.platforms.gradescope``
-(``run_autograder``) and ``python -m syncgrade.platforms.prairielearn`` (external grader).
+Entry points for the platforms' containers (:mod:`.entry`, the only module here that
+prints or picks an exit code): ``python -m syncgrade.platforms.entry gradescope``
+(``run_autograder``) and ``python -m syncgrade.platforms.entry prairielearn``.
 docs/platforms.md has the field mappings, the status/cause table and the wiring.
 """
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["PLATFORMS", "redact", "safe_hint", "to_exercism", "to_gradescope",
            "to_platform", "to_prairielearn"]
 
-# The adapters load on first use, not here: `python -m syncgrade.platforms.gradescope` must
+# The adapters load on first use, not here: `python -m syncgrade.platforms.entry` must
 # find its module not yet imported (runpy warns otherwise).
 _LAZY = {"PLATFORMS": "registry", "to_platform": "registry", "to_exercism": "exercism",
          "to_gradescope": "gradescope", "to_prairielearn": "prairielearn"}

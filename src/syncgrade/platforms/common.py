@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 from syncgrade.models import CheckResult, GradeReport
 
 VERDICTS = {"passed": "PASSED", "failed": "NOT YET", "error": "NOT GRADED"}
@@ -42,3 +46,18 @@ def cap(text: str, limit: int, notice: str) -> str:
         return text
     keep = max(0, limit - len(notice) - 1)
     return text[:keep] + "\n" + notice if keep else notice[:limit]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one platform keeps things, relative to its root, and how it renders."""
+
+    platform: str
+    default_root: str
+    submission_dir: str
+    results_file: str
+    config_files: tuple[str, ...]
+    data_json: str | None
+    render: Callable[..., dict[str, Any]]
+    fallback: Callable[[str, float], dict[str, Any]]
+    log_full_report: bool

@@ -1,8 +1,12 @@
 """The container entry points' shared body: find the submission, read the configuration,
 grade, and always write a valid results file.
 
-Used by ``python -m syncgrade.platforms.gradescope`` (root ``/autograder``) and
-``python -m syncgrade.platforms.prairielearn`` (root ``/grade``). Both take::
+Run as ``python -m syncgrade.platforms.entry gradescope`` (console script
+``syncgrade-gradescope``; root ``/autograder``) and ``python -m syncgrade.platforms.entry
+prairielearn`` (``syncgrade-prairielearn``; root ``/grade``). This module is the
+containers' entry point (it prints and picks the exit code); the adapters
+(:mod:`.gradescope`, :mod:`.prairielearn`) only render and describe their layout, and never
+import it. Both take::
 
     --root DIR        the platform's directory (tests point it at a simulated layout)
     --exercise ID     which exercise this assignment grades
@@ -45,10 +49,11 @@ import argparse
 import json
 import os
 import platform as _platform
+import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -68,6 +73,7 @@ from syncgrade.models import (
     StreamExcerpt,
 )
 from syncgrade.platforms.common import GRADER_FAULT_MESSAGE
+from syncgrade.platforms.common import Layout as Layout  # re-exported
 
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
@@ -81,21 +87,6 @@ _IGNORED_PARTS = ("__MACOSX", "__pycache__")
 
 class ConfigError(Exception):
     """The autograder's own setup is wrong (staff's to fix); one line."""
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where one platform keeps things, relative to its root, and how it renders."""
-
-    platform: str
-    default_root: str
-    submission_dir: str
-    results_file: str
-    config_files: tuple[str, ...]
-    data_json: str | None
-    render: Callable[..., dict[str, Any]]
-    fallback: Callable[[str, float], dict[str, Any]]
-    log_full_report: bool
 
 
 @dataclass(frozen=True)
@@ -317,7 +308,7 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
 
 
 def _grade(layout: Layout, root: Path, config: Config) -> dict[str, Any]:
-    from syncgrade.engine import SubmissionError, grade
+    from syncgrade.grading import SubmissionError, grade
     from syncgrade.render import render
 
     started = time.perf_counter()
@@ -368,3 +359,28 @@ def write_results(path: Path, results: dict[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def gradescope_main(argv: Sequence[str] | None = None) -> int:
+    """``run_autograder``: grade ``ROOT/submission`` into ``ROOT/results/results.json``."""
+    from syncgrade.platforms import gradescope
+
+    return run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv)
+
+
+def prairielearn_main(argv: Sequence[str] | None = None) -> int:
+    """The external-grader entry: grade ``ROOT/student`` into ``ROOT/results/results.json``."""
+    from syncgrade.platforms import prairielearn
+
+    return run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv)
+
+
+MAINS = {"gradescope": gradescope_main, "prairielearn": prairielearn_main}
+
+
+if __name__ == "__main__":  # python -m syncgrade.platforms.entry PLATFORM [options]
+    if len(sys.argv) < 2 or sys.argv[1] not in MAINS:
+        print(f"usage: python -m syncgrade.platforms.entry {{{','.join(MAINS)}}} [options]",
+              file=sys.stderr)
+        sys.exit(2)
+    sys.exit(MAINS[sys.argv[1]](sys.argv[2:]))

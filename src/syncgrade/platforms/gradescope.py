@@ -22,19 +22,16 @@ A grader fault scores 0 with no tests and an output that says it is not the lear
 fault; ``extra_data.syncgrade`` carries ``status`` and ``cause`` so staff can find those
 submissions and regrade them.
 
-Run ``python -m syncgrade.platforms.gradescope`` (or ``syncgrade-gradescope``) as the body
-of ``run_autograder``; see :mod:`syncgrade.platforms.entry` and docs/platforms.md.
+Run ``python -m syncgrade.platforms.entry gradescope`` (or ``syncgrade-gradescope``) as
+the body of ``run_autograder``; see :mod:`syncgrade.platforms.entry` and docs/platforms.md.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
 from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport, Visibility
-from syncgrade.platforms.common import headline, name_of, stderr_tail
-from syncgrade.platforms.entry import Layout
+from syncgrade.platforms.common import Layout, headline, name_of, stderr_tail
 from syncgrade.platforms.visibility import redact
 from syncgrade.render import check_detail
 
@@ -108,13 +105,3 @@ def layout() -> Layout:
         config_files=("source/syncgrade.json",), data_json=None,
         render=to_gradescope, fallback=fallback, log_full_report=True)
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``run_autograder``: grade ``ROOT/submission`` into ``ROOT/results/results.json``."""
-    from syncgrade.platforms.entry import run_entry
-
-    return run_entry(layout(), sys.argv[1:] if argv is None else argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 
+from syncgrade.limits import OUTPUT_FORMATS as OUTPUT_FORMATS
 from syncgrade.models import GradeReport
 from syncgrade.platforms.registry import PLATFORMS, to_platform
 from syncgrade.platforms.visibility import redact
 
-OUTPUT_FORMATS = ("text", "json", *PLATFORMS)
+assert ("text", "json", *PLATFORMS) == OUTPUT_FORMATS, "syncgrade.limits.OUTPUT_FORMATS"
 
 
 def format_report(report: GradeReport, fmt: str, *, reveal: bool = False,

@@ -17,19 +17,16 @@ Every other cause (timeouts, limits, crashes, tampering) is gradable: the learne
 ran and the checks scored what it did. Hidden and ``after_due_date`` checks are redacted
 unless ``reveal=True``: PrairieLearn has no per-test visibility.
 
-Run ``python -m syncgrade.platforms.prairielearn`` (or ``syncgrade-prairielearn``) as the
+Run ``python -m syncgrade.platforms.entry prairielearn`` (or ``syncgrade-prairielearn``) as the
 question's ``externalGradingOptions.entrypoint``; see :mod:`syncgrade.platforms.entry`.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
 from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport
-from syncgrade.platforms.common import GRADER_FAULT_MESSAGE, headline, name_of, stderr_tail
-from syncgrade.platforms.entry import Layout
+from syncgrade.platforms.common import GRADER_FAULT_MESSAGE, Layout, headline, name_of, stderr_tail
 from syncgrade.platforms.visibility import redact
 from syncgrade.render import check_message, timeline_text
 
@@ -85,13 +82,3 @@ def layout() -> Layout:
         config_files=("tests/syncgrade.json",), data_json="data/data.json",
         render=to_prairielearn, fallback=fallback, log_full_report=False)
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The external-grader entry: grade ``ROOT/student`` into ``ROOT/results/results.json``."""
-    from syncgrade.platforms.entry import run_entry
-
-    return run_entry(layout(), sys.argv[1:] if argv is None else argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

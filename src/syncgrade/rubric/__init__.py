@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from syncgrade.errors import UnknownExercise as UnknownExercise  # re-exported
 from syncgrade.rubric.base import Exercise
 from syncgrade.rubric.validation import (
     RubricError,
@@ -36,8 +37,6 @@ __all__ = ["EXERCISES", "RUBRIC_ERRORS", "RubricError", "UnknownExercise", "get_
 __all__ += ["Exercise", "validate_data", "validate_declaration"]  # re-exported
 
 
-class UnknownExercise(LookupError):
-    """The exercise id is not one the course has."""
 
 
 def get_exercise(exercise_id: str,

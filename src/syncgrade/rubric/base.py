@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from syncgrade.analysis import Analysis, analyse
+from syncgrade.limits import DEFAULT_TIMEOUT_S
 from syncgrade.models import CheckStatus, Evidence, Visibility
 from syncgrade.trace import CallFrame, Hello, Load
 from syncgrade.values import decode
@@ -135,7 +136,7 @@ class Exercise:
     checks: tuple[CheckSpec, ...]
     make_inputs: Callable[[], dict[str, np.ndarray]]
     make_references: Callable[[dict[str, np.ndarray]], dict[str, Any]]
-    timeout_hint_s: float = 60.0
+    timeout_hint_s: float = DEFAULT_TIMEOUT_S
     isolate_calls: bool = False
     """Run each grader call in a fresh child of its own, so a submission cannot tell the
     calls apart by their order or by state an earlier call left behind (exercise-4 hands

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from syncgrade.errors import RubricError as RubricError  # re-exported
 from syncgrade.rubric import compose, registry
 from syncgrade.rubric.base import CheckSpec, Exercise
 from syncgrade.rubric.specs import BUILTIN_WORKLOADS
@@ -45,9 +46,6 @@ SPEC_KINDS = frozenset({
 REQUIRED_KINDS = frozenset({"function", "constant"})
 
 
-class RubricError(ValueError):
-    """A rubric is wrong: its author must fix it. The message starts with
-    ``rubric error in exercise-N:`` and names the check, call or param at fault."""
 
 
 Expand = Callable[[Mapping[str, Any]], list[tuple[str, Any, Mapping[str, Any]]]]

@@ -7,11 +7,9 @@ them printing in a loop must not grow the grader's memory.
 
 from __future__ import annotations
 
-import struct
+from syncgrade.protocol import HEADER as _HEADER  # the frames' length prefix
 
 from .models import Captured
-
-_HEADER = struct.Struct(">I")
 
 
 class StreamExcerpt:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from syncgrade.limits import DEFAULT_MEMORY_BYTES, DEFAULT_TIMEOUT_S
+
 Termination = Literal["exited", "timeout", "memory", "signal", "cpu"]
 """How the child ended.
 
@@ -47,7 +49,7 @@ class Limits:
     (nor during a start-up that has its own budget).
     """
 
-    wall_s: float = 60.0
+    wall_s: float = DEFAULT_TIMEOUT_S
     """Wall-clock limit for the child, measured from spawn (from delivery for a
     pre-started run), or, when ``startup_s`` is set, from the child's first write to
     the result channel."""
@@ -57,7 +59,7 @@ class Limits:
     not written by then is stopped as a timeout with ``SandboxOutcome.startup_timeout``
     set: the start-up overran, not the code the wall limit is for. ``None``: no separate
     start-up, ``wall_s`` counts from spawn (or delivery)."""
-    memory_bytes: int = 4 * 2**30
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
     """RLIMIT_AS. jax + XLA CPU needs more than 1 GiB of address space; 2 GiB works."""
     cpu_s: float | None = None
     """RLIMIT_CPU soft limit in seconds (hard limit one second later)."""

@@ -1,6 +1,6 @@
 # exercise: exercise-1
 # cheat: looks the grader's modules up in sys.modules and, failing that, loads recorder.py by path
-# expect-fail: sync-before-stop covers-device-work
+# expect: tampered
 import importlib.util
 import os
 import sys
@@ -13,7 +13,8 @@ if MAIN is not None and hasattr(MAIN, "__file__"):
     path = os.path.join(os.path.dirname(MAIN.__file__), "recorder.py")
     spec = importlib.util.spec_from_file_location("syncgrade.child.recorder", path)
     RECORDER = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(RECORDER)  # the import event for syncgrade.* is refused
+    # recorder.py imports syncgrade.protocol: that import is refused, and is tampering
+    spec.loader.exec_module(RECORDER)
 
 
 def synchronized_samples(fn, args, repeats):

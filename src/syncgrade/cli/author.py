@@ -1,4 +1,4 @@
-"""The instructor commands ``grade validate`` and ``grade new`` (registered in cli.py).
+"""The instructor commands ``grade validate`` and ``grade new`` (registered in syncgrade.cli).
 
     grade validate [EXERCISE ... | --all] [--course DIR] [--runs 3] [--jobs 2] [--json]
                    [--no-corpus-grades]
@@ -26,12 +26,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from syncgrade.cli.common import (
+    EXIT_FULL_MARKS,
+    EXIT_NOT_FULL,
+    UsageError,
+    add_course,
+    course_root,
+    open_course,
+)
+
 if TYPE_CHECKING:
     from syncgrade.courses import Course
 
-# The same exit codes as cli.py; cli.py imports this module, so nothing is imported back
-# from it at load time (UsageError is imported where it is raised).
-EXIT_FULL_MARKS, EXIT_NOT_FULL = 0, 1
 _WIDTH = {"exercise": 11, "item": 30, "expected": 34, "got": 56}
 
 
@@ -51,7 +57,6 @@ def _new_root(spec: str | None) -> Path:
     checkout (never into an installed package)."""
     import os
 
-    from syncgrade.cli import UsageError, course_root
     from syncgrade.courses import BUILTIN_ROOT, COURSE_ENV
 
     if spec is None and not os.environ.get(COURSE_ENV, "").strip():
@@ -68,8 +73,6 @@ def _new_root(spec: str | None) -> Path:
 
 
 def _add_course(parser: argparse.ArgumentParser) -> None:
-    from syncgrade.cli import add_course
-
     add_course(parser)
 
 
@@ -104,8 +107,6 @@ def cmd_validate(argv: Sequence[str]) -> int:
                              "applied) to DIR/<exercise>/<name>.py, for every exercise unless "
                              "some are named")
     args = parser.parse_args(argv)
-    from syncgrade.cli import UsageError, open_course
-
     if args.all and args.exercises:
         raise UsageError("give exercise ids or --all, not both")
     course = open_course(args.course)
@@ -152,8 +153,6 @@ def cmd_validate(argv: Sequence[str]) -> int:
 def _write_mutants(exercises: Sequence[str], course: Course, out: Path) -> int:
     from syncgrade.authoring.mutants import MutantError, write_mutants
     from syncgrade.authoring.validate import ValidateUsageError, resolve_ids
-    from syncgrade.cli import UsageError
-
     try:
         ids = resolve_ids(exercises, not exercises, course)
     except ValidateUsageError as exc:
@@ -181,8 +180,6 @@ def cmd_new(argv: Sequence[str]) -> int:
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
     args = parser.parse_args(argv)
     from syncgrade.authoring.scaffold import ScaffoldError, scaffold
-    from syncgrade.cli import UsageError
-
     root = _new_root(args.course)
     try:
         written = scaffold(args.exercise, args.title, root, force=args.force)

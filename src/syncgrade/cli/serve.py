@@ -16,6 +16,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from syncgrade.cli.common import UsageError, add_course, add_memory, add_timeout, open_course
+from syncgrade.limits import GIB
+
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
@@ -41,7 +44,6 @@ def _port(text: str) -> int:
 
 
 def serve_parser() -> argparse.ArgumentParser:
-    from syncgrade.cli import _add_memory, _add_timeout, add_course
     from syncgrade.service import DEFAULT_MAX_BODY, ServiceConfig
 
     defaults = ServiceConfig()
@@ -64,11 +66,11 @@ def serve_parser() -> argparse.ArgumentParser:
                         metavar="BYTES",
                         help=f"largest request body; bigger ones get 413 (default: "
                              f"{DEFAULT_MAX_BODY})")
-    _add_timeout(parser, defaults.timeout, what="wall-clock limit for each submission's code")
+    add_timeout(parser, defaults.timeout, what="wall-clock limit for each submission's code")
     parser.add_argument("--warm-pool", type=_int_at_least(0), default=None, metavar="N",
                         help="children kept pre-started, jax imported, each used for one "
                              "submission (default: --workers; 0: start each child cold)")
-    _add_memory(parser)
+    add_memory(parser)
     add_course(parser)
     return parser
 
@@ -79,16 +81,13 @@ def cmd_serve(argv: Sequence[str]) -> int:
         import fastapi  # noqa: F401
         import uvicorn
     except ImportError:
-        from syncgrade.cli import UsageError
-
         raise UsageError("`grade serve` needs the serve extra: pip install "
                          "'syncgrade[serve]' (FastAPI and uvicorn)") from None
-    from syncgrade.cli import open_course
     from syncgrade.service import ServiceConfig, create_app
 
     course = open_course(args.course)  # a usage error before the server starts
     config = ServiceConfig(workers=args.workers, queue=args.queue, max_body=args.max_body,
-                           timeout=args.timeout, memory_bytes=int(args.memory * 2**30),
+                           timeout=args.timeout, memory_bytes=int(args.memory * GIB),
                            warm_pool=args.workers if args.warm_pool is None
                            else args.warm_pool, course=str(course.root))
     app = create_app(config)

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from syncgrade.cli.common import UsageError
+
 
 def cmd_schema(argv: Sequence[str]) -> int:
     from syncgrade.models import SCHEMA_VERSION
@@ -33,8 +35,6 @@ def cmd_schema(argv: Sequence[str]) -> int:
     try:
         target = write_schema(args.write)
     except OSError as exc:
-        from syncgrade.cli import UsageError
-
         raise UsageError(f"cannot write to {args.write}: {exc.strerror or exc}") from None
     print(f"wrote {target}")
     return 0

@@ -1,0 +1,7 @@
+"""``python -m syncgrade.cli``."""
+
+import sys
+
+from syncgrade.cli import main
+
+sys.exit(main())

@@ -1,0 +1,107 @@
+"""What every ``grade`` subcommand shares: exit codes, the usage error, the limit, course
+and reveal options. Imports nothing heavy (``grade --help`` stays fast) and no other CLI
+module, so the CLI package has no cycles."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from syncgrade.errors import RubricError, UnknownExercise
+from syncgrade.limits import (
+    BATCH_FORMATS,
+    DEFAULT_MEMORY_GIB,
+    DEFAULT_TIMEOUT_S,
+    MAX_TIMEOUT_S,
+    OUTPUT_FORMATS,
+    check_memory_gib,
+    check_timeout,
+)
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
+
+__all__ = ["BATCH_FORMATS", "OUTPUT_FORMATS"]
+
+EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called: one line, exit code 2."""
+
+def _limit(check: Callable[[object, str], float], option: str) -> Callable[[str], float]:
+    """The argparse type of a limit option: the rule every way in shares
+    (:mod:`syncgrade.limits`). A bad value raises :class:`UsageError`, which argparse lets
+    through, so it is one line on stderr and exit 2 rather than argparse's usage text."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"{option} must be a number, not {text!r}") from None
+        try:
+            return check(value, option)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    return parse
+
+def add_timeout(parser: argparse.ArgumentParser, default: float = DEFAULT_TIMEOUT_S,
+                 what: str = "wall-clock limit for your code") -> None:
+    parser.add_argument("--timeout", type=_limit(check_timeout, "--timeout"),
+                        default=default, metavar="SECONDS",
+                        help=f"{what} (default: {default:g}; at most {MAX_TIMEOUT_S:g})")
+
+def add_memory(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--memory", type=_limit(check_memory_gib, "--memory"),
+                        default=DEFAULT_MEMORY_GIB, metavar="GIB",
+                        help=f"address-space limit for your code in GiB (default: "
+                             f"{DEFAULT_MEMORY_GIB:g}; jax needs more than 1)")
+
+def add_course(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--course", metavar="DIR", default=None,
+                        help="the course: a course folder, or the name of an installed "
+                             "course (default: $SYNCGRADE_COURSE, else the built-in course)")
+
+def course_root(spec: str | None) -> Path:
+    """The folder of the course ``--course`` names (no declaration is read yet)."""
+    from syncgrade.courses import CourseError
+    from syncgrade.courses import course_root as root_of
+
+    try:
+        return root_of(spec)
+    except CourseError as exc:
+        raise UsageError(str(exc)) from None
+
+def open_course(spec: str | None) -> Course:
+    """The course ``--course`` names; a usage error when there is none."""
+    from syncgrade.courses import CourseError
+    from syncgrade.courses import open_course as opened
+
+    try:
+        return opened(spec)
+    except CourseError as exc:
+        raise UsageError(str(exc)) from None
+
+def add_reveal(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reveal", action="store_true",
+                        help="instructors: show hidden checks in full (learners see only "
+                             "their verdict and a generic hint)")
+
+def known_exercise(exercise_id: str, course: Course) -> None:
+
+    try:
+        course.get(exercise_id)
+    except UnknownExercise as exc:
+        where = "" if course.builtin else f" --course {course.root}"
+        raise UsageError(f"{exc}; run `grade list{where}`") from None
+    except RubricError as exc:  # the author's mistake, shown to the author: exit 2
+        raise UsageError(str(exc)) from None
+
+def source_lines(path: Path) -> list[str] | None:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None

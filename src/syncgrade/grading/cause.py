@@ -1,0 +1,181 @@
+"""Stage 6: why a run ended as it did (the report's cause, the termination message) and
+what tampering voids."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from syncgrade import sandbox
+from syncgrade.grading.frames import CHANNEL_TAMPERED, said_hello
+from syncgrade.models import Cause, CheckResult, Evidence
+from syncgrade.rubric.base import Exercise
+from syncgrade.rubric.validation import SPEC_KINDS
+from syncgrade.trace import CallFrame, Load
+
+_CAUSE_OF_TERMINATION: dict[str, Cause] = {
+    "timeout": "timeout", "memory": "memory_limit", "cpu": "cpu_limit",
+}
+
+_SYNTAX_ERRORS = frozenset({"SyntaxError", "IndentationError", "TabError"})
+
+def cause_of(outcome: sandbox.SandboxOutcome, load: Load | None,
+           frames: dict[str, CallFrame], *, broken: bool, tampered: bool) -> Cause:
+    """The one-word reason of a learner-side report (see :mod:`syncgrade.models`). A
+    ``MemoryError`` the child caught is the memory limit as much as a kill by it is."""
+    if tampered:
+        return "tampered"
+    errors = [load.error if load else None, *(f.error for f in frames.values())]
+    types = {e.type for e in errors if e is not None}
+    if types & _SYNTAX_ERRORS:
+        return "syntax_error"
+    if "MemoryError" in types:
+        return "memory_limit"
+    if not broken:
+        return "graded"
+    if outcome.frames_truncated:
+        return "output_limit"
+    return _CAUSE_OF_TERMINATION.get(outcome.termination, "crashed")
+
+def charge_stop(check: CheckResult, termination: tuple[str, str]) -> CheckResult:
+    """``check`` in a report whose cause is not ``graded``: a passed ``runs`` fails.
+
+    The child can stop (time, memory or output limit, a crash) after every call returned,
+    e.g. in a thread or at exit. The report then says why it stopped, and a run that did
+    not finish cannot have full marks (:class:`~syncgrade.models.GradeReport` rejects a
+    report that says ``failed`` with full marks).
+    """
+    if check.id != "runs" or check.status != "passed":
+        return check
+    reason, hint = termination
+    return check.model_copy(update={
+        "status": "failed", "points": 0.0,
+        "message": (f"Every call of your code returned, but then {reason}." if reason
+                    else "Every call of your code returned, but your code did not finish."),
+        "hint": hint or "Do not leave threads or work running after your functions return.",
+        "evidence": Evidence(facts={"stopped": reason or None}),
+    })
+
+def spec_problem(spec: Any, inputs: dict[str, np.ndarray]) -> str | None:
+    """Why the child could never build ``spec`` (a rubric fault), or None."""
+    if not isinstance(spec, dict) or spec.get("kind") not in SPEC_KINDS:
+        return f"unknown argument spec {spec!r}"
+    if spec["kind"] in ("host", "device") and spec.get("name") not in inputs:
+        return f"no hidden input named {spec.get('name')!r}"
+    for item in [*spec.get("items", ()), *(spec.get("warm") or ())]:
+        problem = spec_problem(item, inputs)
+        if problem:
+            return problem
+    return None
+
+def unbuilt_calls(exercise: Exercise, inputs: dict[str, np.ndarray],
+                  frames: dict[str, CallFrame]) -> list[str]:
+    """Tampering entries for calls whose arguments the child could not build.
+
+    The child builds arguments only after the submission was loaded, with private copies
+    of the grader's tables taken before, so a build that fails for a spec that is valid
+    means the learner's code changed grader or library state: tampering, a
+    learner-facing ``error``. A spec that is invalid is the grader's own fault and raises
+    ``RuntimeError`` (an internal error). Only the parent's own rubric is trusted here: a
+    frame claiming a ``grader_error`` can make a report an ``error``, never exit 3.
+    """
+    found = []
+    for call in exercise.calls:
+        frame = frames.get(call.id)
+        if frame is None or not frame.grader_error:
+            continue
+        job = call.job()
+        for spec in [*job.get("args", []), *job.get("kwargs", {}).values()]:
+            problem = spec_problem(spec, inputs)
+            if problem:
+                raise RuntimeError(f"rubric {exercise.id}, call {call.id}: {problem} "
+                                   f"(child: {frame.grader_error})")
+        found.append(f"grader state: the arguments of `{call.function or call.attribute}` "
+                     "could not be built")
+    return found
+
+def void_for_tampering(check: CheckResult, tampered: list[str]) -> CheckResult:
+    channel = next((t for t in tampered if t.startswith(CHANNEL_TAMPERED)), None)
+    if channel is not None:
+        # A forged channel: nothing the child sent is trusted, not even that it ran.
+        if check.status == "failed" and check.id != "runs":
+            return check.model_copy(update={"points": 0.0})
+        return check.model_copy(update={
+            "status": "failed", "points": 0.0,
+            "message": "Not trusted: the report channel between your code's process and "
+                       "the grader was tampered with "
+                       f"({channel.removeprefix(CHANNEL_TAMPERED + ': ')}).",
+            "hint": "Do not write to file descriptors you did not open yourself; print "
+                    "with `print` and return results from your functions.",
+        })
+    if check.status != "passed":
+        return check
+    if check.id == "runs":
+        # It ran, but nothing it produced is trusted: no point for running either.
+        return check.model_copy(update={
+            "status": "failed", "points": 0.0,
+            "message": "Your code ran, but it altered or reached into the grader's "
+                       f"instrumentation ({'; '.join(tampered[:3])}), so no result of it "
+                       "can be trusted.",
+            "hint": "Use `time`, `jax` and NumPy as they are, and do not import or inspect "
+                    "the grader's modules.",
+        })
+    return check.model_copy(update={
+        "status": "failed", "points": 0.0,
+        "message": "Not trusted: your code altered or reached into the grader's "
+                   f"instrumentation ({'; '.join(tampered[:3])}).",
+        "hint": "Do not replace `time` functions, `jax.jit`, `block_until_ready` or other "
+                "library functions, and do not import or inspect the grader's modules; "
+                "use the libraries as they are.",
+    })
+
+_STACK_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+def learner_line_from_stack(dump: str | None, display_name: str) -> int | None:
+    """The innermost learner line in a faulthandler dump (most recent call first)."""
+    if not dump:
+        return None
+    for match in _STACK_LINE.finditer(dump):
+        if match["file"] == display_name:
+            return int(match["line"])
+    return None
+
+def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
+                         display_name: str) -> tuple[str, str]:
+    """(what happened, what to change) when the child did not finish on its own.
+
+    Raises ``RuntimeError`` (an internal error) when the child exited, died or overran
+    its start-up budget (``Limits.startup_s``) before its ``hello`` frame: that is before
+    any learner code ran, so it is the grader's fault.
+    """
+    if outcome.frames_truncated:
+        return (f"your code produced more data for the grader than it accepts "
+                f"({limits.result_bytes / 2**20:.0f} MiB of results and trace events)",
+                "Return only what the exercise asks for, and make only the calls and "
+                "clock readings it needs (not millions).")
+    if outcome.startup_timeout:
+        raise RuntimeError(f"the grading child did not start within the grader's start-up "
+                           f"budget ({limits.startup_s or 0:g} s), before loading the "
+                           f"submission: {outcome.stderr.text[-1500:]}")
+    if outcome.termination in ("exited", "signal") and not said_hello(outcome.frames):
+        status = outcome.signal_name or f"status {outcome.returncode}"
+        raise RuntimeError(f"the grading child stopped before loading the submission "
+                           f"({status}): {outcome.stderr.text[-1500:]}")
+    if outcome.termination == "timeout":
+        line = learner_line_from_stack(outcome.stack_dump, display_name)
+        where = f" while running line {line}" if line else ""
+        return (f"your code hit the {limits.wall_s:g} s time limit{where}",
+                "Look for a loop that never ends or a wait on something that never completes.")
+    if outcome.termination == "memory":
+        return (f"your code hit the memory limit ({limits.memory_bytes / 2**30:.1f} GiB)",
+                "Avoid keeping every output or building very large arrays.")
+    if outcome.termination == "cpu":
+        return ("your code used up its CPU-time limit",
+                "Look for a loop that never ends.")
+    if outcome.termination == "signal":
+        return (f"the process running your code was killed by {outcome.signal_name}",
+                "Do not send signals, call ctypes or crash the interpreter on purpose.")
+    return (f"the process running your code exited early (status {outcome.returncode})",
+            "Do not call `sys.exit` or `os._exit` in the functions the grader calls.")

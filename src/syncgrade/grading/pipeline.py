@@ -1,0 +1,157 @@
+"""Stage 7 and the whole path: :func:`grade` runs the stages in order (submission ->
+hidden data -> job -> child runs -> frames -> checks -> cause -> report); :func:`_assemble`
+evaluates every check in the parent as a pure function over the frames."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from syncgrade import sandbox
+from syncgrade.courses import open_course
+from syncgrade.grading.cause import (
+    CHANNEL_TAMPERED,
+    cause_of,
+    charge_stop,
+    describe_termination,
+    unbuilt_calls,
+    void_for_tampering,
+)
+from syncgrade.grading.frames import parse_run, telling_outcome
+from syncgrade.grading.hidden import hidden_data
+from syncgrade.grading.job import call_groups
+from syncgrade.grading.report import build_report, internal_error_report, unreadable_report
+from syncgrade.grading.run import MIN_RUN_S, ChildRun, run_child
+from syncgrade.grading.submission import Submission, read_submission
+from syncgrade.limits import DEFAULT_TIMEOUT_S, STARTUP_TIMEOUT_S, check_memory_bytes, check_timeout
+from syncgrade.models import CheckResult, GradeReport
+from syncgrade.pool import WarmPool
+from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
+from syncgrade.trace import CallFrame
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
+
+
+def grade(
+    exercise_id: str,
+    path: Path | None = None,
+    *,
+    source: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    memory_bytes: int | None = None,
+    display_name: str | None = None,
+    pool: WarmPool | None = None,
+    course: str | os.PathLike[str] | Course | None = None,
+) -> GradeReport:
+    """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
+    (``source=``), exactly one of them.
+
+    ``pool``: a :class:`~syncgrade.pool.WarmPool` whose pre-started children run the
+    submission (same isolation and the same report as a cold child, see
+    :mod:`syncgrade.pool`); by default the process-wide pool when
+    ``SYNCGRADE_WARM_POOL=N`` is set, else a cold child per run.
+
+    ``course``: the course ``exercise_id`` belongs to: its folder, an installed course's
+    name, or a :class:`~syncgrade.courses.Course` (default: ``$SYNCGRADE_COURSE``, else
+    the built-in course; see :func:`syncgrade.courses.open_course`). Nothing of the
+    course folder is visible to the child.
+
+    Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
+    :class:`SubmissionError` (missing or unreadable file, neither or both given),
+    ``TypeError`` (a ``str`` path, or a limit that is not a number),
+    ``ValueError`` (a ``timeout`` or ``memory_bytes`` that is not finite and above 0,
+    or is absurdly large: see :mod:`syncgrade.limits`; ``memory_bytes=None`` is the
+    default), :class:`~syncgrade.courses.CourseError` (a ``ValueError``: no such course)
+    and :class:`~syncgrade.rubric.RubricError` (the
+    exercise's rubric failed its load-time validation). Every learner failure, and a
+    fault of the grader itself (``status == "error"``), is in the returned report.
+    Thread-safe: each call runs its own child process and shares no mutable state with
+    other calls.
+    """
+    timeout = check_timeout(timeout)
+    if memory_bytes is not None:
+        memory_bytes = check_memory_bytes(memory_bytes)
+    opened = open_course(course)
+    exercise = opened.get(exercise_id)
+    submission = read_submission(path, source=source, display_name=display_name)
+    started = time.perf_counter()
+    if submission.source is None:
+        return unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
+    # The learner's timeout counts from each child's hello frame; the child's start-up
+    # before it (spawn, imports, instrumentation) has the grader's own budget.
+    limits = sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
+                            **({"memory_bytes": memory_bytes} if memory_bytes else {}))
+    hidden = hidden_data(exercise)
+    inputs, references = hidden.inputs, hidden.references
+    runs: list[ChildRun] = []
+    try:
+        used = 0.0  # the learner's time in the children so far: they share one budget
+        for calls in call_groups(exercise):
+            runs.append(run_child(exercise, submission, hidden.npz, calls,
+                                   dataclasses.replace(limits, wall_s=max(timeout - used,
+                                                                          MIN_RUN_S)),
+                                   pool=pool, hidden=opened.hidden_paths))
+            used += runs[-1].outcome.clock_s
+            if runs[-1].outcome.termination != "exited":
+                break  # a timeout or crash: later calls would only repeat it
+        return _assemble(exercise, submission, inputs, runs, limits,
+                         time.perf_counter() - started, references=references.result)
+    except Exception as exc:  # a grader fault: still a report, never a learner's traceback
+        return internal_error_report(exercise, submission,
+                                      runs[-1].outcome if runs else None, limits, exc,
+                                      time.perf_counter() - started)
+
+def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
+              runs: Sequence[ChildRun], limits: sandbox.Limits, seconds: float, *,
+              references: Callable[[], dict[str, Any]] | None = None) -> GradeReport:
+    """The report from one or more children (one per call group, in call order).
+    ``references``: returns the exercise's references for ``inputs`` (default: computed
+    here)."""
+    parsed = [parse_run(run) for run in runs]
+    hello, load = parsed[0].hello, parsed[0].load
+    frames: dict[str, CallFrame] = {}
+    tampered: set[str] = set()
+    for frames_of_run in parsed:
+        frames.update(frames_of_run.calls)
+        for step in (frames_of_run.load, frames_of_run.end):
+            tampered.update(step.tampered if step else [])
+        if frames_of_run.tampering:
+            # Nothing from a forged channel is trusted: every check is voided below, and
+            # the report says the channel was tampered with.
+            tampered.add(f"{CHANNEL_TAMPERED}: {frames_of_run.tampering}")
+    tampered.update(unbuilt_calls(exercise, inputs, frames))
+    outcome = telling_outcome([run.outcome for run in runs])
+    ctx = Context(
+        exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
+        frames=frames, inputs=inputs,
+        references=references() if references else exercise.make_references(inputs),
+        termination=describe_termination(outcome, limits, submission.display_name),
+    )
+    checks = [_evaluate(ctx, spec) for spec in exercise.checks]
+    broken = (len(runs) < len(call_groups(exercise)) or any(p.end is None for p in parsed)
+              or any(run.outcome.termination != "exited" for run in runs))
+    ordered = sorted(tampered, key=lambda t: (not t.startswith(CHANNEL_TAMPERED), t))
+    if ordered:
+        checks = [void_for_tampering(c, ordered) for c in checks]
+    cause = cause_of(outcome, load, frames, broken=broken, tampered=bool(ordered))
+    if cause != "graded":
+        checks = [charge_stop(c, ctx.termination) for c in checks]
+    return build_report(exercise, submission, checks, outcome, limits, seconds, hello,
+                   cause=cause, tampered=ordered)
+
+def _evaluate(ctx: Context, spec: Any) -> CheckResult:
+    try:
+        outcome: Outcome = spec.fn(ctx, **spec.params)
+    except Skip as skip:
+        outcome = Outcome.skip(f"Not checked: {skip}.")
+    earned = spec.points if outcome.status == "passed" else 0.0
+    return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
+                       max_points=spec.points, message=outcome.message, hint=outcome.hint,
+                       evidence=outcome.evidence, visibility=spec.visibility)
