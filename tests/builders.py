@@ -123,7 +123,7 @@ def context(exercise: Any, events: list[Any], value: Any = None, *,
     ``frames``. ``decoded`` sets that frame's already-decoded return value instead of an
     encoded one; ``values`` sets the decoded return values of ``frames`` by frame id. No
     hello, inputs or references unless given."""
-    from syncgrade.rubric import get_exercise
+    from syncgrade.courses import get_exercise
     from syncgrade.rubric.base import Context
 
     extra: dict[str, Any] = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import syncgrade
-from syncgrade import engine, rubric
+from syncgrade import courses, engine, rubric
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,7 +138,7 @@ def test_hidden_data_is_made_once_per_exercise_and_cannot_be_written() -> None:
 
     import numpy as np
 
-    exercise = rubric.get_exercise("exercise-1")
+    exercise = courses.get_exercise("exercise-1")
     hidden = engine._hidden_data(exercise)
     inputs, references = hidden.inputs, hidden.references
     again = engine._hidden_data(exercise)

@@ -11,7 +11,7 @@ import pytest
 from test_samples_measured import F, Trace, context
 
 from syncgrade.analysis import PHASES
-from syncgrade.rubric import EXERCISES
+from syncgrade.courses import EXERCISES
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric.contract import TITLES, WARM, Samples, derived_checks

@@ -47,7 +47,7 @@ def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
 
 
 def test_every_exercise_has_a_corpus() -> None:
-    from syncgrade.rubric import EXERCISES
+    from syncgrade.courses import EXERCISES
 
     for exercise in EXERCISES:
         correct = [c for c in CASES if c.exercise == exercise and not c.expected_failures]
@@ -65,7 +65,7 @@ def test_every_exercise_has_a_corpus() -> None:
 def test_the_default_run_grades_every_file_and_slow_holds_only_repeats() -> None:
     from corpus_support import RACE_CHECKS, RACE_ROUNDS, races
 
-    from syncgrade.rubric import EXERCISES
+    from syncgrade.courses import EXERCISES
 
     assert len(ROUNDS_OF_CASES) == len(CASES) * ROUNDS
     default = [p.values for p in ROUNDS_OF_CASES if not p.marks]

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from corpus_support import corpus_cases
 
-from syncgrade.courses import builtin_course
-from syncgrade.rubric import EXERCISES
+from syncgrade.courses import EXERCISES, builtin_course
 
 MIN_CORRECT = 3
 MIN_FLAWED = 4

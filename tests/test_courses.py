@@ -13,10 +13,10 @@ import pytest
 import syncgrade
 from syncgrade import cli, courses, pool
 from syncgrade.authoring.scaffold import scaffold
-from syncgrade.courses import CourseError, open_course
+from syncgrade.courses import CourseError, get_exercise, open_course
 from syncgrade.platforms import gradescope
 from syncgrade.platforms.entry import load_config
-from syncgrade.rubric import RubricError, UnknownExercise, get_exercise
+from syncgrade.rubric import RubricError, UnknownExercise
 
 
 def _course(tmp_path: Path, *ids: str, name: str = "course") -> Path:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from trace_support import trace
 
-from syncgrade.rubric import get_exercise
+from syncgrade.courses import get_exercise
 from syncgrade.trace import Call, CallFrame, Compile, Return, Wait
 
 LOOP = """

@@ -13,8 +13,8 @@ from builders import context
 
 from syncgrade import engine
 from syncgrade.child import harness, workloads
+from syncgrade.courses import get_exercise
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context
 from syncgrade.trace import CallFrame
 

@@ -20,7 +20,7 @@ from corpus_support import (
 )
 
 import syncgrade
-from syncgrade.rubric import EXERCISES
+from syncgrade.courses import EXERCISES
 
 TIMEOUT_S = 20.0
 SLACK_S = 5.0  # starting the sandbox, parsing frames and checks: the whole overrun allowed

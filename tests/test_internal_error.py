@@ -10,7 +10,7 @@ import pytest
 
 import syncgrade
 from syncgrade import cli
-from syncgrade.rubric import EXERCISES, get_exercise
+from syncgrade.courses import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course

@@ -17,8 +17,8 @@ import pytest
 
 import syncgrade
 from syncgrade import engine
+from syncgrade.courses import EXERCISES
 from syncgrade.grading import pipeline
-from syncgrade.rubric import EXERCISES
 from syncgrade.rubric.base import Context
 
 ROOT = Path(__file__).resolve().parent.parent

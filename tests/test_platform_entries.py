@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from platform_support import check_gradescope, check_prairielearn
 
+from syncgrade.courses import get_exercise
 from syncgrade.platforms import gradescope, prairielearn
 from syncgrade.platforms.entry import MISCONFIGURED, find_submission, gradescope_main, run_entry
-from syncgrade.rubric import get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course

@@ -19,10 +19,10 @@ from platform_support import (
 )
 
 import syncgrade
+from syncgrade.courses import EXERCISES, get_exercise
 from syncgrade.models import GradeReport
 from syncgrade.platforms import PLATFORMS, to_exercism, to_gradescope, to_prairielearn
 from syncgrade.platforms.exercism import OUTPUT_NOTICE
-from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course

@@ -13,15 +13,8 @@ from typing import Any
 
 import pytest
 
-from syncgrade.rubric import (
-    EXERCISES,
-    RUBRIC_ERRORS,
-    RubricError,
-    contract,
-    get_exercise,
-    registry,
-    validate,
-)
+from syncgrade.courses import EXERCISES, RUBRIC_ERRORS, get_exercise
+from syncgrade.rubric import RubricError, contract, registry, validate
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric.base import CheckSpec, Exercise

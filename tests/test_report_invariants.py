@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 import syncgrade
 from syncgrade import engine
+from syncgrade.courses import EXERCISES, get_exercise
 from syncgrade.grading import pipeline
 from syncgrade.models import (
     SCHEMA_VERSION,
@@ -28,7 +29,6 @@ from syncgrade.models import (
     StreamExcerpt,
 )
 from syncgrade.platforms.entry import problem_report
-from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course

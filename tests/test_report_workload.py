@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from builders import context
 
-from syncgrade.rubric import get_exercise
+from syncgrade.courses import get_exercise
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric.base import Context, Skip
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from syncgrade import cli
-from syncgrade.rubric import EXERCISES, RUBRIC_ERRORS, RubricError, get_exercise, validate
+from syncgrade.courses import EXERCISES, RUBRIC_ERRORS, get_exercise
+from syncgrade.rubric import RubricError, validate
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall
@@ -135,7 +136,7 @@ def test_a_broken_declaration_is_reported_and_the_others_still_load(tmp_path: Pa
         "exercise-98": "EXERCISE = 1 / 0\n",
         "exercise-99": (
             "import dataclasses\nfrom syncgrade.rubric import checks as c\n"
-            "from syncgrade.rubric import get_exercise\n"
+            "from syncgrade.courses import get_exercise\n"
             "from syncgrade.rubric.base import CheckSpec\n"
             "EXERCISE = dataclasses.replace(get_exercise('exercise-1'), id='exercise-99', "
             "checks=(\n    CheckSpec('runs', 'Runs', c.runs, 1, {'call': 'main'}),))\n"),

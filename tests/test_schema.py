@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 import syncgrade
 from syncgrade import cli
+from syncgrade.courses import EXERCISES
 from syncgrade.models import SCHEMA_VERSION, GradeReport
-from syncgrade.rubric import EXERCISES
 from syncgrade.schema import (
     catalogue,
     report_schema,

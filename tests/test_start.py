@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from syncgrade.rubric import EXERCISES
+from syncgrade.courses import EXERCISES
 from syncgrade.starter import StarterError, start
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,7 @@ import pytest
 import syncgrade
 from syncgrade.authoring.mutants import read_mutants
 from syncgrade.courses import BUILTIN_ROOT as COURSE
-from syncgrade.courses import builtin_course
-from syncgrade.rubric import EXERCISES, RUBRIC_ERRORS
+from syncgrade.courses import EXERCISES, RUBRIC_ERRORS, builtin_course
 
 IDS = list(builtin_course().files)
 

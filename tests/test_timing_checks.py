@@ -25,8 +25,7 @@ import pytest
 from builders import F, context, validated
 from corpus_support import corpus_dir, read_expectation
 
-from syncgrade.courses import builtin_course
-from syncgrade.rubric import get_exercise
+from syncgrade.courses import builtin_course, get_exercise
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
 from syncgrade.trace import CallFrame

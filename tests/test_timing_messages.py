@@ -8,8 +8,8 @@ from typing import Any
 from builders import Events, context, given, pair, ret, trace
 
 from syncgrade.analysis import analyse
+from syncgrade.courses import get_exercise
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import get_exercise
 from syncgrade.rubric.base import Context, Outcome
 
 # The traces read as a longer submission: clock reads on line 10, the call on 11, ...

@@ -13,11 +13,11 @@ from platform_support import make_check, make_report, secret_timeline
 
 import syncgrade
 from syncgrade import cli
+from syncgrade.courses import EXERCISES, get_exercise
 from syncgrade.models import GradeReport
 from syncgrade.platforms import redact, safe_hint, to_gradescope
 from syncgrade.platforms.output import OUTPUT_FORMATS, format_report
 from syncgrade.platforms.visibility import HIDDEN_FAILED, HIDDEN_PASSED, SAFE_HINTS
-from syncgrade.rubric import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course

@@ -41,6 +41,7 @@ def grade(exercise_id: str, path: Path | None = None, *, source: str | None = No
           **options: Any) -> GradeReport:
     """Grade one submission; see :func:`syncgrade.grading.grade` for every option."""
     from syncgrade.grading import grade as _grade
+    from syncgrade.picture import html as _html  # noqa: F401 (reports draw in notebooks)
 
     return _grade(exercise_id, path, source=source, **options)
 

@@ -50,7 +50,7 @@ from types import ModuleType
 from typing import Any
 
 from syncgrade.errors import CourseError as CourseError  # re-exported
-from syncgrade.rubric import UnknownExercise
+from syncgrade.errors import UnknownExercise
 from syncgrade.rubric.base import Exercise
 from syncgrade.rubric.validation import RubricError, validate_data, validate_declaration
 
@@ -369,3 +369,28 @@ def _import_problem(exercise_id: str, path: Path, exc: Exception) -> RubricError
         line = f" (line {exc.lineno})"
     return RubricError(f"rubric error in {exercise_id}: {path} failed to import{line}: "
                        f"{type(exc).__name__}: {exc}")
+
+
+def get_exercise(exercise_id: str,
+                 course: str | os.PathLike[str] | Course | None = None) -> Exercise:
+    """The exercise ``exercise_id`` of ``course`` (default: ``$SYNCGRADE_COURSE``, else
+    the built-in course), validated. Raises :class:`UnknownExercise` for an id the course
+    has no folder for, :class:`RubricError` for a broken declaration and
+    :class:`CourseError` (a ``ValueError``) for a course that cannot be opened. The first
+    call per exercise and process also runs
+    :func:`~syncgrade.rubric.validation.validate_data` (hidden input and reference names;
+    it calls ``make_inputs``/``make_references`` once)."""
+    return open_course(course).get(exercise_id)
+
+
+EXERCISES: dict[str, Exercise]
+"""The built-in course's exercises whose declaration is valid, in number order."""
+RUBRIC_ERRORS: dict[str, RubricError]
+"""Why each broken declaration of the built-in course was left out, by exercise id."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("EXERCISES", "RUBRIC_ERRORS"):  # loaded on first use
+        course = builtin_course()
+        return course.exercises if name == "EXERCISES" else course.errors
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,6 +29,7 @@ what other consumers should do.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -279,8 +280,20 @@ class GradeReport(_Frozen):
                 return result
         raise KeyError(check_id)
 
-    def _repr_html_(self) -> str:
-        """The report as HTML for Jupyter and Colab (:mod:`syncgrade.picture.html`)."""
-        from syncgrade.picture.html import render_fragment  # lazy: models stay a leaf
+    def _repr_html_(self) -> str | None:
+        """The report as HTML for Jupyter and Colab, drawn by the renderer
+        :mod:`syncgrade.picture.html` registers when it is imported (``syncgrade.grade``
+        and :mod:`syncgrade.notebook` import it); ``None`` (plain text) before that. The
+        models never import a renderer: renderers are leaves above them."""
+        return HTML_RENDERERS[-1](self) if HTML_RENDERERS else None
 
-        return render_fragment(self)
+
+HTML_RENDERERS: list[Callable[[GradeReport], str]] = []
+"""Renderers of a report as an HTML fragment, registered by the renderer modules
+(:func:`register_html_renderer`); the last one registered draws ``_repr_html_``."""
+
+
+def register_html_renderer(render: Callable[[GradeReport], str]) -> None:
+    """Make ``render`` draw :meth:`GradeReport._repr_html_` (idempotent)."""
+    if render not in HTML_RENDERERS:
+        HTML_RENDERERS.append(render)

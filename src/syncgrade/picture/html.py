@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from html import escape
 
-from syncgrade.models import CheckResult, GradeReport
+from syncgrade.models import CheckResult, GradeReport, register_html_renderer
 from syncgrade.picture.svg import STYLE, distributions_svg, interval_svg, safe_id
 from syncgrade.picture.text import timeline_text
 
@@ -201,3 +201,6 @@ def _figure(svg: str, caption: str, text: str) -> str:
         body.append(f'<pre class="sg-timeline">{_e(text)}</pre>')
     body.append("</figcaption></figure>")
     return "".join(body)
+
+
+register_html_renderer(render_fragment)  # GradeReport._repr_html_ draws with this

@@ -282,7 +282,7 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
     """A report for a submission there is nothing to run of (no file, too many files):
     ``runs`` failed with ``message``, every other check not checked, cause ``unreadable``."""
     import syncgrade
-    from syncgrade.rubric import get_exercise
+    from syncgrade.courses import get_exercise
 
     exercise = get_exercise(exercise_id, course)
     checks = [

@@ -171,9 +171,8 @@ class Exercise:
         """The statement learners read: the ``README.md`` of the exercise's folder in its
         course. The declaration does not repeat it, so there is one text to keep right."""
         if self.folder is None:
-            from syncgrade.courses import open_course
-
-            return open_course().folder(self.id).readme.read_text(encoding="utf-8")
+            raise ValueError(f"{self.id} was not loaded from a course folder: it has no "
+                             "statement (open it with syncgrade.courses)")
         return (self.folder / "README.md").read_text(encoding="utf-8")
 
 
