@@ -18,9 +18,9 @@ from syncgrade.cli.common import (
     add_memory,
     add_reveal,
     add_timeout,
-    course_root,
     known_exercise,
     open_course,
+    prestart_hidden,
     source_lines,
 )
 from syncgrade.limits import GIB
@@ -97,7 +97,7 @@ def cmd_grade(argv: Sequence[str]) -> int:
     from syncgrade.pool import prestart
 
     # The child starts importing jax now, while this process imports the grader (issue 10).
-    pool = prestart(args.timeout, int(args.memory * GIB), hidden=(course_root(args.course),))
+    pool = prestart(args.timeout, int(args.memory * GIB), hidden=prestart_hidden(args.course))
     course = open_course(args.course)
     known_exercise(args.exercise, course)
     from syncgrade.grading import SubmissionError, grade
