@@ -193,3 +193,4 @@ def test_a_long_probe_sample_without_a_wait_does_not_cover_the_device_work() -> 
     ctx.frames["main"] = ctx.frames["main"].model_copy(update={"probe_seconds": 0.1})
     outcome = c.covers_device_work(ctx, "main", (1,))
     assert outcome.status == "failed" and "nothing in it waited" in outcome.message
+    assert "before the timer stopped on line 1" in outcome.message  # the learner's stop

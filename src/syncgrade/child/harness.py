@@ -183,7 +183,8 @@ class Harness:
         handed = iter(pool)
 
         def make_fn() -> Any:
-            return next(handed, None) or fresh()
+            made = next(handed, None)  # past the pool: still fresh, not the grader's
+            return fresh() if made is None else made
 
         return make_fn
 

@@ -739,13 +739,14 @@ def covers_device_work(
         )
     unwaited = _unwaited_probe_sample(ctx, call, samples)
     if unwaited is not None:
+        index, interval = unwaited
         return Outcome.fail(
             f"With a workload the grader knows takes about {work * 1e3:.0f} ms{runs}, sample "
-            f"{unwaited + 1} lasted long enough, but nothing in it waited for the output: "
-            "its length came from the machine being busy or from a pause, not from "
-            "waiting for the device work.",
+            f"{index + 1} lasted long enough, but nothing in it waited for the output before "
+            f"the timer stopped{on_line(line_of(interval.stop))}: its length came from the "
+            "machine being busy or from a pause, not from waiting for the device work.",
             "The timer stops before the device finishes: wait for the output inside the "
-            "interval.", Evidence(facts={**facts, "unwaited_sample": unwaited + 1}),
+            "interval.", Evidence(facts={**facts, "unwaited_sample": index + 1}),
         )
     return Outcome.ok(
         f"With a workload of about {work * 1e3:.0f} ms{runs}, every sample covered the "
@@ -754,9 +755,10 @@ def covers_device_work(
     )
 
 
-def _unwaited_probe_sample(ctx: Context, call: str, samples: ValuePath) -> int | None:
-    """The index of a probe sample whose interval times a call but holds no wait on its
-    output (a sample's wall time inflated by load is not device work); ``None`` when
+def _unwaited_probe_sample(ctx: Context, call: str, samples: ValuePath
+                           ) -> tuple[int, Interval] | None:
+    """(index, interval) of a probe sample whose interval times a call but holds no wait
+    on its output (a sample's wall time inflated by load is not device work); ``None`` when
     every matched sample waited, or the samples match no intervals (``samples-measured``
     reports that; the duration test still applies)."""
     match = sample_match(ctx, call, samples)
@@ -764,7 +766,7 @@ def _unwaited_probe_sample(ctx: Context, call: str, samples: ValuePath) -> int |
         return None
     for index, interval in enumerate(match.intervals):
         if interval is not None and interval.calls and not interval.waits_on_timed_output():
-            return index
+            return index, interval
     return None
 
 
