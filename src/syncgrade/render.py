@@ -8,7 +8,6 @@ learner's code) and returns text. Colour only when asked for; the CLI decides.
 from __future__ import annotations
 
 import os
-import sys
 import textwrap
 from typing import TextIO
 
@@ -134,9 +133,3 @@ def _code(line: int | None, source_lines: list[str] | None) -> str:
         return ""
     text = source_lines[line - 1].strip()
     return text if len(text) <= 44 else text[:43] + "…"
-
-
-def print_report(report: GradeReport, source_lines: list[str] | None = None,
-                 stream: TextIO | None = None) -> None:
-    stream = stream or sys.stdout
-    stream.write(render(report, source_lines, colour=use_colour(stream)))
