@@ -1,11 +1,11 @@
-# flaw: each sample (first-call and warm) is the mean of a loop of 100 waited calls: a hundred calls per sample, and the sample is no measured difference
+# flaw: each sample (first-call and warm) is the mean of a loop of 10 waited calls: ten calls per sample, and the sample is no measured difference
 # expect-fail: times-the-call samples-measured
 import statistics
 import time
 
 import jax
 
-CALLS = 100
+CALLS = 10
 
 
 def _per_call(fn, args):
