@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from inline_snapshot import snapshot
 
 from syncgrade.models import (
@@ -136,13 +137,20 @@ TIMED_OUT = _report(
 )
 
 
+@pytest.fixture(autouse=True)
+def _eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal text wraps to the terminal's width: these snapshots are at 80."""
+    monkeypatch.setenv("COLUMNS", "80")
+
+
 def test_a_passed_report_in_the_terminal() -> None:
     assert format_report(PASSED, "text", source_lines=SOURCE) == snapshot("""\
 exercise-1 · Time a jitted function correctly
 submission.py
 
   ✓ runs                1/1  Your function ran and returned 5 samples.
-  ✓ sync-before-stop    2/2  Each of the 5 intervals waits for the timed work before the timer stops.
+  ✓ sync-before-stop    2/2  Each of the 5 intervals waits for the timed work
+                             before the timer stops.
 
 PASSED  score 3/3  ·  All checks passed.  (2.5 s)
 """)
@@ -154,12 +162,15 @@ exercise-1 · Time a jitted function correctly
 submission.py
 
   ✓ runs                1/1  Your function ran and returned 5 samples.
-  ✗ sync-before-stop    0/2  The timer stopped while the timed work was still running.
-                            → Call .block_until_ready() on the output before reading the clock.
-                            What your timer measured (submission.py, measured 0.120 ms):
-                              line 2    timer start  start = time.perf_counter()
-                              line 3    call         out = fn(x)
-                              line 4    timer stop   stop = time.perf_counter()   ← the timed work was still running when the timer stopped
+  ✗ sync-before-stop    0/2  The timer stopped while the timed work was still
+                             running.
+                             → Call .block_until_ready() on the output before
+                               reading the clock.
+    What your timer measured (submission.py, measured 0.120 ms):
+      line 2    timer start  start = time.perf_counter()
+      line 3    call         out = fn(x)
+      line 4    timer stop   stop = time.perf_counter()
+                ← the timed work was still running when the timer stopped
 
 NOT YET  score 1/3  ·  1 check(s) failed: sync-before-stop.  (2.5 s)
 Last lines your code wrote to stderr:
@@ -174,9 +185,10 @@ exercise-1 · Time a jitted function correctly
 submission.py
 
   ✗ runs    0/1  Your file did not finish loading in 60 s.
-                → Remove the endless loop at line 1.
+                 → Remove the endless loop at line 1.
 
-NOT YET  score 0/1  ·  Your file did not finish loading: your code hit the 60 s time limit.  (60.4 s)
+NOT YET  score 0/1  ·  Your file did not finish loading: your code hit the 60 s
+time limit.  (60.4 s)
 """)
 
 

@@ -23,8 +23,8 @@ def test_a_string_boundary_and_jax_samples_are_named_once_each() -> None:
     problems = rc._grouped(rc.schema_errors(
         {"boundary": "dispatch", "samples": [jax_zero, jax_zero, 0.1]}, RepairReport))
     assert problems == [
-        "`boundary` is one string; it should be a set of phase names, e.g. "
-        "{'phase one', 'phase two'}",
+        "`boundary` is one string; it should be a list or set of phase names, e.g. "
+        '`["dispatch", "device execution"]`',
         "`samples[0]` (and 1 more item of `samples`) is a JAX array where a float belongs; "
         "convert it with float(...)",
     ]

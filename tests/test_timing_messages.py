@@ -3,14 +3,17 @@ that an unwaited warm-up (a sleep in place of a wait) fails. Pure: no child proc
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+import pytest
 from builders import Events, context, given, pair, ret, trace
 
 from syncgrade.analysis import analyse
 from syncgrade.courses import get_exercise
 from syncgrade.rubric import checks as c
 from syncgrade.rubric.base import Context, Outcome
+from syncgrade.rubric.intervals import callee_name
 
 # The traces read as a longer submission: clock reads on line 10, the call on 11, ...
 _AT = Events(read_line=10, call_line=11, wait_line=12, put_line=5, compile_line=11)
@@ -112,3 +115,70 @@ def test_inputs_ready_for_handed_over_unready_arguments_names_the_timer_line() -
         outcome.message)
     waited = _timed_loop(put([1], 5), given([2]), wait([1], 7))
     assert c.inputs_ready(context("exercise-3", waited), call="main").status == "passed"
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _with_source(ctx: Context, *lines: str) -> Context:
+    return dataclasses.replace(ctx, source_lines=lines)
+
+
+def _called(line: str, name: str = "predict") -> str:
+    """What a message calls the callable of a call recorded on ``line`` (line 1)."""
+    event = trace(call([1], 1, name=name))[0]
+    return callee_name(_with_source(context("exercise-1", []), line), event)
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("out = fn(*args)", "`fn`"),
+    ("out = fn(*args).block_until_ready()", "`fn`"),
+    ("jax.block_until_ready(model(x, w))", "`model`"),
+    ("result = np.asarray(self.timed(x))", "`self.timed`"),
+    ("outs.append(fns[0](x))", "`fns[0]`"),
+    ("out = make_fn()(*args)", "the timed function"),
+    ("out = (lambda a: fn(a))(x)", "the timed function"),
+    ("out = fn(prepare(x))", "the timed function"),  # two candidates, neither recorded
+    ("out = predict(prepare(x))", "`predict`"),  # ... one of them the recorded name
+    ("with timer(): out = step(x)", "the timed function"),
+    ("for out in run(fn,", "the timed function"),
+    ("out = fn(x,", "`fn`"),  # the first line of a call that goes on
+])
+def test_a_call_is_named_as_the_learners_line_names_it(line: str, said: str) -> None:
+    assert _called(line) == said
+
+
+def test_without_the_source_the_recorded_name_is_used() -> None:
+    event = trace(call([1], 1, name="predict"))[0]
+    assert callee_name(context("exercise-1", []), event) == "`predict`"
+    odd = trace(call([1], 1, name="<lambda>"))[0]
+    assert callee_name(context("exercise-1", []), odd) == "the timed function"
+
+
+def test_a_missing_warm_up_names_the_function_as_the_learner_does() -> None:
+    events = _exercise_7()
+    for event in events:
+        if getattr(event, "kind", "") == "call":
+            object.__setattr__(event, "name", "predict")  # the grader's name for it
+    ctx = _with_source(context("exercise-7", events),
+                       *(["x = 1"] * 20), "out = fn(*args)")  # the timed call: line 21
+    ctx._values["main"] = {"first_call_s": [analyse(events).intervals[0].seconds],
+                           "warm_s": [analyse(events).intervals[1].seconds]}
+    outcome = _run("exercise-7", "warmup-excluded", ctx)
+    assert outcome.status == "failed"
+    assert "no warm-up call of `fn` ran before it" in outcome.message
+    assert "`predict`" not in outcome.message + outcome.hint
+    assert "Call `fn` once" in outcome.hint
+    assert outcome.evidence.timeline is not None
+    call_entry = next(e for e in outcome.evidence.timeline.entries if e.what == "call")
+    assert call_entry.detail == "fn(...) dispatched"
+
+
+@pytest.mark.parametrize("line", [
+    "out = " + "a." * 3000 + "fn(x)",  # deep enough to trouble a recursive unparse
+    "out = " + "(" * 500 + "fn(x)" + ")" * 500,
+    "out = fn(x)  # " + "x" * 500,
+    "out = " + "very_long_name_" * 5 + "(x)",
+])
+def test_odd_lines_give_the_timed_function_never_an_error(line: str) -> None:
+    assert _called(line) == "the timed function"

@@ -133,6 +133,7 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
         frames=frames, inputs=inputs,
         references=references() if references else exercise.make_references(inputs),
         termination=describe_termination(outcome, limits, submission.display_name),
+        source_lines=tuple((submission.source or "").splitlines()),
     )
     checks = [_evaluate(ctx, spec) for spec in exercise.checks]
     broken = (len(runs) < len(call_groups(exercise)) or any(p.end is None for p in parsed)

@@ -188,6 +188,9 @@ class Context:
     inputs: dict[str, np.ndarray]
     references: dict[str, Any]
     termination: tuple[str, str] = ("", "")  # (what happened, what to change), if it broke
+    source_lines: tuple[str, ...] = ()
+    """The submission's lines, so messages can name things as the learner's code does
+    (:func:`syncgrade.rubric.intervals.callee_name`); empty when not given."""
     _values: dict[str, Any] = field(default_factory=dict)
     _analyses: dict[str, Analysis] = field(default_factory=dict)
 

@@ -24,6 +24,8 @@ from syncgrade.rubric import tolerance
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.intervals import (
     Verdict,
+    callee_name,
+    flaw_facts,
     function_of,
     judged_intervals,
     line_of,
@@ -34,7 +36,7 @@ from syncgrade.rubric.intervals import (
     timed_intervals,
     with_timeline,
 )
-from syncgrade.trace import Call, Given, Placement, Wait
+from syncgrade.trace import Call, Given, NameProblem, Placement, Wait
 from syncgrade.values import JaxArray, Opaque, is_finite_positive, is_number
 
 UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
@@ -64,21 +66,8 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             "`if __name__ == \"__main__\":`.",
             Evidence(facts={"line": err.line, "error": err.type}),
         )
-    for problem in ctx.load.problems:
-        required = next((r for r in ctx.exercise.required if r.name == problem.name), None)
-        expected = f"`{problem.name}({required.params})`" if required and required.params else (
-            f"`{problem.name}`")
-        if problem.problem == "missing":
-            return Outcome.fail(
-                f"Your file does not define {expected}.",
-                "Check the spelling of the name; the exercise README gives the exact signature.",
-                Evidence(facts={"missing": problem.name}),
-            )
-        return Outcome.fail(
-            f"`{problem.name}` cannot be called as {expected}: {problem.detail}.",
-            "Keep the parameters exactly as the exercise README gives them.",
-            Evidence(facts={"name": problem.name}),
-        )
+    if ctx.load.problems:
+        return _name_problems(ctx, ctx.load.problems)
     for call_id in calls:
         frame = ctx.frames.get(call_id)
         if frame is None:
@@ -108,6 +97,30 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
                 Evidence(facts={"line": err.line, "error": err.type, "call": call_id}),
             )
     return Outcome.ok("Your file loads and every call returned.")
+
+
+def _name_problems(ctx: Context, problems: list[NameProblem]) -> Outcome:
+    """Every name the file should define and does not, or defines with other parameters,
+    in one message (the first one's facts, as before, plus how many there are)."""
+    said: list[str] = []
+    hints: list[str] = []
+    for problem in problems:
+        required = next((r for r in ctx.exercise.required if r.name == problem.name), None)
+        expected = (f"`{problem.name}({required.params})`" if required and required.params
+                    else f"`{problem.name}`")
+        if problem.problem == "missing":
+            said.append(f"Your file does not define {expected}.")
+            hints.append("Check the spelling of the name; the exercise README gives the "
+                         "exact signature.")
+        else:
+            said.append(f"`{problem.name}` cannot be called as {expected}: {problem.detail}.")
+            hints.append("Keep the parameters exactly as the exercise README gives them.")
+    first = problems[0]
+    facts: dict[str, Any] = ({"missing": first.name} if first.problem == "missing"
+                             else {"name": first.name})
+    if len(said) > 1:
+        facts["problems"] = len(said)
+    return Outcome.fail(" ".join(said), " ".join(dict.fromkeys(hints)), Evidence(facts=facts))
 
 
 def _first_line(text: str, limit: int = 160) -> str:
@@ -168,7 +181,8 @@ def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
         return Outcome.fail(
             f"{shape_difference(array.shape, expected.shape)}, so it cannot match the "
             "reference.", _SHAPE_HINT,
-            Evidence(facts={"got_ndim": array.ndim, "expected_ndim": len(expected.shape)}),
+            Evidence(facts={"got_ndim": array.ndim, "expected_ndim": len(expected.shape),
+                            **flaw_facts("result shape", None)}),
         )
     if not np.all(np.isfinite(array)):
         return Outcome.fail("The result contains NaN or infinite values.",
@@ -229,7 +243,8 @@ def shape(ctx: Context, call: str, result: ValuePath, reference: str) -> Outcome
     if got_shape != expected:
         return Outcome.fail(
             f"{shape_difference(got_shape, expected)}.", _SHAPE_HINT,
-            Evidence(facts={"got_ndim": len(got_shape), "expected_ndim": len(expected)}),
+            Evidence(facts={"got_ndim": len(got_shape), "expected_ndim": len(expected),
+                            **flaw_facts("result shape", None)}),
         )
     return Outcome.ok(f"The result has the expected shape ({len(expected)} "
                       f"ax{'i' if len(expected) == 1 else 'e'}s).")
@@ -381,13 +396,19 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
     # Static values belong to one list: judged only on the intervals its samples name.
     matched = samples is not None and intervals == _matched_intervals(ctx, call, samples)
     for index, interval in enumerate(intervals):
-        problem = _count_problem(interval, index, calls) or _identity_problem(
-            ctx, interval, index, fn, static if matched else None) or (
-            None if host_transfer else _readback_problem(interval, index))
-        if problem is not None:
-            message, hint = problem
-            return Outcome.fail(message, hint,
-                                with_timeline(ctx, call, interval, calls=len(interval.calls)))
+        found = [(flaw, problem) for flaw, problem in (
+            ("", _count_problem(interval, index, calls)),
+            ("another callable" if fn is None else "",
+             _identity_problem(ctx, interval, index, fn, None)),
+            ("", _identity_problem(ctx, interval, index, "" if fn is None else fn,
+                                   static if matched else None)),
+            ("host transfer", None if host_transfer else _readback_problem(interval, index)),
+        ) if problem is not None]
+        if found:
+            flaw, (message, hint) = found[0]
+            return Outcome.fail(message, hint, with_timeline(
+                ctx, call, interval, calls=len(interval.calls),
+                **flaw_facts(flaw, interval)))
     order = _order_problem(ctx, call, samples)
     if order is not None:
         return order
@@ -511,7 +532,8 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
             "Wait on the output of the call you are timing, e.g. `out.block_until_ready()`, "
             f"before the line that stops the timer (line {line_of(interval.stop)}).",
             with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
-                           failing_intervals=len(failing)),
+                          failing_intervals=len(failing),
+                          **flaw_facts("no output wait", interval)),
         )
     return Outcome.ok("Every interval waits for its own output before the timer stops.")
 
@@ -525,7 +547,7 @@ def placement_excluded(ctx: Context, call: str, samples: ValuePath | None = None
                 f"Interval {index + 1} contains `jax.device_put`{on_line(where)}: the sample "
                 "includes moving inputs to the device.",
                 "Place the inputs once, before the timed loop, and wait for them.",
-                with_timeline(ctx, call, interval),
+                with_timeline(ctx, call, interval, **flaw_facts("input placement", interval)),
             )
         if interval.implicit_transfers:
             where = line_of(interval.implicit_transfers[0])
@@ -533,7 +555,7 @@ def placement_excluded(ctx: Context, call: str, samples: ValuePath | None = None
                 f"Interval {index + 1} passes NumPy arrays to a jitted function{on_line(where)}: "
                 "each call copies them to the device inside the timer.",
                 "Convert inputs with `jax.device_put` before the timer starts.",
-                with_timeline(ctx, call, interval),
+                with_timeline(ctx, call, interval, **flaw_facts("numpy inputs", interval)),
             )
     return Outcome.ok("No input placement inside the timed intervals.")
 
@@ -555,10 +577,11 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.work_compiles:
-            message, hint = _why_compiled(ctx, call, interval, static_arguments)
+            message, hint, follows = _why_compiled(ctx, call, interval, static_arguments)
             return Outcome.fail(
                 f"Interval {index + 1} includes compiling the function: {message}", hint,
-                with_timeline(ctx, call, interval),
+                with_timeline(ctx, call, interval,
+                              **flaw_facts("compilation", interval, follows)),
             )
     first = min(intervals, key=lambda i: i.start.seq)
     before = analysis.before(first.start.seq)
@@ -576,55 +599,62 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
             "Wait on the warm-up's output before the timed loop, e.g. "
             "`jax.block_until_ready(out)` on what the warm-up returned; a pause such as "
             "`time.sleep` proves nothing.",
-            with_timeline(ctx, call, first, pending_line=line_of(pending)),
+            with_timeline(ctx, call, first, pending_line=line_of(pending),
+                          **flaw_facts("warm-up not waited", first)),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
 
 
 def _why_compiled(ctx: Context, call: str, interval: Interval,
-                  static_arguments: bool = False) -> tuple[str, str]:
-    """(what happened, what to change) for an interval that compiles. A warm-up is a call
-    of the same function (by name) outside every interval before this one: none at all, one
-    on the very arguments timed (so the timed callable is another jit), or one on other
+                  static_arguments: bool = False) -> tuple[str, str, str]:
+    """(what happened, what to change, the flaws that would explain it: see
+    :func:`~syncgrade.rubric.intervals.flaw_facts`) for an interval that compiles. A
+    warm-up is a call of the same function (by name) outside every interval before this
+    one: none at all, one on the very arguments timed (so the timed callable is another
+    jit: explained when ``times-the-call`` saw another callable timed), or one on other
     arguments (e.g. NumPy arrays instead of the placed ones)."""
     timed = interval.calls[0].call if interval.calls else None
     if timed is None:
         return ("the sample times tracing and compilation, not a warm call.",
-                "Call the function once and wait for it before the timed loop.")
+                "Call the function once and wait for it before the timed loop.", "")
+    who = callee_name(ctx, timed)
+    call_it = who if ctx.source_lines else "the function"  # a hint names only the learner's
     every = analyse(ctx.frame(call).events).intervals  # the full set, also when restricted
     warmups = [e for e in ctx.analysis(call).before(interval.start.seq)
                if isinstance(e, Call) and e.name == timed.name
                and not any(i.start.seq < e.seq < i.stop.seq for i in every)]
     if not warmups:
-        who = f"`{timed.name}`" if timed.name.isidentifier() else "the timed function"
-        return (f"no warm-up call of {who} ran before it, so the timed call traced "
-                "and compiled.",
-                "Call the function once on the arguments you time and wait for it "
-                "(e.g. `jax.block_until_ready(out)` on what it returned) before the timed "
-                "loop.")
+        return (f"no warm-up call of {who} ran before it, so the timed call on line "
+                f"{line_of(timed)} traced and compiled.",
+                f"Call {call_it} once on the arguments you time and wait for it (e.g. "
+                "`jax.block_until_ready(out)` on what it returned) before the timed loop.",
+                "")
     same_args = [w for w in warmups
                  if w.inputs == timed.inputs and w.numpy_args == timed.numpy_args]
     if same_args and timed.static is not None and not any(
             w.static == timed.static for w in same_args):
         value = ", ".join(repr(v) for v in timed.static)
-        return (f"no earlier call used the static value ({value}) this interval times, so "
+        return (f"no earlier call used the static value {value} this interval times, so "
                 "it traced and compiled (each static value is a new program).",
-                "Warm up every static value you time: call the function once per value "
-                "and wait for the output before timing that value.")
+                f"Warm up every static value you time: call {call_it} once per value and wait "
+                "for the output before timing that value.", "")
     if same_args and static_arguments and timed.static is None:
         return (f"the warm-up on line {line_of(same_args[-1])} used the same arrays, so a "
                 "static argument had a value no earlier call used (each static value is a "
                 "new program that traces and compiles), or the timed callable is another jit.",
                 "Warm up every static value you time, with the callable you time: call it "
-                "once per value and wait for the output before timing that value.")
+                "once per value and wait for the output before timing that value.", "")
     if same_args:
-        return (f"the warm-up on line {line_of(same_args[-1])} used the same arguments, but the "
-                "timed call went to another callable, which compiles on its own first call.",
+        return (f"the warm-up on line {line_of(same_args[-1])} used the same arguments, but "
+                "the timed call went to another callable, which compiles on its own first "
+                f"call (line {line_of(timed)}).",
                 "Warm up the very callable you time: keep the function from `jax.jit(...)` "
-                "(or `make_fn()`) in one variable and reuse it.")
-    return (f"the warm-up on line {line_of(warmups[-1])} ran on different arguments (for example "
-            "NumPy arrays instead of the placed ones), so the timed call compiled again.",
-            "Warm up on exactly the arguments you time (same shapes, dtypes and placement).")
+                "(or `make_fn()`) in one variable and reuse it.", "another callable")
+    return (f"the warm-up on line {line_of(warmups[-1])} ran on different arguments (for "
+            "example NumPy arrays instead of the placed ones), so the timed call compiled "
+            "again.",
+            "Warm up on exactly the arguments you time (same shapes, dtypes and placement).",
+            "")
 
 
 def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
@@ -642,6 +672,7 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
             "The timed call received NumPy arrays, so its inputs were never placed on the "
             "device before the timer started.",
             "Place the inputs with `jax.device_put(arr, device)` and wait for them first.",
+            Evidence(facts=flaw_facts("numpy inputs", intervals[0])),
         )
     before = analysis.before(first)
     covered = _ready_before(before, analysis.returns())
@@ -660,7 +691,9 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
             "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
             "warm-up call's output) before the timed loop.",
             with_timeline(ctx, call, intervals[0],
-                           placement_line=line_of(placed[-1]) if placed else None),
+                          placement_line=line_of(placed[-1]) if placed else None,
+                          **flaw_facts("inputs not ready", intervals[0], follows=(
+                              "compilation|warm-up not waited|input placement"))),
         )
     return Outcome.ok("The inputs were placed and ready before the first interval.")
 
@@ -735,7 +768,10 @@ def covers_device_work(
             f"With a workload the grader knows takes about {work * 1e3:.0f} ms{runs}, your "
             f"shortest sample was {shortest * 1e3:.2f} ms ({ratio:.0%} of the work).",
             "The timer stops before the device finishes: wait for the output inside the "
-            "interval.", Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 3)}),
+            "interval.", Evidence(facts={
+                **facts, "shortest_ms": round(shortest * 1e3, 3),
+                **_no_wait_at(_sample_interval(ctx, call, samples,
+                                               values.index(shortest)))}),
         )
     unwaited = _unwaited_probe_sample(ctx, call, samples)
     if unwaited is not None:
@@ -746,13 +782,29 @@ def covers_device_work(
             f"the timer stopped{on_line(line_of(interval.stop))}: its length came from the "
             "machine being busy or from a pause, not from waiting for the device work.",
             "The timer stops before the device finishes: wait for the output inside the "
-            "interval.", Evidence(facts={**facts, "unwaited_sample": index + 1}),
+            "interval.", Evidence(facts={**facts, "unwaited_sample": index + 1,
+                                         **flaw_facts("no output wait", interval)}),
         )
     return Outcome.ok(
         f"With a workload of about {work * 1e3:.0f} ms{runs}, every sample covered the "
         "device work.",
         Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 1)}),
     )
+
+
+def _sample_interval(ctx: Context, call: str, samples: ValuePath,
+                     index: int) -> Interval | None:
+    """The interval sample ``index`` is the difference of, when the samples match."""
+    match = sample_match(ctx, call, samples)
+    if match is None or not 0 <= index < len(match.intervals):
+        return None
+    return match.intervals[index]
+
+
+def _no_wait_at(interval: Interval | None) -> dict[str, Any]:
+    """The flaw facts of a probe sample too short to hold the device work, when its
+    interval is known (a sample that matches no read pair has no place in the code)."""
+    return flaw_facts("no output wait", interval) if interval is not None else {}
 
 
 def _unwaited_probe_sample(ctx: Context, call: str, samples: ValuePath

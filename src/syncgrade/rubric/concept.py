@@ -89,7 +89,8 @@ def _phase_names(answer: Any, snippet: str, vocabulary: Sequence[str]) -> frozen
 
 
 def _unknown_names(snippet: str, unknown: list[str], vocabulary: Sequence[str]) -> Outcome:
-    named = _quoted([u[:60] for u in unknown[:3]])
+    named = _quoted([u[:60] for u in unknown[:8]]) + (
+        f" (and {len(unknown) - 8} more)" if len(unknown) > 8 else "")
     plural = "is not a phase name" if len(unknown) == 1 else "are not phase names"
     close = difflib.get_close_matches(unknown[0].strip().lower(), vocabulary, n=1, cutoff=0.5)
     guess = f' (did you mean "{close[0]}"?)' if close else ""

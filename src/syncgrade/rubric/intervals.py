@@ -19,6 +19,7 @@ code. Semantics of "interval", "timed call" and sample matching: docs/checks.md.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Collection
 from typing import Any
 
@@ -26,11 +27,13 @@ from syncgrade.analysis import Interval, SampleMatch
 from syncgrade.models import Evidence
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.timeline import WARM_PHASES, draw_both
+from syncgrade.trace import Call
 from syncgrade.values import is_number
 
 __all__ = [
-    "Verdict", "function_of", "judged_intervals", "line_of", "no_intervals", "on_line",
-    "sample_match", "samples_at", "timed_intervals", "with_timeline",
+    "Verdict", "callee_name", "flaw_facts", "function_of", "judged_intervals", "line_of",
+    "no_intervals", "on_line", "sample_match", "samples_at", "timed_intervals",
+    "with_timeline",
 ]
 
 
@@ -127,6 +130,73 @@ def function_of(ctx: Context, call_id: str) -> str:
     return call_id
 
 
+NOT_CALLEES = frozenset({
+    "jax", "jnp", "np", "numpy", "time", "timeit", "statistics", "math", "functools",
+    "print", "float", "int", "len", "list", "tuple", "dict", "set", "sorted", "sum", "min",
+    "max", "range", "enumerate", "zip", "iter", "next", "isinstance", "str", "repr",
+})
+"""Names whose calls are never the timed call: libraries and builtins."""
+NOT_METHODS = frozenset({
+    "block_until_ready", "item", "tolist", "append", "extend", "astype", "sum", "mean",
+    "ravel", "reshape", "copy", "copy_to_host_async", "perf_counter", "perf_counter_ns",
+})
+"""Methods whose calls are never the timed call: waits, conversions, list building."""
+TIMED_FUNCTION = "the timed function"
+MAX_NAMED_LINE = 400
+"""A longer learner line is not parsed for a name."""
+
+
+def callee_name(ctx: Context, event: Call) -> str:
+    """How the learner's code names the callable of the jitted call ``event``, for a
+    message: the callee on the call's line, in backticks (```fn```, ```self.model```), read
+    with :mod:`ast` from :attr:`Context.source_lines`; ``"the timed function"`` when the
+    code has no name for it (``make_fn()(x)``) or the line holds several candidate calls.
+    With the source, never the grader's own name for a callable it handed over (the
+    learner may call ``predict`` ``fn``); without it (:attr:`Context.source_lines`
+    empty), the function name the trace recorded."""
+    line = line_of(event)
+    if not ctx.source_lines:  # no source to read: the name the trace recorded
+        return f"`{event.name}`" if event.name.isidentifier() else TIMED_FUNCTION
+    if not line or not 0 < line <= len(ctx.source_lines):
+        return TIMED_FUNCTION
+    text = ctx.source_lines[line - 1].strip()
+    if len(text) > MAX_NAMED_LINE:
+        return TIMED_FUNCTION
+    found: set[str] = set()
+    for attempt in (text, text + "\n    pass", text + ")"):  # a header; a call's first line
+        try:
+            found = {name for node in ast.walk(ast.parse(attempt))
+                     if isinstance(node, ast.Call) and (name := _callee(node.func))}
+            break
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # learner text: whatever the parser makes of it, never a grader fault
+    if "?" in found or any(len(name) > 40 for name in found):  # no name, or no short one
+        return TIMED_FUNCTION
+    if len(found) > 1 and event.name in found:
+        return f"`{event.name}`"
+    return f"`{found.pop()}`" if len(found) == 1 else TIMED_FUNCTION
+
+
+def _callee(func: ast.expr) -> str | None:
+    """The name a call's function expression gives the callable (``fn``, ``self.fn``,
+    ``fns[0]``), or ``None`` for a library, builtin or method call that is never the
+    timed call. An expression without a name (``make_fn()``) is ``"?"``."""
+    root = func
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    if isinstance(func, ast.Attribute) and func.attr in NOT_METHODS:
+        return None
+    if isinstance(root, ast.Name):
+        return None if root.id in NOT_CALLEES else ast.unparse(func)
+    return "?" if not isinstance(func, ast.Attribute) else None
+
+
+def _plain_name(ctx: Context, event: Call) -> str:
+    """:func:`callee_name` without backticks, ``""`` when the code has no name for it."""
+    called = callee_name(ctx, event)
+    return "" if called == TIMED_FUNCTION else called.strip("`")
+
+
 def with_timeline(ctx: Context, call: str, interval: Interval, *,
                   flaws: Collection[str] | None = None, **facts: Any) -> Evidence:
     """Evidence holding ``facts`` and a drawing of ``interval`` on the learner's lines: the
@@ -135,7 +205,8 @@ def with_timeline(ctx: Context, call: str, interval: Interval, *,
     event that contradicts what ``call``'s samples are declared to measure (see
     :func:`syncgrade.rubric.timeline.picture`)."""
     timeline, picture = draw_both(interval, ctx.analysis(call), ctx.display_name, flaws,
-                                  declared_phases(ctx, call))
+                                  declared_phases(ctx, call),
+                                  name=lambda event: _plain_name(ctx, event))
     return Evidence(facts=facts, timeline=timeline, interval=picture)
 
 
@@ -146,3 +217,35 @@ def declared_phases(ctx: Context, call: str) -> frozenset[str]:
     declared = [frozenset(s.phases) for s in ctx.exercise.samples
                 if getattr(s, "call", None) == call and not getattr(s, "probe", False)]
     return frozenset.intersection(*declared) if declared else WARM_PHASES
+
+
+FLAWS = frozenset({
+    "compilation", "warm-up not waited", "inputs not ready", "numpy inputs",
+    "input placement", "no output wait", "host transfer", "another callable",
+    "result shape",
+})
+"""What an interval check can see wrong, in the measurement contract's words: a phase in
+an interval that must not hold it (``compilation``, ``input placement``, ``host
+transfer``, ``numpy inputs``: an implicit placement), work that was not finished where
+it must be (``no output wait``, ``warm-up not waited``, ``inputs not ready``),
+``another callable`` timed than the one handed over, or a result of another ``result
+shape`` than the exercise asks for."""
+
+
+def flaw_facts(flaw: str, interval: Interval | None, follows: str = "") -> dict[str, Any]:
+    """Evidence facts naming what a failed check saw, so that a report can show one
+    mistake once (:func:`syncgrade.render.leads`): ``flaw`` (one of :data:`FLAWS`, or
+    ``""``), ``at_line`` (the learner's line of ``interval``'s timer start: checks that saw
+    flaws at the same line saw the same code) and ``follows``: the flaws that would explain
+    this failure if another check saw them, ``;`` between flaws all needed and ``|``
+    between alternatives (``"compilation; no output wait"``)."""
+    names = {f.strip() for part in follows.split(";") for f in part.split("|") if f.strip()}
+    unknown = sorted(({flaw} - {""} | names) - FLAWS)
+    if unknown:
+        raise ValueError(f"unknown flaw(s) {', '.join(unknown)}; the flaws are "
+                         f"{', '.join(sorted(FLAWS))}")
+    facts: dict[str, Any] = {"flaw": flaw or None,
+                             "at_line": line_of(interval.start) if interval else None}
+    if follows:
+        facts["follows"] = follows
+    return facts

@@ -107,7 +107,8 @@ def _problem(error: Any) -> str:
     if error["type"] in ("model_type", "dict_type"):
         return f"should be a dict, not {type_name(got)}"
     if error["type"] == "set_type" and isinstance(got, str):
-        return "is one string; it should be a set of phase names, e.g. {'phase one', 'phase two'}"
+        return ("is one string; it should be a list or set of phase names, e.g. "
+                '`["dispatch", "device execution"]`')
     wanted = error["msg"].removeprefix("Input should be ").rstrip(".")
     return f"should be {wanted}, not {type_name(got)}"
 
@@ -168,35 +169,48 @@ def _numbers(ctx: Context, call: str, path: ValuePath) -> list[float]:
 def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[str, str],
                   differences: Mapping[str, tuple[str, str]], rtol: float = 1e-6) -> Outcome:
     """Each ``medians`` field is the median of its samples field; each ``differences``
-    field is the first field minus the second (recomputed from the samples)."""
+    field is the first field minus the second (recomputed from the samples). A failure
+    names every wrong field."""
     recomputed: dict[str, float] = {}
     reported_samples = _sample_lists(ctx, call, report, medians.values())
+    wrong: list[tuple[str, str, str]] = []  # (field, what is wrong, what to change)
     for field, samples_field in medians.items():
         samples = _numbers(ctx, call, (*report, samples_field))
         recomputed[field] = statistics.median(samples)
         reported = _number(ctx, call, (*report, field))
         if not math.isclose(reported, recomputed[field], rel_tol=rtol, abs_tol=1e-12):
-            return Outcome.fail(
-                f"`{field}` is {reported:.6g}, but the median of your `{samples_field}` is "
-                f"{recomputed[field]:.6g}.",
-                f"Compute it from the reported samples: `statistics.median({samples_field})`"
-                " (or `float(np.median(...))`), after all samples are taken.",
-                Evidence(facts={"field": field}, samples=reported_samples),
-            )
+            wrong.append((field, f"`{field}` is {reported:.6g}, but the median of your "
+                                 f"`{samples_field}` is {recomputed[field]:.6g}",
+                          f"`{field}` = `statistics.median({samples_field})`"))
     for field, (left, right) in differences.items():
         expected = recomputed[left] - recomputed[right]
         reported = _number(ctx, call, (*report, field))
         scale = max(abs(recomputed[left]), abs(recomputed[right]))
-        if not math.isclose(reported, expected, rel_tol=0.0, abs_tol=rtol * scale + 1e-12):
-            return Outcome.fail(
-                f"`{field}` is {reported:.6g}, but `{left}` minus `{right}` is "
-                f"{expected:.6g}.",
-                f"Report `{field} = {left} - {right}`, both medians of your own samples.",
-                Evidence(facts={"field": field}, samples=reported_samples),
-            )
+        tolerance = rtol * scale + 1e-12
+        own = _number(ctx, call, (*report, left)) - _number(ctx, call, (*report, right))
+        if any(f in (left, right) for f, _, _ in wrong) and math.isclose(
+                reported, own, rel_tol=0.0, abs_tol=tolerance):
+            continue  # right from the reported medians: fixing those fixes it
+        if not math.isclose(reported, expected, rel_tol=0.0, abs_tol=tolerance):
+            wrong.append((field, f"`{field}` is {reported:.6g}, but `{left}` minus `{right}` "
+                                 f"is {expected:.6g}", f"`{field} = {left} - {right}`"))
+    if wrong:
+        return Outcome.fail(
+            "; ".join(what for _, what, _ in wrong) + ".",
+            "Compute each from the samples you report, after all samples are taken: "
+            + _and(fix for _, _, fix in wrong) + " (`float(np.median(...))` works too).",
+            Evidence(facts={"field": wrong[0][0], "fields": ", ".join(f for f, _, _ in wrong)},
+                     samples=reported_samples),
+        )
     names = ", ".join(f"`{f}`" for f in (*medians, *differences))
     return Outcome.ok(f"{names} agree with your reported samples.",
                       Evidence(samples=reported_samples))
+
+
+def _and(items: Iterable[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    listed = list(items)
+    return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + f" and {listed[-1]}"
 
 
 def _sample_lists(ctx: Context, call: str, report: ValuePath,
@@ -230,17 +244,23 @@ def environment(ctx: Context, call: str, report: ValuePath) -> Outcome:
         ("device", lambda v: device_matches(v, hello.device, hello.platform),
          "`jax.devices()[0].device_kind` (or `.platform`)"),
     ]
+    wrong: list[tuple[str, str, str]] = []  # (field, its value, where to read it)
     for key, ok, source in checks:
         value = env.get(key)
         if not isinstance(value, str):
             raise Skip(f"`environment.{key}` is not text (see `report-schema`)")
         if not ok(value):
-            return Outcome.fail(
-                f"`environment.{key}` is {value!r}, which is not what the process running "
-                "your code has.",
-                f"Read it at run time from {source} instead of writing it by hand.",
-                Evidence(facts={"field": key}),
-            )
+            wrong.append((key, value, source))
+    if wrong:
+        fields = _and(f"`environment.{key}` is {value[:60]!r}" for key, value, _ in wrong)
+        return Outcome.fail(
+            f"{fields}, which {'is' if len(wrong) == 1 else 'are'} not what the process "
+            "running your code has.",
+            "Read " + _and(f"`{key}` from {source}" for key, _, source in wrong)
+            + " at run time instead of writing it by hand.",
+            Evidence(facts={"field": wrong[0][0],
+                            "fields": ", ".join(key for key, _, _ in wrong)}),
+        )
     return Outcome.ok("The reported JAX version, backend and device are the real ones.")
 
 
@@ -265,27 +285,28 @@ def workload_matches(ctx: Context, call: str, report: ValuePath,
         raise Skip("`workload.dtypes` is not a list of text (see `report-schema`)")
     hint = ("Describe the arguments your function received, read at run time: "
             "`[list(a.shape) for a in args]` and `[str(a.dtype) for a in args]`.")
-    for field, listed in (("shapes", shapes), ("dtypes", dtypes)):
-        if len(listed) != len(real):
-            return Outcome.fail(
-                f"`workload.{field}` lists {len(listed)} item(s), but `args` held "
-                f"{len(real)} arrays: one entry per argument, in order.", hint,
-                Evidence(facts={"field": field, "listed": len(listed), "args": len(real)}),
-            )
-    for index, (shape, array) in enumerate(zip(shapes, real, strict=True)):
+    wrong = [f"`workload.{field}` lists {len(listed)} item(s), but `args` held "
+             f"{len(real)} arrays (one entry per argument, in order)"
+             for field, listed in (("shapes", shapes), ("dtypes", dtypes))
+             if len(listed) != len(real)]
+    fields = [("shapes" if "shapes" in w else "dtypes", -1) for w in wrong]
+    for index, (shape, array) in enumerate(zip(shapes, real, strict=False)):
         if tuple(int(n) for n in shape) != array.shape:
-            return Outcome.fail(
-                f"`workload.shapes[{index}]` is {[int(n) for n in shape]}, but `args[{index}]` "
-                f"has shape {list(array.shape)}.", hint,
-                Evidence(facts={"field": "shapes", "index": index}),
-            )
-    for index, (name, array) in enumerate(zip(dtypes, real, strict=True)):
+            wrong.append(f"`workload.shapes[{index}]` is {[int(n) for n in shape]}, but "
+                         f"`args[{index}]` has shape {list(array.shape)}")
+            fields.append(("shapes", index))
+    for index, (name, array) in enumerate(zip(dtypes, real, strict=False)):
         if dtype_of(name) != array.dtype:
-            return Outcome.fail(
-                f"`workload.dtypes[{index}]` is {name[:40]!r}, but `args[{index}]` has dtype "
-                f"{array.dtype.name!r}.", hint,
-                Evidence(facts={"field": "dtypes", "index": index}),
-            )
+            wrong.append(f"`workload.dtypes[{index}]` is {name[:40]!r}, but `args[{index}]` "
+                         f"has dtype {array.dtype.name!r}")
+            fields.append(("dtypes", index))
+    if wrong:
+        facts: dict[str, Any] = {"field": fields[0][0], "wrong": len(wrong)}
+        if fields[0][1] >= 0:
+            facts["index"] = fields[0][1]
+        more = f" And {len(wrong) - MAX_LISTED} more." if len(wrong) > MAX_LISTED else ""
+        return Outcome.fail(" ".join(f"{w}." for w in wrong[:MAX_LISTED]) + more, hint,
+                            Evidence(facts=facts))
     return Outcome.ok("The reported workload shapes and dtypes are those of `args`.")
 
 
@@ -388,7 +409,8 @@ def first_call_includes_compile(ctx: Context, call: str, first: ValuePath,
                 "Wait on the first call's output (e.g. `jax.block_until_ready(out)`) before "
                 f"the line that stops the timer (line {iv.line_of(interval.stop)}).",
                 iv.with_timeline(ctx, call, interval, flaws=WAITING_FLAWS,
-                                 ready_at_stop=interval.ready_at_stop),
+                                 ready_at_stop=interval.ready_at_stop,
+                                 **iv.flaw_facts("no output wait", interval)),
             )
     if len(first_ivs) < reported:
         return Outcome.fail(
@@ -413,8 +435,43 @@ def declared_phases(value: Any) -> set[str]:
     return set(value)
 
 
-def _phase_list(phases: set[str]) -> str:
-    return "{" + ", ".join(repr(p) for p in PHASES if p in phases) + "}"
+def phase_words(phases: Iterable[str]) -> str:
+    """Phase names in the lesson's order, as words: ``"compilation, dispatch and device
+    execution"`` (never Python's set notation); ``"no phases"`` for none."""
+    named = [p for p in PHASES if p in set(phases)]
+    if not named:
+        return "no phases"
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
+
+
+EXPLAINED_EXTRA = {"compilation": "compilation",
+                   "input placement": "input placement|numpy inputs",
+                   "host transfer": "host transfer"}
+"""A phase an interval holds but should not, by the flaw an interval check sees for it."""
+EXPLAINED_MISSING = {"device execution": "no output wait", "output wait": "no output wait"}
+"""A phase an interval lacks but should hold, by the flaw an interval check sees for it."""
+
+
+def _explained_by(extra: set[str], missing: set[str]) -> str:
+    """The flaws (``follows``, see :func:`~syncgrade.rubric.intervals.flaw_facts`) that
+    account for every difference between a declared and a measured boundary, or ``""``
+    when one difference is the declaration's own (then the boundary check leads)."""
+    groups = [EXPLAINED_EXTRA.get(p) for p in PHASES if p in extra]
+    groups += [EXPLAINED_MISSING.get(p) for p in PHASES if p in missing]
+    if not groups or None in groups:
+        return ""
+    return "; ".join(dict.fromkeys(g for g in groups if g))
+
+
+def _boundary_hint(interval_right: bool) -> str:
+    """What to change when a declared boundary differs from the measured one. An interval
+    that does not measure what the exercise asks is fixed first (declaring its flaws would
+    point away from the fix); the hint never names the phases the exercise asks for."""
+    if interval_right:
+        return ("Declare the phases your interval really contains (or change the interval "
+                "so it contains the ones you declared).")
+    return ("Fix the interval first (the other failed checks of this interval say what to "
+            "change), then declare the phases it contains.")
 
 
 def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
@@ -444,21 +501,20 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
         if measured == declared:
             continue
         extra, missing = declared - measured, measured - declared
-        said = _phase_list(declared) if declared else "no phases"
         parts = []
         if missing and declared:
-            parts.append(f"it also holds {_phase_list(missing)}")
+            parts.append(f"it also holds {phase_words(missing)}")
         if extra:
-            parts.append(f"it does not hold {_phase_list(extra)}")
+            parts.append(f"it does not hold {phase_words(extra)}")
+        follows = _explained_by(missing, extra) if declared else ""
         return Outcome.fail(
-            f"You declared {said}, but {named} {index + 1} measured "
-            f"{_phase_list(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
-            "Declare the phases your interval really contains (or change the interval so it "
-            "contains the ones you declared).",
+            f"You declared {phase_words(declared)}, but {named} {index + 1} measured "
+            f"{phase_words(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
+            _boundary_hint(measured == set(iv.declared_phases(ctx, call))),
             iv.with_timeline(ctx, call, interval, flaws={
                 flaw for phase in extra | missing for flaw in PHASE_FLAWS.get(phase, ())},
-                declared=len(declared),
-                             measured=len(measured)),
+                declared=len(declared), measured=len(measured),
+                **iv.flaw_facts("", interval, follows)),
         )
-    return Outcome.ok(f"The declared boundary {_phase_list(declared)} is what your "
+    return Outcome.ok(f"The declared boundary ({phase_words(declared)}) is what your "
                       f"{kind + ' ' if kind else ''}intervals measure.")

@@ -9,7 +9,7 @@ interval (:func:`_walk`), so the picture's labels and notes are the text timelin
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from syncgrade.analysis import CPU_CLOCKS, NS_CLOCKS, Analysis, Interval, waits_on_output
@@ -50,11 +50,22 @@ def _line(site: Site, file: str) -> int | None:
     return site[1] if site and site[0] == file else None
 
 
-def _entry(event: Event, interval: Interval, file: str) -> TimelineEntry | None:
+Namer = Callable[[Call], str]
+"""How the learner's code names a call's callable (``"fn"``), ``""`` when it has none."""
+
+
+def _trace_name(event: Call) -> str:
+    return event.name
+
+
+def _entry(event: Event, interval: Interval, file: str,
+           name: Namer = _trace_name) -> TimelineEntry | None:
     if isinstance(event, Call):
         what = "call" if not event.numpy_args else "call with NumPy arguments"
         note = COPIES if event.numpy_args else ""
-        return TimelineEntry(what=what, detail=f"{event.name}(...) dispatched",
+        called = name(event)
+        return TimelineEntry(what=what, detail=f"{called}(...) dispatched" if called
+                             else "the timed function, dispatched",
                              line=_line(event.site, file), note=note)
     if isinstance(event, Wait):
         on_output = event in interval.waits_on_timed_output()
@@ -114,8 +125,10 @@ def _kind(event: Event | None, entry: TimelineEntry) -> str:
     return entry.what
 
 
-def _walk(interval: Interval, analysis: Analysis, file: str) -> list[_Step]:
-    """The interval's events in order, then where a late wait happened, if any."""
+def _walk(interval: Interval, analysis: Analysis, file: str,
+          name: Namer = _trace_name) -> list[_Step]:
+    """The interval's events in order, then where a late wait happened, if any. ``name``:
+    how a call's callable is named (default: the name the trace recorded)."""
     steps = [_Step(TimelineEntry(what="timer start", detail=interval.start.clock,
                                  line=_line(interval.start.site, file)),
                    interval.start, "timer start")]
@@ -126,7 +139,7 @@ def _walk(interval: Interval, analysis: Analysis, file: str) -> list[_Step]:
             if compiles_seen:
                 continue  # one compile line is enough; jax reports several stages
             compiles_seen = True
-        entry = _entry(event, interval, file)
+        entry = _entry(event, interval, file, name)
         if entry is not None:
             inside.append(_Step(entry, event, _kind(event, entry)))
     steps.extend(_shortened(inside))
@@ -159,12 +172,14 @@ def _timeline(interval: Interval, steps: list[_Step], file: str) -> Timeline:
 
 def draw_both(interval: Interval, analysis: Analysis, file: str,
               flaws: Collection[str] | None = None,
-              phases: Collection[str] = WARM_PHASES) -> tuple[Timeline, IntervalPicture]:
+              phases: Collection[str] = WARM_PHASES,
+              name: Namer = _trace_name) -> tuple[Timeline, IntervalPicture]:
     """The text timeline and the picture of ``interval``, from one walk (see
-    :func:`picture` for ``flaws`` and ``phases``)."""
-    steps = _walk(interval, analysis, file)
+    :func:`picture` for ``flaws`` and ``phases``; ``name``: how the learner's code names
+    a call's callable, for the words of a call and its device work)."""
+    steps = _walk(interval, analysis, file, name)
     return (_timeline(interval, steps, file),
-            _picture(interval, analysis, steps, file, flaws, phases))
+            _picture(interval, analysis, steps, file, flaws, phases, name))
 
 
 def picture(interval: Interval, analysis: Analysis, file: str,
@@ -183,13 +198,14 @@ def picture(interval: Interval, analysis: Analysis, file: str,
 
 
 def _picture(interval: Interval, analysis: Analysis, steps: list[_Step], file: str,
-             flaws: Collection[str] | None, phases: Collection[str]) -> IntervalPicture:
+             flaws: Collection[str] | None, phases: Collection[str],
+             name: Namer = _trace_name) -> IntervalPicture:
     stop = next(i for i, s in enumerate(steps) if s.event is interval.stop)
     host = [PictureEvent(kind=s.kind, label=s.entry.what, detail=s.entry.detail,
                          line=s.entry.line, note=s.entry.note,
                          seconds=_measured(interval, s.event),
                          after_stop=s.after_stop) for s in steps]
-    device = _device(interval, analysis, steps, stop)
+    device = _device(interval, analysis, steps, stop, name)
     if flaws is None:
         flaws = _contradicting(phases, waited=any(w.timed and w.state == "ready"
                                                   for w in device))
@@ -236,7 +252,7 @@ def _where(steps: list[_Step], event: Event) -> int | None:
 
 
 def _device(interval: Interval, analysis: Analysis, steps: list[_Step],
-            stop: int) -> list[DeviceWork]:
+            stop: int, name: Namer = _trace_name) -> list[DeviceWork]:
     """The work of each call drawn (and of the timed call, the interval's last, even when
     it is in the gap), from its dispatch to the event at which it was known ready."""
     if not interval.calls:
@@ -249,7 +265,8 @@ def _device(interval: Interval, analysis: Analysis, steps: list[_Step],
         at = _where(steps, call)
         if at is None:
             continue
-        label = f"{call.name}(...) on the device"
+        called = name(call)
+        label = f"{called}(...) on the device" if called else "the timed function on the device"
         if call is last:
             state, ready_at, known_by = _timed_state(interval, analysis, steps, stop)
             timed_ready = ready_at if state == "ready" else None

@@ -43,14 +43,15 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
     recompiles = _compiles_between(ctx, call, intervals[0].stop.seq, intervals[-1].stop.seq)
     if recompiles:
         where = iv.line_of(recompiles[0])
+        recompiled = _interval_holding(intervals, recompiles[0]) or intervals[-1]
         return Outcome.fail(
             f"The workload was traced and compiled again during the timed loop"
             f"{iv.on_line(where)}: the jitted function is re-created (or re-specialized) for "
             "each sample instead of being reused.",
             "Create the `jax.jit` function once, before the loop, warm it up, and call that "
             "same function in every sample (a new `jax.jit(lambda ...)` compiles anew).",
-            iv.with_timeline(ctx, call, _interval_holding(intervals, recompiles[0])
-                             or intervals[-1], recompiles=len(recompiles)),
+            iv.with_timeline(ctx, call, recompiled, recompiles=len(recompiles),
+                             **iv.flaw_facts("compilation", recompiled)),
         )
     return Outcome.ok("Every sample times the same compiled `jax.jit` function.")
 
@@ -81,7 +82,7 @@ def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: st
     operation on them traces and compiles, which the trace shows). Agreement uses
     ``numpy-match``'s derived tolerance for a float32 result computed on the host."""
     fn = iv.function_of(ctx, call)
-    jax_work = _jax_work(ctx.analysis(call).events)
+    jax_work = _jax_work(ctx, ctx.analysis(call).events)
     if jax_work is not None:
         what, event = jax_work
         return Outcome.fail(
@@ -98,17 +99,23 @@ def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: st
         )
     agrees = c.numpy_match(ctx, call, result, reference, backend=tolerance.HOST)
     if agrees.status != "passed":
+        own = {k: v for k, v in agrees.evidence.facts.items()
+               if k not in ("flaw", "at_line", "follows")}  # the reference's, not the result's
         return Outcome.fail(f"`{fn}` does not agree with the grader's own reference: "
-                            f"{lower_first(agrees.message)}", agrees.hint, agrees.evidence)
+                            f"{lower_first(agrees.message)}", agrees.hint,
+                            agrees.evidence.model_copy(update={"facts": own}))
     return Outcome.ok(f"`{fn}` computes with NumPy only and agrees with an independent "
                       "reference.")
 
 
-def _jax_work(events: tuple[Event, ...]) -> tuple[str, Event] | None:
-    """The first sign of JAX work in a trace, described for the learner."""
+def _jax_work(ctx: Context, events: tuple[Event, ...]) -> tuple[str, Event] | None:
+    """The first sign of JAX work in a trace, described for the learner (a jitted
+    function by the learner's own name for it, :func:`~syncgrade.rubric.intervals.callee_name`)."""
     for event in events:
         if isinstance(event, Call):
-            return f"a call of the jitted function `{event.name}`", event
+            called = iv.callee_name(ctx, event)
+            return (f"a call of the jitted function {called}" if called != iv.TIMED_FUNCTION
+                    else "a call of a jitted function"), event
         if isinstance(event, Compile):
             return "a `jax.numpy` operation that JAX traced and compiled", event
         if isinstance(event, Placement):
