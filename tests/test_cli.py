@@ -146,3 +146,150 @@ def test_the_child_is_prestarted_before_the_grader_is_imported(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+# ------------------------------------------------------------------ options anywhere
+
+
+@pytest.mark.parametrize("argv", [
+    ["exercise-4", "--json", "attempt.py"],
+    ["--json", "exercise-4", "attempt.py"],
+    ["exercise-4", "attempt.py", "--json"],
+    ["--timeout", "45", "exercise-4", "--json", "attempt.py", "--memory", "2"],
+    ["exercise-4", "--format", "json", "--reveal", "attempt.py"],
+])
+def test_grade_options_go_anywhere(argv: list[str]) -> None:
+    from syncgrade.cli.common import parse_anywhere
+    from syncgrade.cli.grade import _grade_parser
+
+    args = parse_anywhere(_grade_parser(), argv)
+    assert (args.exercise, args.path) == ("exercise-4", Path("attempt.py"))
+    assert args.json or args.format == "json"
+
+
+def test_an_option_before_the_file_grades_the_file(tmp_path: Path) -> None:
+    """The report of issue 19: `grade exercise-4 --json attempt.py` was "unrecognized
+    arguments: attempt.py"."""
+    (tmp_path / "attempt.py").write_text((COURSE / "exercise-4" / "solution.py").read_text())
+    result = grade("exercise-4", "--json", "attempt.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["submission"] == "attempt.py"
+
+
+@pytest.mark.parametrize("argv", [
+    ["batch", "a.py", "--course", "{missing}", "--exercise", "exercise-1", "b.py"],
+    ["batch", "--exercise", "exercise-1", "a.py", "--jobs", "1", "b.py", "--course",
+     "{missing}"],
+    ["validate", "exercise-1", "--course", "{missing}", "exercise-2"],
+    ["validate", "--json", "exercise-1", "exercise-2", "--course", "{missing}"],
+    ["start", "--course", "{missing}", "exercise-1"],
+    ["start", "--force", "exercise-1", "--course", "{missing}"],
+    ["list", "--course", "{missing}", "--json"],
+    ["exercise-1", "--course", "{missing}", "a.py", "--json"],
+])
+def test_every_subcommand_takes_options_anywhere(tmp_path: Path, argv: list[str]) -> None:
+    """Each command line parses (positionals after options included) and reaches the
+    course lookup, whose one-line error proves it: before, argparse stopped at the second
+    positional with "unrecognized arguments"."""
+    missing = tmp_path / "no-such-course"
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("x = 1\n")
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()) as err, \
+                contextlib.redirect_stdout(io.StringIO()):
+            code = main([a.replace("{missing}", str(missing)) for a in argv])
+    finally:
+        os.chdir(cwd)
+    assert code == EXIT_USAGE
+    assert err.getvalue().strip().splitlines() == [f"grade: no course folder at {missing}"]
+
+
+def test_new_takes_options_around_its_exercise(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["new", "--course", str(course), "exercise-10", "--title", "A title"]) == 0
+    assert (course / "exercise-10" / "exercise.py").is_file()
+
+
+# ------------------------------------------------------------------ grading from any folder
+
+
+def test_grade_inside_the_exercise_folder_grades_its_submission(tmp_path: Path) -> None:
+    assert grade("start", "exercise-3", cwd=tmp_path).returncode == 0
+    folder = tmp_path / "exercises" / "exercise-3"
+    (folder / "submission.py").write_text((COURSE / "exercise-3" / "solution.py").read_text())
+    result = grade("exercise-3", "--json", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["submission"] == "submission.py"
+
+
+def _usage_line(argv: list[str], cwd: Path) -> str:
+    here = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()) as err, \
+                contextlib.redirect_stdout(io.StringIO()) as out:
+            code = main(argv)
+    finally:
+        os.chdir(here)
+    assert code == EXIT_USAGE and out.getvalue() == ""
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err.getvalue(), err.getvalue()
+    return lines[0]
+
+
+def test_a_missing_submission_says_what_would_work(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _usage_line(["exercise-3"], empty) == (
+        "grade: no exercises/exercise-3/submission.py here; run `grade start exercise-3` "
+        "first, or give the file: `grade exercise-3 path/to/file.py`")
+
+    (empty / "submission.py").write_text("x = 1\n")
+    assert _usage_line(["exercise-3"], empty) == (
+        "grade: no exercises/exercise-3/submission.py here, but there is a submission.py: "
+        "`grade exercise-3 submission.py` grades it")
+
+    other = tmp_path / "work" / "exercises" / "exercise-2"
+    other.mkdir(parents=True)
+    (other / "submission.py").write_text("x = 1\n")
+    line = _usage_line(["exercise-3"], other)
+    assert line == ("grade: no ../exercise-3/submission.py yet (this folder is exercise-2's); "
+                    "run `grade start exercise-3` first, or give the file: "
+                    "`grade exercise-3 path/to/file.py`")
+
+    assert _usage_line(["exercise-1", "nope.py"], empty) == "grade: no such file: nope.py"
+    # An unknown exercise is said first, even with no file.
+    assert "unknown exercise 'exercise-99'" in _usage_line(["exercise-99"], empty)
+
+
+def test_a_folder_argument_grades_its_submission(tmp_path: Path) -> None:
+    from syncgrade.cli import UsageError
+    from syncgrade.cli.grade import submission_path
+
+    folder = tmp_path / "exercises" / "exercise-1"
+    folder.mkdir(parents=True)
+    (folder / "submission.py").write_text("x = 1\n")
+    assert submission_path("exercise-1", folder, tmp_path) == folder / "submission.py"
+    assert submission_path("exercise-1", None, folder) == Path("submission.py")
+    assert submission_path("exercise-1", None, folder.parent) == Path("exercise-1/submission.py")
+    with pytest.raises(UsageError, match=r"is a folder with no submission\.py"):
+        submission_path("exercise-1", tmp_path, tmp_path)
+
+
+def test_a_deleted_current_folder_is_one_line(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    here = Path.cwd()
+    os.chdir(gone)
+    gone.rmdir()
+    try:
+        for argv in (["exercise-1"], ["start", "exercise-1"]):
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                assert main(argv) == EXIT_USAGE
+            assert err.getvalue() == ("grade: the current folder no longer exists; `cd` into "
+                                      "your work and run this again\n")
+    finally:
+        os.chdir(here)

@@ -58,6 +58,7 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the pages' paths are relative to the repository
     monkeypatch.delenv("SYNCGRADE_COURSE", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "80")  # the pages show an 80-column terminal
 
 
 def test_the_transcript_helpers_read_the_page() -> None:

@@ -1,8 +1,10 @@
 """A real browser: headless Chromium (Debian's ``chromium``, installed by .ci/run; never a
-downloaded browser) driven by Playwright opens the HTML report of the exercise-1 stub and
-of the exercise-7 solution, and the test asserts on what is drawn: the lanes and where they
-are, the flaw mark at the stop, the work running past it, the labels, the two sample rows
-on one axis, and the text alternative in the accessibility tree and the DOM.
+downloaded browser) driven by Playwright opens the HTML report the CLI writes (``grade
+EXERCISE --format html --out FILE``, run as a learner runs it, from a folder made by
+``grade start``) for the exercise-1 stub and the exercise-7 solution, and the test asserts
+on what is drawn: the lanes and where they are, the flaw mark at the stop, the work running
+past it, the labels, the two sample rows on one axis, and the text alternative in the
+accessibility tree and the DOM.
 
 Screenshots go to the test's temporary folder; with ``SYNCGRADE_SCREENSHOTS=1`` also to
 docs/images/ (the README shows them), so a plain test run leaves the checkout unchanged.
@@ -13,15 +15,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import syncgrade
 from syncgrade.courses import open_course
-from syncgrade.picture import render_html
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -36,13 +38,24 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
 
 
+def _grade(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "syncgrade.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
 def _report_file(tmp: Path, exercise: str, which: str) -> Path:
-    files = open_course().folder(exercise)
-    path = files.stub if which == "stub" else files.solution
-    report = syncgrade.grade(exercise, path, display_name="submission.py")
-    page = tmp / f"{exercise}-{which}.html"
-    page.write_text(render_html(report, source_lines=path.read_text().splitlines()),
-                    encoding="utf-8")
+    """The CLI's HTML report of the exercise's stub (as `grade start` hands it out) or of
+    its solution (pasted over the stub), graded from the learner's folder."""
+    work = tmp / f"{exercise}-{which}"
+    work.mkdir()
+    assert _grade("start", exercise, cwd=work).returncode == 0
+    submission = work / "exercises" / exercise / "submission.py"
+    if which == "solution":
+        submission.write_bytes(open_course().folder(exercise).solution.read_bytes())
+    page = work / "report.html"
+    done = _grade(exercise, "--format", "html", "--out", str(page), cwd=work)
+    assert done.returncode == (0 if which == "solution" else 1), done.stderr
+    assert done.stdout == "" and page.read_text(encoding="utf-8").startswith("<!doctype")
     return page
 
 
@@ -88,6 +101,7 @@ def test_the_stub_interval_is_drawn(browser: Any, pages: dict[str, Path],
                                     tmp_path: Path) -> None:
     page, requests = _open(browser, pages["stub"])
     expect = sync_api.expect
+    expect(page.locator(".sg-file")).to_have_text("exercises/exercise-1/submission.py")
     check = page.locator('[data-check="sync-before-stop"]')
     picture = check.get_by_role("img", name=re.compile("What your timer measured"))
     expect(picture).to_be_visible()

@@ -33,6 +33,7 @@ from syncgrade.cli.common import (
     add_course,
     course_root,
     open_course,
+    parse_anywhere,
 )
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def cmd_validate(argv: Sequence[str]) -> int:
                         help="grade nothing; write each mutant (the solution with its edits "
                              "applied) to DIR/<exercise>/<name>.py, for every exercise unless "
                              "some are named")
-    args = parser.parse_args(argv)
+    args = parse_anywhere(parser, argv)
     if args.all and args.exercises:
         raise UsageError("give exercise ids or --all, not both")
     course = open_course(args.course)
@@ -178,7 +179,7 @@ def cmd_new(argv: Sequence[str]) -> int:
     parser.add_argument("--title", required=True, help="one-line title")
     _add_course(parser)
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
-    args = parser.parse_args(argv)
+    args = parse_anywhere(parser, argv)
     from syncgrade.authoring.scaffold import ScaffoldError, scaffold
     root = _new_root(args.course)
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +48,18 @@ def _limit(check: Callable[[object, str], float], option: str) -> Callable[[str]
             raise UsageError(str(exc)) from None
 
     return parse
+
+
+def parse_anywhere(parser: argparse.ArgumentParser,
+                   argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` parsed with options anywhere, before, between or after the positionals
+    (``grade exercise-4 --json attempt.py``, ``grade batch a.py --exercise e b.py``), as
+    in every common CLI. Plain ``parse_args`` takes the positionals in one go, so a
+    positional after an option was "unrecognized". Every ``grade`` subcommand parses with
+    this; a parser using ``REMAINDER`` or positional groups (which intermixing does not
+    support) is a programming error."""
+    return parser.parse_intermixed_args(list(argv))
+
 
 def add_timeout(parser: argparse.ArgumentParser, default: float = DEFAULT_TIMEOUT_S,
                  what: str = "wall-clock limit for your code") -> None:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from syncgrade.cli.common import UsageError
+from syncgrade.cli.common import UsageError, parse_anywhere
 
 
 def cmd_schema(argv: Sequence[str]) -> int:
@@ -26,7 +26,7 @@ def cmd_schema(argv: Sequence[str]) -> int:
                     "produce it.")
     parser.add_argument("--write", type=Path, metavar="DIR",
                         help="write DIR/gradereport-<version>.schema.json instead of printing")
-    args = parser.parse_args(argv)
+    args = parse_anywhere(parser, argv)
     from syncgrade.schema import schema_text, write_schema
 
     if args.write is None:

@@ -52,6 +52,8 @@ font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .sg-pic .sg-small{font-size:10.5px;fill:var(--sg-muted)}
 .sg-pic .sg-strong{font-weight:600}
 .sg-pic .sg-measured-label{paint-order:stroke;stroke:var(--sg-inside);stroke-width:5px}
+.sg-pic .sg-work-caption,.sg-pic .sg-still-running{paint-order:stroke;stroke:var(--sg-lane);
+stroke-width:4px;stroke-linejoin:round}
 .sg-pic .sg-band{fill:var(--sg-lane)}
 .sg-pic .sg-inside{fill:var(--sg-inside);opacity:.75}
 .sg-pic .sg-lane-label{font-weight:600}

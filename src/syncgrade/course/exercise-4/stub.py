@@ -51,15 +51,29 @@ if __name__ == "__main__":
     compiled_predict = jax.jit(lambda x, w: jnp.tanh(x @ w))
     compiled_predict(x, w).block_until_ready()  # compiled for 64 rows only
 
-    larger_host, result, samples = changed_workload(compiled_predict, w_host, w, 96, rng, cpu, 5)
+
+    # Which calls compiled: JAX reports each compilation as it happens, so this does not
+    # depend on timings (a busy machine can make any sample slow without compiling).
+    compile_seconds = []
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, seconds, **_: compile_seconds.append(seconds)
+        if event == "/jax/core/compile/backend_compile_duration" else None)
+    compiled_in_call = []  # seconds spent compiling during each call of the function
+
+    def watched(*args):
+        before = len(compile_seconds)
+        out = compiled_predict(*args)
+        compiled_in_call.append(sum(compile_seconds[before:]))
+        return out
+
+    larger_host, result, samples = changed_workload(watched, w_host, w, 96, rng, cpu, 5)
     print("Changed workload:", larger_host.shape, "->", result.shape)
     print("samples (ms):", [f"{s * 1e3:.3f}" for s in samples])
-    # Compilation or placement costs tens of milliseconds; load alone rarely adds 10 ms
-    # to one warm sample of this small workload, so only a larger excess is reported.
-    excess = samples[0] - float(np.median(samples[1:]))
-    if excess > 0.010:
-        print(f"The first sample is {excess * 1e3:.1f} ms above the others: one-off work "
-              "(compilation, placement) is probably inside it.")
+    timed = compiled_in_call[-len(samples):]  # your samples time your last calls
+    if any(timed):
+        first = next(i for i, seconds in enumerate(timed) if seconds)
+        print(f"Sample {first + 1} includes compiling ({timed[first] * 1e3:.0f} ms of it): "
+              "warm up before the timer starts.")
     else:
-        print("No sample stands out by 10 ms or more: no compilation or placement seems "
-              "to be inside them.")
+        print(f"No sample includes compiling: nothing compiled during your last "
+              f"{len(samples)} calls.")

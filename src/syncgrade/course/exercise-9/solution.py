@@ -56,14 +56,35 @@ if __name__ == "__main__":
     jax.block_until_ready((x, w))
     reference = np.tanh(x_host @ w_host)
 
+    # Which calls compiled: JAX reports each compilation as it happens, so this does not
+    # depend on timings (a busy machine can make any sample slow without compiling).
+    compile_seconds = []
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, seconds, **_: compile_seconds.append(seconds)
+        if event == "/jax/core/compile/backend_compile_duration" else None)
+    compiled_in_call = []  # (setting, seconds spent compiling) for each call
+
+    def watched(*args, **kwargs):
+        before = len(compile_seconds)
+        out = blocked_predict(*args, **kwargs)
+        setting = kwargs.get("block", args[-1] if len(args) > 2 else None)
+        compiled_in_call.append((setting, sum(compile_seconds[before:])))
+        return out
+
     settings = [16, 32, 64]
-    outputs, samples = sweep_samples(blocked_predict, (x, w), settings, 5)
+    outputs, samples = sweep_samples(watched, (x, w), settings, 5)
+    cold = []
     for setting, out, times in zip(settings, outputs, samples):
         np.testing.assert_allclose(np.asarray(out), reference, atol=2e-5, rtol=2e-5)
-        excess = max(times) - float(np.median(times))
+        # Your samples for a setting time its last calls.
+        timed = [s for k, s in compiled_in_call if k == setting][-len(times):]
+        note = ""
+        if any(timed):
+            cold.append(setting)
+            note = f"  <- a sample includes compiling ({max(timed) * 1e3:.0f} ms of it)"
         print(f"block={setting:3d}  median {np.median(times) * 1e3:.3f} ms  "
-              f"slowest sample {excess * 1e3:.1f} ms above the median")
-    # Compiling a setting costs tens of milliseconds; load alone rarely adds 10 ms to
-    # one warm sample of this small workload, so only a larger excess is reported.
-    print("A slowest sample 10 ms or more above its median usually means that sample "
-          "still compiled.")
+              f"max {max(times) * 1e3:.3f} ms{note}")
+    if cold:
+        print(f"Warm up every setting before its timer starts (still compiling: {cold}).")
+    else:
+        print("No sample includes compiling: every setting was warm before its timer started.")
