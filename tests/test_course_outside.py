@@ -19,56 +19,30 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import sysconfig
 import time
 from pathlib import Path
 
 import pytest
+from venv_support import venv_without_syncgrade
 
 pytestmark = pytest.mark.wheel  # runs in CI (not `slow`)
 
 ROOT = Path(__file__).resolve().parent.parent
-_NOT_COPIED = ("syncgrade", "__editable__", "__pycache__")
-
-
-def _link_tree(source: Path, target: Path) -> None:
-    def link(src: str, dst: str) -> None:
-        try:
-            os.link(src, dst)
-        except OSError:  # another file system: a copy
-            shutil.copy2(src, dst)
-
-    if source.is_dir():
-        shutil.copytree(source, target, copy_function=link, symlinks=True)
-    else:
-        link(str(source), str(target))
-
-
 @pytest.fixture(scope="module")
 def venv(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel installed; returns its ``bin`` folder."""
     root = tmp_path_factory.mktemp("instructor") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True,
-                   timeout=120)
-    python = root / "bin" / "python"
-    site = Path(subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True).stdout.strip())
-    ours = Path(sysconfig.get_paths()["purelib"])
-    for entry in ours.iterdir():
-        if not entry.name.startswith(_NOT_COPIED) and not (site / entry.name).exists():
-            _link_tree(entry, site / entry.name)
+    python = venv_without_syncgrade(root)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
                     "--no-deps", "--no-index", "-q", str(built_wheel)], check=True,
                    capture_output=True, timeout=300)
     where = subprocess.run([str(python), "-c", "import sys, syncgrade; "
                             "print(syncgrade.__file__); print(*sys.path, sep='\\n')"],
                            capture_output=True, text=True, check=True).stdout.splitlines()
-    assert Path(where[0]).is_relative_to(site), where[0]  # the wheel's copy, not the repo's
+    assert Path(where[0]).is_relative_to(root), where[0]  # the wheel's copy, not the repo's
     assert not any(p and Path(p).is_relative_to(ROOT) for p in where[1:]), where
     return root / "bin"
 

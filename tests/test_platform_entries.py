@@ -12,11 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from platform_support import check_gradescope, check_prairielearn
+from platform_support import check_exercism, check_gradescope, check_prairielearn
 
 from syncgrade.courses import get_exercise
 from syncgrade.platforms import gradescope, prairielearn
-from syncgrade.platforms.entry import MISCONFIGURED, find_submission, gradescope_main, run_entry
+from syncgrade.platforms.entry import (
+    MISCONFIGURED,
+    exercism_main,
+    find_submission,
+    gradescope_main,
+    run_entry,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
@@ -187,3 +193,51 @@ def test_the_module_runs_as_run_autograder(tmp_path: Path) -> None:
     results = json.loads((tmp_path / "results" / "results.json").read_text())
     check_gradescope(results)
     assert "SyntaxError on line 1" in results["tests"][0]["output"]
+
+
+@pytest.mark.parametrize("platform", ["gradescope", "prairielearn", "exercism"])
+def test_a_closed_stdout_still_gets_a_results_file(tmp_path: Path, platform: str) -> None:
+    """stdout a pipe nobody reads (closed before the entry writes a byte): the results
+    file is written first, the lost staff log is the only casualty, exit 0, no traceback."""
+    folder = {"gradescope": "submission", "prairielearn": "student",
+              "exercism": "solution"}[platform]
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "submission.py").write_text(NO_WAIT)
+    if platform == "exercism":
+        args = ["exercise-1", str(tmp_path / "solution"), str(tmp_path / "out")]
+        results_path = tmp_path / "out" / "results.json"
+    else:
+        args = ["--root", str(tmp_path), "--exercise", "exercise-1"]
+        results_path = tmp_path / "results" / "results.json"
+    env = {k: v for k, v in os.environ.items() if k != "SYNCGRADE_EXERCISE"}
+    child = subprocess.Popen([sys.executable, "-m", "syncgrade.platforms.entry", platform,
+                              *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone: every write to stdout is EPIPE
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=300) == 0, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    results = json.loads(results_path.read_text())
+    {"gradescope": check_gradescope, "prairielearn": check_prairielearn,
+     "exercism": check_exercism}[platform](results)
+    assert "sync-before-stop" in json.dumps(results)  # a real grade, not the fallback
+
+
+def test_run_autograder_piped_into_head(tmp_path: Path) -> None:
+    """`syncgrade-gradescope ... | head -2`, as a shell runs it."""
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "submission.py").write_text(NO_WAIT)
+    command = (f"{sys.executable} -m syncgrade.platforms.entry gradescope --root {tmp_path} "
+               "--exercise exercise-1 | head -2; echo \"exit ${PIPESTATUS[0]}\"")
+    shown = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
+                           timeout=300)
+    assert shown.stdout.splitlines()[0].startswith("syncgrade gradescope: exercise-1")
+    assert shown.stdout.splitlines()[-1] == "exit 0", shown.stderr
+    assert "Traceback" not in shown.stderr
+    check_gradescope(json.loads((tmp_path / "results" / "results.json").read_text()))
+
+
+def test_exercism_entry_without_its_three_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exercism_main(["exercise-1", "/tmp"]) == 2
+    assert "usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR" in capsys.readouterr().err

@@ -5,6 +5,7 @@ readers accept exactly the versions and fields the policy in docs/platforms.md p
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,10 @@ from syncgrade import cli
 from syncgrade.courses import EXERCISES
 from syncgrade.models import SCHEMA_VERSION, GradeReport
 from syncgrade.schema import (
+    AT_MOST,
     catalogue,
     report_schema,
+    report_validator,
     schema_file_name,
     schema_text,
     structural_fingerprint,
@@ -184,3 +187,48 @@ def test_plain_list_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(EXERCISES)
+
+
+def test_the_shipped_validator_rejects_a_score_above_max_score(
+        unreadable: dict[str, Any]) -> None:
+    """Plain JSON Schema cannot compare two fields: the committed schema states the order
+    with x-syncgrade-atMost, and report_validator (what syncgrade ships) enforces it, on
+    the committed copy as on the generated one, as the model does."""
+    committed = json.loads(_committed().read_text(encoding="utf-8"))
+    assert committed[AT_MOST] == {"score": "max_score"}
+    assert committed["$defs"]["CheckResult"][AT_MOST] == {"points": "max_points"}
+    above = {**unreadable, "score": unreadable["max_score"] + 1}
+    check = {**unreadable["checks"][0], "points": unreadable["checks"][0]["max_points"] + 1}
+    over_points = {**unreadable, "checks": [check, *unreadable["checks"][1:]]}
+    for schema in (committed, None):
+        shipped = report_validator(schema)
+        shipped.validate(unreadable)
+        with pytest.raises(jsonschema.ValidationError, match=r"score 12\.0 is above max_score"):
+            shipped.validate(above)
+        assert [e.message for e in shipped.iter_errors(over_points)] == [
+            f"points {check['points']!r} is above max_points {check['max_points']!r}"]
+    with pytest.raises(ValidationError, match=r"score 12\.0"):  # the model rejects it too
+        GradeReport.model_validate_json(json.dumps(above))
+    # A generic validator ignores an unknown keyword: why syncgrade ships its own.
+    assert jsonschema.Draft202012Validator(committed).is_valid(above)
+
+
+def test_the_docs_name_the_real_rubric_versions() -> None:
+    """Every `exercise-N@V` (a report's provenance.rubric_version) and every catalogue line
+    `"id":"exercise-N",...,"rubric_version":"V"` in the docs is what `grade list --json`
+    says now."""
+    versions = {e.id: e.rubric_version for e in catalogue().exercises}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for exercise, version in re.findall(r"\b(exercise-\d+)@(\w+)", text):
+            found += 1
+            assert versions.get(exercise) == version, (
+                f"{page.relative_to(ROOT)} says {exercise}@{version}; grade list --json "
+                f"says {versions.get(exercise)}")
+        for exercise, version in re.findall(
+                r'"id":\s*"(exercise-\d+)"[^{}]*?"rubric_version":\s*"(\w+)"', text):
+            found += 1
+            assert versions.get(exercise) == version, f"{page.name}: {exercise} {version}"
+    assert found >= 3  # the pages do quote versions: this test reads them

@@ -82,6 +82,42 @@ def test_gradescope_withholds_after_due_date_natively() -> None:
     assert HIDDEN in revealed["numpy-match"]["output"]
 
 
+def _with_later(status: str) -> GradeReport:
+    """_report() with its after_due_date check passed or failed; nothing else differs."""
+    checks = [make_check(c.id, status if c.visibility == "after_due_date" else c.status,
+                         visibility=c.visibility, message=c.message, hint=c.hint,
+                         points=c.max_points) for c in _report().checks]
+    return make_report(*checks)
+
+
+@pytest.mark.parametrize("html", [False, True])
+def test_gradescope_top_level_never_reveals_an_after_due_date_check(html: bool) -> None:
+    """Gradescope always shows the top-level output, and withholds the total itself while
+    an after_due_date test is withheld: the output names no such check, gives no total,
+    and reads the same whether that check passed or failed."""
+    failed, passed = (to_gradescope(_with_later(s), html=html) for s in ("failed", "passed"))
+    assert failed["output"] == passed["output"]
+    report = _with_later("failed")
+    out = failed["output"]
+    assert "sync-before-stop" not in out and LATER not in out
+    assert f"{report.score:g}/{report.max_score:g}" not in out
+    shown = [c for c in report.checks if c.visibility != "after_due_date"]
+    assert (f"checks shown now: {sum(c.points for c in shown):g}/"
+            f"{sum(c.max_points for c in shown):g} points") in out
+    assert "not yet passed: numpy-match, sample-count" in out
+    assert "1 more check (1 point) is shown after the due date, with your total" in out
+    assert failed["visibility"] == "after_due_date"
+    assert {t["name"].split(":")[0]: t["visibility"] for t in failed["tests"]} == {
+        "runs": "visible", "numpy-match": "visible", "shape": "visible",
+        "sync-before-stop": "after_due_date", "sample-count": "visible"}
+    without = make_report(make_check("runs", "passed"), make_check("shape"))
+    assert "visibility" not in to_gradescope(without)  # nothing withheld: as before
+    assert "score 1/2" in to_gradescope(without)["output"]
+    revealed = to_gradescope(report, reveal=True)  # staff: the whole story
+    assert f"score {report.score:g}/{report.max_score:g}" in revealed["output"]
+    assert "visibility" not in revealed
+
+
 def test_reveal_shows_everything_in_every_format() -> None:
     for fmt in OUTPUT_FORMATS:
         text = format_report(_report(), fmt, reveal=True)
@@ -123,7 +159,9 @@ def test_a_hidden_rubric_check_through_the_engine_and_the_cli(
 
     assert cli.main(["exercise-1", str(NO_WAIT)]) == cli.EXIT_NOT_FULL
     learner = capsys.readouterr().out
-    assert "sync-before-stop (hidden)" in learner and HIDDEN_FAILED in learner
+    # The terminal view wraps its columns: compare the words, not the line breaks.
+    assert "sync-before-stop (hidden)" in learner
+    assert HIDDEN_FAILED in " ".join(learner.split())
     assert secret not in learner and safe_hint("sync-before-stop") in " ".join(
         learner.split())
     assert cli.main(["exercise-1", str(NO_WAIT), "--json"]) == cli.EXIT_NOT_FULL

@@ -11,6 +11,14 @@ syncgrade itself rejects unknown fields. ``schema_version`` must match ``MAJOR.x
 syncgrade. The versioning rule is in :mod:`syncgrade.models`; docs/platforms.md says what
 other consumers should do with fields they do not know.
 
+Plain JSON Schema cannot compare two fields, so the one order the report's numbers must
+keep is stated with a keyword of our own, ``x-syncgrade-atMost`` (:data:`AT_MOST`): on the
+report ``{"score": "max_score"}``, on each check ``{"points": "max_points"}``, each meaning
+"the first field is at most the second" (up to ``models.POINTS_TOLERANCE``). A generic
+validator ignores an unknown keyword; :func:`report_validator` is a ``jsonschema``
+validator that enforces it, so a report with ``score > max_score`` is rejected by what
+syncgrade ships, as :class:`~syncgrade.models.GradeReport` itself rejects it.
+
 ``catalogue()`` is what ``grade list --json`` prints and ``GET /v1/exercises`` returns: each
 exercise with its rubric version, maximum score and checks.
 """
@@ -26,12 +34,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 import syncgrade
-from syncgrade.models import SCHEMA_VERSION, GradeReport, Visibility
+from syncgrade.models import POINTS_TOLERANCE, SCHEMA_VERSION, GradeReport, Visibility
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from syncgrade.courses import Course
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+AT_MOST = "x-syncgrade-atMost"
+"""Our keyword: ``{"a": "b"}`` on an object schema means the instance's number ``a`` is at
+most its number ``b`` (both present and numbers; up to ``POINTS_TOLERANCE``)."""
 
 
 def schema_id(version: str = SCHEMA_VERSION) -> str:
@@ -57,6 +70,8 @@ def report_schema() -> dict[str, Any]:
     properties = dict(generated["properties"])
     properties["schema_version"] = {**properties["schema_version"],
                                     "pattern": rf"^{major}\.[0-9]+$"}
+    defs = dict(generated["$defs"])
+    defs["CheckResult"] = {**defs["CheckResult"], AT_MOST: {"points": "max_points"}}
     return {
         "$schema": JSON_SCHEMA_DIALECT,
         "$id": schema_id(),
@@ -64,9 +79,43 @@ def report_schema() -> dict[str, Any]:
         "title": f"GradeReport {SCHEMA_VERSION}",
         "description": (f"A syncgrade grade report, schema_version {SCHEMA_VERSION}. "
                         "MAJOR.MINOR: a new optional field bumps MINOR; removing or renaming "
-                        "a field, changing a type or adding an enumeration value bumps MAJOR."),
+                        "a field, changing a type or adding an enumeration value bumps MAJOR. "
+                        f"{AT_MOST} {{\"a\": \"b\"}}: the number a is at most the number b "
+                        "(syncgrade.schema.report_validator enforces it)."),
         "properties": properties,
+        "$defs": defs,
+        AT_MOST: {"score": "max_score"},
     }
+
+
+def report_validator(schema: dict[str, Any] | None = None) -> Any:
+    """A ``jsonschema`` validator of ``schema`` (default: :func:`report_schema`) that also
+    enforces :data:`AT_MOST`: ``validator.validate(data)`` raises
+    ``jsonschema.ValidationError`` for a report whose ``score`` is above its ``max_score``
+    (or a check's ``points`` above its ``max_points``), as for any other violation.
+    Needs the ``jsonschema`` package (the ``test`` extra); raises ``ImportError`` saying so
+    when it is missing."""
+    try:
+        import jsonschema
+        from jsonschema.exceptions import ValidationError
+    except ImportError:
+        raise ImportError("syncgrade.schema.report_validator needs the jsonschema package: "
+                          "pip install jsonschema") from None
+
+    def at_most(validator: Any, pairs: dict[str, str], instance: Any,
+                _schema: dict[str, Any]) -> Iterator[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        for low, high in pairs.items():
+            a, b = instance.get(low), instance.get(high)
+            if not (validator.is_type(a, "number") and validator.is_type(b, "number")):
+                continue  # a missing or mistyped field is the schema's own error
+            if a > b + POINTS_TOLERANCE * max(1.0, abs(b)):
+                yield ValidationError(f"{low} {a!r} is above {high} {b!r}")
+
+    schema = report_schema() if schema is None else schema
+    base = jsonschema.validators.validator_for(schema)
+    return jsonschema.validators.extend(base, {AT_MOST: at_most})(schema)
 
 
 def schema_text() -> str:
@@ -87,9 +136,11 @@ _PROSE_KEYS = frozenset({"title", "description"})
 
 
 def structural_fingerprint(schema: dict[str, Any] | None = None) -> str:
-    """A short hash of the schema without its prose (titles, descriptions) and without the
-    version-bearing ``$id``: it changes exactly when a report's shape changes, which is when
-    ``SCHEMA_VERSION`` must change too."""
+    """A short hash of the schema without its prose (titles, descriptions), without the
+    version-bearing ``$id`` and without our own ``x-syncgrade-*`` keywords: it changes
+    exactly when a report's shape changes, which is when ``SCHEMA_VERSION`` must change
+    too. The ``x-syncgrade-*`` keywords state orders the model has always enforced
+    (``score <= max_score`` since 2.0), so stating them changes no report's shape."""
 
     def strip(node: Any, key: str = "") -> Any:
         if isinstance(node, dict):
@@ -97,7 +148,8 @@ def structural_fingerprint(schema: dict[str, Any] | None = None) -> str:
             # called title (kept); everywhere else it is prose (dropped).
             names = key in ("properties", "$defs")
             return {k: strip(v, k) for k, v in sorted(node.items())
-                    if names or (k not in _PROSE_KEYS and k != "$id")}
+                    if names or (k not in _PROSE_KEYS and k != "$id"
+                                 and not k.startswith("x-syncgrade-"))}
         if isinstance(node, list):
             return [strip(v) for v in node]
         return node

@@ -4,13 +4,15 @@ containers, batch) are the only code that prints and picks exit codes.
     grade list                          the exercises and their titles
     grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
     grade EXERCISE [PATH] [--format F]  grade PATH (default exercises/EXERCISE/submission.py);
-                                        F: text (default), json (or --json), gradescope,
-                                        prairielearn, exercism; --reveal: hidden checks too
+                                        F: text (default), json (or --json), html, gradescope,
+                                        prairielearn, exercism; -o FILE; --open: the HTML
+                                        report in the browser; --reveal: hidden checks too
     grade batch PATHS... --exercise ID  grade many files; one JSON line (or CSV row) each
     grade validate [EXERCISE... | --all] check a course's exercises before release
     grade new EXERCISE --title TITLE    scaffold a new exercise folder in a course
     grade list --json                   the catalogue: exercises, checks, points (platforms)
     grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
+    grade package gradescope EXERCISE   the Gradescope autograder zip (-o autograder.zip)
     grade serve [--port 8000] ...       the HTTP service (needs the `serve` extra)
 
 Every command takes ``--course DIR`` (a course folder, or an installed course's name;
@@ -38,6 +40,7 @@ from syncgrade.cli.common import (
     UsageError,
 )
 from syncgrade.cli.grade import cmd_grade, cmd_list, cmd_start
+from syncgrade.cli.package import cmd_package
 from syncgrade.cli.schema import cmd_schema
 from syncgrade.cli.serve import cmd_serve
 
@@ -47,7 +50,7 @@ __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXI
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
     "validate": cmd_validate, "new": cmd_new,
-    "schema": cmd_schema, "serve": cmd_serve,
+    "schema": cmd_schema, "serve": cmd_serve, "package": cmd_package,
 }
 
 

@@ -11,7 +11,9 @@ Pure adapters from a :class:`~syncgrade.models.GradeReport` to each platform's
 
 Entry points for the platforms' containers (:mod:`.entry`, the only module here that
 prints or picks an exit code): ``python -m syncgrade.platforms.entry gradescope``
-(``run_autograder``) and ``python -m syncgrade.platforms.entry prairielearn``.
+(``run_autograder``), ``python -m syncgrade.platforms.entry prairielearn`` and ``python -m
+syncgrade.platforms.entry exercism SLUG INPUT_DIR OUTPUT_DIR`` (``bin/run.sh``). Each
+adapter takes ``html=True`` for HTML outputs (Gradescope) or images (PrairieLearn).
 docs/platforms.md has the field mappings, the status/cause table and the wiring.
 """
 

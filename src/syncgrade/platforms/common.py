@@ -1,7 +1,10 @@
-"""Pieces every platform adapter shares: test names, verdict lines, the learner's stderr."""
+"""Pieces every platform adapter shares: test names, verdict lines, the learner's stderr,
+and the cleaning of learner-controlled text (:func:`clean_text`, :func:`clean_name`,
+:func:`clean_tree`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,3 +64,44 @@ class Layout:
     render: Callable[..., dict[str, Any]]
     fallback: Callable[[str, float], dict[str, Any]]
     log_full_report: bool
+
+
+# Learner-controlled text (file names, what their code printed, their quoted lines) ends up
+# in platform results: C0/C1 control characters (terminal escapes, NUL, carriage returns
+# that overwrite a line) and bidirectional overrides (which make text read other than it
+# is stored) are dropped. Newlines and tabs are kept where text may span lines.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                      "\ud800-\udfff]")
+NAME_LIMIT = 120
+
+
+def clean_text(text: str) -> str:
+    """``text`` without control characters, bidirectional overrides or lone surrogates;
+    newlines and tabs are kept. Idempotent."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+
+
+def clean_name(name: str, limit: int = NAME_LIMIT) -> str:
+    """A learner-chosen name (a file name) fit for one line: cleaned as
+    :func:`clean_text`, whitespace runs made one space, and at most ``limit`` characters
+    (the middle elided with ``…``, so the extension stays). Never empty: ``"submission"``
+    when nothing is left."""
+    one_line = " ".join(clean_text(name).split())
+    if len(one_line) > limit:
+        keep = limit - 1
+        one_line = one_line[:keep - keep // 2] + "…" + one_line[len(one_line) - keep // 2:]
+    return one_line or "submission"
+
+
+def clean_tree(value: Any) -> Any:
+    """Every string in a JSON-like value (dicts, lists, strings, numbers) passed through
+    :func:`clean_text`: the last step of each platform adapter, so no control character
+    reaches a results file whatever field it came in by."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k) if isinstance(k, str) else k: clean_tree(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_tree(v) for v in value]
+    return value

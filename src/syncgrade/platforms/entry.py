@@ -2,11 +2,14 @@
 grade, and always write a valid results file.
 
 Run as ``python -m syncgrade.platforms.entry gradescope`` (console script
-``syncgrade-gradescope``; root ``/autograder``) and ``python -m syncgrade.platforms.entry
-prairielearn`` (``syncgrade-prairielearn``; root ``/grade``). This module is the
-containers' entry point (it prints and picks the exit code); the adapters
-(:mod:`.gradescope`, :mod:`.prairielearn`) only render and describe their layout, and never
-import it. Both take::
+``syncgrade-gradescope``; root ``/autograder``), ``python -m syncgrade.platforms.entry
+prairielearn`` (``syncgrade-prairielearn``; root ``/grade``) and ``python -m
+syncgrade.platforms.entry exercism SLUG INPUT_DIR OUTPUT_DIR`` (``syncgrade-exercism``,
+Exercism's test-runner interface: root ``INPUT_DIR``, results in
+``OUTPUT_DIR/results.json``, the exercise is ``SLUG`` unless configured). This module is
+the containers' entry point (it prints and picks the exit code); the adapters
+(:mod:`.gradescope`, :mod:`.prairielearn`, :mod:`.exercism`) only render and describe their
+layout, and never import it. All take::
 
     --root DIR        the platform's directory (tests point it at a simulated layout)
     --exercise ID     which exercise this assignment grades
@@ -14,14 +17,18 @@ import it. Both take::
     --timeout S       wall-clock limit for the learner's code (default 60)
     --memory GIB      address-space limit for it (default 4)
     --reveal          no redaction of hidden checks (staff runs only)
+    --html            HTML outputs with pictures (Gradescope), images (PrairieLearn)
+    --output DIR      write the results file in DIR instead of the platform's place
 
 Configuration, later sources winning: a JSON file (Gradescope ``source/syncgrade.json``,
 PrairieLearn ``tests/syncgrade.json``), then PrairieLearn's ``data/data.json``
 ``params.syncgrade`` object, then the ``SYNCGRADE_EXERCISE`` and ``SYNCGRADE_COURSE``
 environment variables, then the arguments. The JSON objects take the keys ``exercise``,
 ``course``, ``timeout``, ``memory_gib``, ``submission`` (the file name to grade, default
-``submission.py``) and ``reveal``; an unknown key is an error, so a typo cannot silently
-fall back to a default.
+``submission.py``), ``reveal`` and ``html``; an unknown key is an error, so a typo cannot
+silently fall back to a default. Exercism: ``INPUT_DIR/.meta/syncgrade.json``; the
+exercise defaults to ``SLUG``, the file to the first ``.py`` of ``files.solution`` in
+``.meta/config.json``, the timeout to 15 s (Exercism stops a runner after 20 s).
 
 ``course``: the course folder (or an installed course's name; default: the built-in
 course). A relative folder in a JSON file is relative to that file's folder (Gradescope:
@@ -39,8 +46,14 @@ Whatever happens (a bad configuration, a grader fault, a bug here) a valid resul
 written, replaced atomically after the learner's code has finished, and the process exits
 0, the contract Gradescope and Exercism state: a crashed runner shows learners a generic
 failure instead of our explanation. Exit 1 only if the results file itself cannot be
-written. Details for staff go to stdout: on Gradescope the full, unredacted text report
-(Gradescope shows stdout to instructors only); on PrairieLearn one summary line.
+written. Details for staff go to stdout, *after* the results file is written: on
+Gradescope the full, unredacted text report (Gradescope shows stdout to instructors only);
+elsewhere one summary line. A closed stdout (``syncgrade-gradescope | head -2``, a
+collector that went away) loses only that log: the file is already there, and the exit
+code is the file's.
+
+The learner names their own file: the name shown to them (and to the adapters) is
+cleaned of control characters and cut to a line (:func:`~.common.clean_name`).
 """
 
 from __future__ import annotations
@@ -56,7 +69,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from syncgrade.limits import (
     DEFAULT_MEMORY_GIB,
@@ -72,14 +85,15 @@ from syncgrade.models import (
     Provenance,
     StreamExcerpt,
 )
-from syncgrade.platforms.common import GRADER_FAULT_MESSAGE
+from syncgrade.platforms.common import GRADER_FAULT_MESSAGE, clean_name
 from syncgrade.platforms.common import Layout as Layout  # re-exported
 
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
 COURSE_ENV = "SYNCGRADE_COURSE"  # syncgrade.courses.COURSE_ENV
 CONFIG_KEYS = frozenset({"exercise", "course", "timeout", "memory_gib", "submission",
-                         "reveal"})
+                         "reveal", "html"})
+EXERCISM_TIMEOUT_S = 15.0  # Exercism stops a test runner after 20 s
 MISCONFIGURED = ("The autograder is not set up correctly, so your submission was not "
                  "graded; this is not your fault. Please tell course staff.")
 _IGNORED_PARTS = ("__MACOSX", "__pycache__")
@@ -97,6 +111,7 @@ class Config:
     submission: str = DEFAULT_SUBMISSION
     reveal: bool = False
     course: str | None = None
+    html: bool = False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,50 +134,99 @@ def _parser(layout: Layout) -> argparse.ArgumentParser:
                         help="address-space limit for the learner's code in GiB")
     parser.add_argument("--reveal", action="store_true", default=None,
                         help="show hidden checks in full (staff runs only)")
+    parser.add_argument("--html", action="store_true", default=None,
+                        help="HTML outputs with pictures (Gradescope), test images "
+                             "(PrairieLearn); Exercism stays text")
+    parser.add_argument("--output", type=Path, metavar="DIR",
+                        help="write the results file in DIR (default: the platform's place)")
     return parser
 
 
-def _root_from(argv: Sequence[str], default: str) -> Path:
-    """The root, found before full parsing: a bad argument still needs a results file."""
+def _option_from(argv: Sequence[str], option: str) -> str | None:
+    """An option's value, found before full parsing: a bad argument still needs a results
+    file, written where the arguments say."""
     for i, arg in enumerate(argv):
-        if arg == "--root" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--root="):
-            return Path(arg.split("=", 1)[1])
-    return Path(default)
+        if arg == option and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(option + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def results_path_of(layout: Layout, root: Path, output: Path | str | None) -> Path:
+    """Where the results file goes: ``output/<file name>`` when ``--output`` is given,
+    else the platform's place under ``root``."""
+    if output is not None:
+        return Path(output) / Path(layout.results_file).name
+    return root / layout.results_file
 
 
 def run_entry(layout: Layout, argv: Sequence[str],
-              environ: Mapping[str, str] | None = None) -> int:
-    """Grade and write the results file; see the module docstring. Returns the exit code."""
+              environ: Mapping[str, str] | None = None, *,
+              defaults: Mapping[str, Any] | None = None) -> int:
+    """Grade and write the results file, then print the staff log; see the module
+    docstring. ``defaults``: configuration below every other source (Exercism's slug).
+    Returns the exit code: 0, or 1 when the results file could not be written."""
     started = time.perf_counter()
-    root = _root_from(argv, layout.default_root)
-    results_path = root / layout.results_file
+    log: list[str] = []
+    root = Path(_option_from(argv, "--root") or layout.default_root)
+    results_path = results_path_of(layout, root, _option_from(argv, "--output"))
     try:
         args = _parser(layout).parse_args(list(argv))
         root = args.root
-        results_path = root / layout.results_file
+        results_path = results_path_of(layout, root, args.output)
         config = load_config(layout, root, vars(args),
-                             os.environ if environ is None else environ)
-        results = _grade(layout, root, config)
+                             os.environ if environ is None else environ, defaults)
+        results = _grade(layout, root, config, log)
     except ConfigError as exc:
-        print(f"syncgrade: the autograder is misconfigured: {exc}", flush=True)
+        log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
     except Exception:  # a bug of ours: the learner still gets a results file
-        print("syncgrade: the grader failed:\n" + traceback.format_exc(), flush=True)
+        log.append("syncgrade: the grader failed:\n" + traceback.format_exc())
         results = layout.fallback(GRADER_FAULT_MESSAGE, time.perf_counter() - started)
+    code = 0
     try:
         write_results(results_path, results)
     except OSError as exc:
-        print(f"syncgrade: cannot write {results_path}: {exc}", flush=True)
-        return 1
-    return 0
+        log.append(f"syncgrade: cannot write {results_path}: {exc}")
+        code = 1
+    emit(log)
+    return code
+
+
+def emit(lines: Sequence[str], stream: TextIO | None = None) -> bool:
+    """Print the staff log to ``stream`` (default stdout), surviving a closed pipe or any
+    other write error: the log is the only thing lost. After such an error the real stdout
+    is pointed at ``/dev/null``, so the interpreter's last flush at exit cannot fail again
+    (and turn exit 0 into 120). Returns whether everything was written."""
+    out = sys.stdout if stream is None else stream
+    try:
+        for line in lines:
+            out.write(line + "\n")
+        out.flush()
+        return True
+    except (OSError, ValueError):  # EPIPE, a closed or unwritable stream
+        _silence(out)
+        return False
+
+
+def _silence(stream: TextIO) -> None:
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return  # not a real file (a test's capture): nothing will flush it at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
-                environ: Mapping[str, str]) -> Config:
+                environ: Mapping[str, str],
+                defaults: Mapping[str, Any] | None = None) -> Config:
     """Merge the configuration sources (see the module docstring) and check them."""
-    merged: dict[str, Any] = {}
+    merged: dict[str, Any] = dict(defaults or {})
     for name in layout.config_files:
         path = root / name
         if path.is_file():
@@ -207,10 +271,11 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
         if not isinstance(name, str) or not name.endswith(".py") or "/" in name:
             raise ConfigError(f"submission must be a .py file name, not {name!r}")
         config = _with(config, submission=name)
-    if "reveal" in merged:
-        if not isinstance(merged["reveal"], bool):
-            raise ConfigError(f"reveal must be true or false, not {merged['reveal']!r}")
-        config = _with(config, reveal=merged["reveal"])
+    for key in ("reveal", "html"):
+        if key in merged:
+            if not isinstance(merged[key], bool):
+                raise ConfigError(f"{key} must be true or false, not {merged[key]!r}")
+            config = _with(config, **{key: merged[key]})
     return config
 
 
@@ -263,7 +328,7 @@ def find_submission(folder: Path, preferred: str = DEFAULT_SUBMISSION) -> tuple[
         shallowest = [p for p in named if len(p.relative_to(folder).parts) == depth]
         if len(shallowest) == 1:
             return shallowest[0], ""
-        names = ", ".join(str(p.relative_to(folder)) for p in shallowest)
+        names = ", ".join(clean_name(str(p.relative_to(folder))) for p in shallowest)
         return None, (f"Your submission has {len(shallowest)} files named {preferred} "
                       f"({names}); submit just one.")
     if len(candidates) == 1:
@@ -271,7 +336,7 @@ def find_submission(folder: Path, preferred: str = DEFAULT_SUBMISSION) -> tuple[
     if not candidates:
         return None, (f"Your submission has no Python file; submit your solution as "
                       f"{preferred}.")
-    shown = ", ".join(str(p.relative_to(folder)) for p in candidates[:5])
+    shown = ", ".join(clean_name(str(p.relative_to(folder))) for p in candidates[:5])
     more = f" and {len(candidates) - 5} more" if len(candidates) > 5 else ""
     return None, (f"Your submission has {len(candidates)} Python files ({shown}{more}) and "
                   f"none is named {preferred}; submit just your solution, as {preferred}.")
@@ -307,7 +372,8 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
                               python_version=_platform.python_version()))
 
 
-def _grade(layout: Layout, root: Path, config: Config) -> dict[str, Any]:
+def _grade(layout: Layout, root: Path, config: Config, log: list[str]) -> dict[str, Any]:
+    """Grade the submission under ``root``; the staff log's lines go to ``log``."""
     from syncgrade.grading import SubmissionError, grade
     from syncgrade.render import render
 
@@ -319,8 +385,8 @@ def _grade(layout: Layout, root: Path, config: Config) -> dict[str, Any]:
         report = problem_report(config.exercise, problem, display_name=config.submission,
                                 timeout=config.timeout, course=config.course)
     else:
-        # The learner sees their file's own name, never the platform's path.
-        display = str(path.relative_to(folder))
+        # The learner sees their file's own name (cleaned), never the platform's path.
+        display = clean_name(str(path.relative_to(folder)))
         try:
             report = grade(config.exercise, path, timeout=config.timeout,
                            memory_bytes=int(config.memory_gib * 2**30), display_name=display,
@@ -334,14 +400,14 @@ def _grade(layout: Layout, root: Path, config: Config) -> dict[str, Any]:
             source_lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             source_lines = None
-    print(f"syncgrade {layout.platform}: {report.exercise} {report.submission}: "
-          f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}",
-          flush=True)
+    log.append(f"syncgrade {layout.platform}: {report.exercise} {report.submission}: "
+               f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}")
     if report.grading.internal_error:
-        print(f"syncgrade: {report.grading.internal_error}", flush=True)
+        log.append(f"syncgrade: {report.grading.internal_error}")
     if layout.log_full_report:
-        print(render(report, source_lines), flush=True)
-    return layout.render(report, reveal=config.reveal, source_lines=source_lines)
+        log.append(render(report, source_lines).rstrip("\n"))
+    return layout.render(report, reveal=config.reveal, source_lines=source_lines,
+                         html=config.html)
 
 
 def write_results(path: Path, results: dict[str, Any]) -> None:
@@ -375,7 +441,47 @@ def prairielearn_main(argv: Sequence[str] | None = None) -> int:
     return run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv)
 
 
-MAINS = {"gradescope": gradescope_main, "prairielearn": prairielearn_main}
+EXERCISM_USAGE = ("usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR [options] "
+                  "(Exercism's test-runner interface)")
+
+
+def exercism_main(argv: Sequence[str] | None = None) -> int:
+    """Exercism's test runner: ``SLUG INPUT_DIR OUTPUT_DIR [options]`` grades the solution in
+    ``INPUT_DIR`` into ``OUTPUT_DIR/results.json``. The exercise is ``SLUG`` unless
+    ``.meta/syncgrade.json``, ``SYNCGRADE_EXERCISE`` or ``--exercise`` says otherwise; the
+    file is the first ``.py`` of ``.meta/config.json``'s ``files.solution``. Without the
+    three arguments there is nowhere to write: usage on stderr, exit 2."""
+    from syncgrade.platforms import exercism
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) < 3 or any(a.startswith("-") for a in args[:3]):
+        print(EXERCISM_USAGE, file=sys.stderr)
+        return 2
+    slug, input_dir, output_dir, *rest = args
+    defaults: dict[str, Any] = {"exercise": slug, "timeout": EXERCISM_TIMEOUT_S}
+    solution = _exercism_solution(Path(input_dir))
+    if solution:
+        defaults["submission"] = solution
+    return run_entry(exercism.layout(),
+                     ["--root", input_dir, "--output", output_dir, *rest], defaults=defaults)
+
+
+def _exercism_solution(folder: Path) -> str | None:
+    """The first ``.py`` file name of ``files.solution`` in ``.meta/config.json``, if any
+    (a track's own layout; anything unreadable there is ignored: the usual search runs)."""
+    try:
+        meta = json.loads((folder / ".meta" / "config.json").read_text(encoding="utf-8"))
+        names = meta["files"]["solution"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(names, list):
+        return None
+    return next((Path(n).name for n in names if isinstance(n, str) and n.endswith(".py")),
+                None)
+
+
+MAINS = {"gradescope": gradescope_main, "prairielearn": prairielearn_main,
+         "exercism": exercism_main}
 
 
 if __name__ == "__main__":  # python -m syncgrade.platforms.entry PLATFORM [options]

@@ -19,11 +19,13 @@ assert ("text", "json", *PLATFORMS) == OUTPUT_FORMATS, "syncgrade.limits.OUTPUT_
 
 def format_report(report: GradeReport, fmt: str, *, reveal: bool = False,
                   source_lines: list[str] | None = None, colour: bool = False,
-                  indent: int | None = 2) -> str:
+                  indent: int | None = 2, html: bool = False) -> str:
     """``report`` in ``fmt`` (one of :data:`OUTPUT_FORMATS`), ending in a newline.
-    ``indent=None`` gives one line of JSON (batch's JSON lines)."""
+    ``indent=None`` gives one line of JSON (batch's JSON lines). ``html``: the platform
+    formats' HTML (Gradescope) and images (PrairieLearn); other formats ignore it."""
     if fmt in PLATFORMS:
-        results = to_platform(fmt, report, reveal=reveal, source_lines=source_lines)
+        results = to_platform(fmt, report, reveal=reveal, source_lines=source_lines,
+                              html=html)
         return json.dumps(results, indent=indent, ensure_ascii=False) + "\n"
     view = report if reveal else redact(report)
     if fmt == "json":

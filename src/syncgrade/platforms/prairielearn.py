@@ -17,6 +17,11 @@ Every other cause (timeouts, limits, crashes, tampering) is gradable: the learne
 ran and the checks scored what it did. Hidden and ``after_due_date`` checks are redacted
 unless ``reveal=True``: PrairieLearn has no per-test visibility.
 
+``html=True`` adds ``images`` to the tests of failing timing checks: the same pictures as
+the HTML report, as SVG ``data:`` URLs (PrairieLearn's ``images``: ``label`` and ``url``).
+PrairieLearn shows ``message`` and ``output`` as text, so those stay text. Every string is
+cleaned of control characters (:func:`~.common.clean_tree`).
+
 Run ``python -m syncgrade.platforms.entry prairielearn`` (or ``syncgrade-prairielearn``) as the
 question's ``externalGradingOptions.entrypoint``; see :mod:`syncgrade.platforms.entry`.
 """
@@ -26,17 +31,31 @@ from __future__ import annotations
 from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport
-from syncgrade.platforms.common import GRADER_FAULT_MESSAGE, Layout, headline, name_of, stderr_tail
+from syncgrade.platforms.common import (
+    GRADER_FAULT_MESSAGE,
+    Layout,
+    clean_tree,
+    headline,
+    name_of,
+    stderr_tail,
+)
+from syncgrade.platforms.html import check_pictures, data_url
 from syncgrade.platforms.visibility import redact
 from syncgrade.render import check_message, timeline_text
 
 DEFAULT_ROOT = "/grade"
 UNGRADABLE = frozenset({"syntax_error", "unreadable", "grader_fault"})
+IMAGES_BUDGET = 600_000
+"""Characters of images one results file may carry (PrairieLearn's limit is 1 MB in all)."""
 
 
 def to_prairielearn(report: GradeReport, *, reveal: bool = False,
-                    source_lines: list[str] | None = None) -> dict[str, Any]:
-    """PrairieLearn's ``results.json`` for ``report`` (a pure function)."""
+                    source_lines: list[str] | None = None,
+                    html: bool = False) -> dict[str, Any]:
+    """PrairieLearn's ``results.json`` for ``report`` (a pure function). ``html``: each
+    failing timing check's test also carries its pictures in ``images`` (SVG ``data:``
+    URLs, which ``<pl-external-grader-results>`` shows as images), within
+    :data:`IMAGES_BUDGET`; the text ``message`` and ``output`` are unchanged."""
     view = report if reveal else redact(report)
     output = stderr_tail(report)
     if report.cause in UNGRADABLE:
@@ -44,16 +63,40 @@ def to_prairielearn(report: GradeReport, *, reveal: bool = False,
         message = (GRADER_FAULT_MESSAGE if report.cause == "grader_fault" else
                    "Not graded, and this attempt does not count: "
                    + errors[0].splitlines()[0])
-        return {"gradable": False, "format_errors": errors, "message": message,
-                "output": output}
+        return clean_tree({"gradable": False, "format_errors": errors, "message": message,
+                           "output": output})
     fraction = report.score / report.max_score if report.max_score > 0 else 0.0
-    return {
+    tests = [_test(check, source_lines) for check in view.checks]
+    if html:
+        _add_images(tests, view, source_lines)
+    return clean_tree({
         "gradable": True,
         "score": min(1.0, max(0.0, fraction)),
         "message": headline(view),
         "output": output,
-        "tests": [_test(check, source_lines) for check in view.checks],
-    }
+        "tests": tests,
+    })
+
+
+def _add_images(tests: list[dict[str, Any]], view: GradeReport,
+                source_lines: list[str] | None) -> None:
+    """Give each failing check's test its pictures, in rubric order, while they fit in
+    :data:`IMAGES_BUDGET`; one interval failing several checks is drawn once, on the first."""
+    left = IMAGES_BUDGET
+    drawn: set[str] = set()
+    for test, check in zip(tests, view.checks, strict=True):
+        key = check.evidence.model_dump_json(include={"interval", "samples"})
+        if key in drawn:
+            continue
+        images = []
+        for label, svg in check_pictures(check, source_lines):
+            url = data_url(svg)
+            if len(url) <= left:
+                left -= len(url)
+                images.append({"label": label, "url": url})
+        if images:
+            drawn.add(key)
+            test["images"] = images
 
 
 def _format_errors(view: GradeReport) -> list[str]:

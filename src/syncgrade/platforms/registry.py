@@ -20,6 +20,8 @@ PLATFORMS: dict[str, Adapter] = {
 
 
 def to_platform(platform: str, report: GradeReport, *, reveal: bool = False,
-                source_lines: list[str] | None = None) -> dict[str, Any]:
-    """``report`` in ``platform``'s result format (a key of :data:`PLATFORMS`)."""
-    return PLATFORMS[platform](report, reveal=reveal, source_lines=source_lines)
+                source_lines: list[str] | None = None, html: bool = False) -> dict[str, Any]:
+    """``report`` in ``platform``'s result format (a key of :data:`PLATFORMS`). ``html``:
+    Gradescope's outputs as HTML with pictures, PrairieLearn's tests with images; Exercism
+    stays text."""
+    return PLATFORMS[platform](report, reveal=reveal, source_lines=source_lines, html=html)
