@@ -1,8 +1,14 @@
 """The HTTP service over real HTTP on loopback: `grade serve` started by the test in a
-subprocess, spoken to with http.client. Two real grades in all (a passing and a flawed
-exercise-1 source, which also exercise the concurrency limit); every bad request is
+subprocess, spoken to with http.client, once /readyz says it is ready (its self-test
+graded). Two real grades in all (a passing and a flawed exercise-1 source, which also
+exercise the concurrency limit); every bad request is
 refused before any grading. Grader faults use an in-process uvicorn thread, so the fault
-can be injected; learner code still runs only in sandboxed children."""
+can be injected; learner code still runs only in sandboxed children.
+
+The helpers here (requests, servers, the gate) serve the other service tests too
+(test_service_jobs.py, test_service_ops.py). A grade is kept running with a *gate*: the
+submission makes a FIFO in its work directory and blocks reading it until the test opens
+it for writing (:func:`release`), so no test relies on a sleep outlasting a step."""
 
 from __future__ import annotations
 
@@ -16,7 +22,9 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -85,17 +93,87 @@ def _wait_until_up(port: int, process: subprocess.Popen[bytes] | None = None) ->
     wait_until(up, 120, interval=0.1, what="the server to come up")
 
 
-@pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    """`grade serve` in a subprocess: one worker, a queue of one, a 64 KiB body limit."""
+def wait_until_ready(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Until ``/readyz`` is 200: the warm pool filled and the self-test passed."""
+    def ready() -> bool:
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"grade serve exited with {process.returncode}")
+        with contextlib.suppress(OSError):
+            return _request(port, "GET", "/readyz")[0] == 200
+        return False
+
+    wait_until(ready, 180, interval=0.1, what="/readyz to answer 200")
+
+
+# --- the gate: a submission that runs until the test lets it go -----------------------
+
+def gated(name: str, then: str = SOLUTION) -> str:
+    """A submission that makes the FIFO ``name`` in its work directory and blocks reading
+    it (a grade kept running), then runs ``then``."""
+    return (f"import os as _os\n_os.mkfifo({name!r}, 0o666)\n"
+            f"with open({name!r}) as _gate:\n    _gate.read()\n{then}")
+
+
+def new_gate() -> str:
+    return f"gate-{uuid.uuid4().hex}"
+
+
+def find_gate(base: Path, name: str, timeout: float = 120) -> Path:
+    """The gate FIFO once the child under ``base`` (its temp directory) made it: in its
+    work directory, ``base/syncgrade-*/work`` (not a recursive search, which would walk
+    into the run directory's jail)."""
+    def found() -> Path | None:
+        return next(iter(base.glob(f"syncgrade-*/work/{name}")), None)
+
+    return wait_until(found, timeout, interval=0.05,  # type: ignore[no-any-return]
+                      what=f"the submission to open its gate {name}")
+
+
+def release(base: Path, name: str) -> None:
+    """Let the gated submission ``name`` under ``base`` go on: open its FIFO for writing
+    once it is reading (non-blocking, retried), and close it (it reads end of file)."""
+    path = find_gate(base, name)
+
+    def opened() -> int | None:
+        try:
+            return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # ENXIO: no reader yet
+            return None
+
+    os.close(wait_until(opened, 60, interval=0.02, what=f"a reader on {name}"))
+
+
+@dataclass(frozen=True)
+class Served:
+    """A `grade serve` subprocess: its port, its temp directory (the children's work
+    directories are under it) and the file its stderr (the JSON logs) goes to."""
+
+    port: int
+    tmp: Path
+    log: Path
+    process: subprocess.Popen[bytes]
+
+
+@contextlib.contextmanager
+def grade_serve(tmp: Path, *args: str, env: dict[str, str] | None = None,
+                ready: bool = True) -> Iterator[Served]:
+    """`grade serve ARGS` on a free loopback port, with ``TMPDIR`` under ``tmp``; waits
+    for /readyz 200 (``ready``) or /healthz; terminated at the end."""
     port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "syncgrade.cli", "serve", "--port", str(port),
-         "--workers", "1", "--queue", "1", "--max-body", str(MAX_BODY)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children = tmp / "tmp"
+    children.mkdir(parents=True, exist_ok=True)
+    log = tmp / "serve.log"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "syncgrade.cli", "serve", "--port", str(port), *args],
+            stdout=subprocess.DEVNULL, stderr=stderr,
+            env={**os.environ, "TMPDIR": str(children), **(env or {})})
     try:
-        _wait_until_up(port, process)
-        yield port
+        if ready:
+            wait_until_ready(port, process)
+        else:
+            _wait_until_up(port, process)
+        yield Served(port, children, log, process)
     finally:
         process.terminate()
         try:
@@ -103,6 +181,19 @@ def port() -> Iterator[int]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """`grade serve`: one worker, a queue of one, a 64 KiB body limit, ready."""
+    with grade_serve(tmp_path_factory.mktemp("serve"), "--workers", "1", "--queue", "1",
+                     "--max-body", str(MAX_BODY)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def port(served: Served) -> int:
+    return served.port
 
 
 def _load(port: int) -> dict[str, Any]:
@@ -117,19 +208,22 @@ def _wait_for_load(port: int, running: int, queued: int) -> None:
     wait_until(seen, 60, what=f"running={running}, queued={queued}")
 
 
-def test_grades_over_http_and_a_full_queue_answers_429(port: int) -> None:
-    """A (the solution, slowed by a sleep at load so it is surely still running) takes the
-    one worker, B (a flawed timer) the one queue place, C gets 429 at once. A and B are
-    then graded for real: passed and failed, under the names the caller chose."""
+def test_grades_over_http_and_a_full_queue_answers_429(served: Served) -> None:
+    """A (the solution behind a gate, so it surely runs until the test releases it)
+    takes the one worker, B (a flawed timer) the one queue place, C gets 429 at once. A
+    and B are then graded for real: passed and failed, under the names the caller
+    chose."""
+    port = served.port
     results: dict[str, Response] = {}
 
     def post(key: str, payload: dict[str, Any]) -> None:
         results[key] = _post_json(port, payload)
 
-    slow_solution = "import time\ntime.sleep(3)\n" + SOLUTION
+    gate = new_gate()
     a = threading.Thread(target=post, args=("a", {
-        "exercise": "exercise-1", "source": slow_solution, "display_name": "attempt.py"}))
+        "exercise": "exercise-1", "source": gated(gate), "display_name": "attempt.py"}))
     a.start()
+    find_gate(served.tmp, gate)  # A's code is running
     _wait_for_load(port, running=1, queued=0)
     b = threading.Thread(target=post, args=("b", {"exercise": "exercise-1", "source": NO_WAIT}))
     b.start()
@@ -142,6 +236,7 @@ def test_grades_over_http_and_a_full_queue_answers_429(port: int) -> None:
     assert int(headers["retry-after"]) >= 1
     assert "busy" in json.loads(body)["error"]
 
+    release(served.tmp, gate)
     a.join(180)
     b.join(180)
     status_a, _, body_a = results["a"]
@@ -227,9 +322,9 @@ def test_bytes_that_are_not_utf8_json_are_400(port: int, body: bytes,
                                                         "exercise-1"]),
     ({"exercise": "exercise-1"}, ["missing field 'source'"]),
     ({"source": "x = 1\n"}, ["missing field 'exercise'"]),
-    ({**GOOD, "timeout": 1}, ["unknown field 'timeout'"]),
-    ({**GOOD, "timeout": -1}, ["unknown field 'timeout'"]),  # limits are the service's
-    ({**GOOD, "memory_bytes": 0}, ["unknown field 'memory_bytes'"]),
+    ({**GOOD, "timeout": -1}, ["field 'timeout'", "above 0", "at most 60", "cap"]),
+    ({**GOOD, "timeout": "5"}, ["field 'timeout'", "number"]),
+    ({**GOOD, "memory_bytes": 0}, ["unknown field 'memory_bytes'"]),  # it is "memory"
     ({"exercise": "exercise-1", "source": 5}, ["'source'", "string"]),
     ({**GOOD, "display_name": "n" * 300}, ["'display_name'"]),
     ([GOOD], ["JSON object"]),
@@ -253,6 +348,7 @@ def test_healthz(port: int) -> None:
     assert health["report_schema_version"] == SCHEMA_VERSION
     assert (health["workers"], health["queue"]) == (1, 1)
     assert health["warm_pool"] == 1  # `grade serve` keeps one child warm per worker
+    assert (health["max_timeout"], health["max_memory_gib"]) == (60, 4)  # the defaults
 
 
 def test_grades_run_in_the_services_warm_children(port: int) -> None:
@@ -290,15 +386,20 @@ def test_openapi_is_generated_from_the_models(port: int) -> None:
 # --- in-process server, for injected faults ------------------------------------------
 
 @contextlib.contextmanager
-def _thread_server(config: Any = None) -> Iterator[int]:
+def thread_server(config: Any = None, app: Any = None) -> Iterator[int]:
+    """uvicorn serving ``app`` (default: ``create_app(config)``, by default one worker,
+    no queue, no self-test) on a thread, on a free loopback port; yields the port once
+    /healthz answers, and at the end stops it and waits for its shutdown (which waits
+    for the grades in flight)."""
     import uvicorn
 
     from syncgrade.service import ServiceConfig, create_app
 
     port = _free_port()
-    config = config or ServiceConfig(workers=1, queue=0)
-    server = uvicorn.Server(uvicorn.Config(create_app(config),
-                                           host="127.0.0.1", port=port, log_level="warning"))
+    if app is None:
+        app = create_app(config or ServiceConfig(workers=1, queue=0, self_test=False))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -306,7 +407,11 @@ def _thread_server(config: Any = None) -> Iterator[int]:
         yield port
     finally:
         server.should_exit = True
-        thread.join(30)
+        thread.join(120)
+        assert not thread.is_alive(), "the server did not shut down"
+
+
+_thread_server = thread_server
 
 
 def test_a_grader_fault_is_a_200_report_with_status_error(
@@ -374,7 +479,7 @@ def test_a_limit_the_engine_refuses_is_a_422(monkeypatch: pytest.MonkeyPatch) ->
         raise AssertionError("a child was started")
 
     monkeypatch.setattr("syncgrade.grading.pipeline.run_child", no_child)
-    config = ServiceConfig(workers=1, queue=0)
+    config = ServiceConfig(workers=1, queue=0, self_test=False)
     object.__setattr__(config, "timeout", math.nan)  # past the config's own check
     with _thread_server(config) as port:
         _assert_error(_post_json(port, GOOD), 422, "timeout must be a number of seconds",

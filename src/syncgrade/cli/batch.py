@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from syncgrade.cli.common import (
     BATCH_FORMATS,
@@ -18,12 +19,71 @@ from syncgrade.cli.common import (
     add_timeout,
     known_exercise,
     open_course,
-    source_lines,
+    parse_anywhere,
 )
 from syncgrade.limits import GIB
 
+if TYPE_CHECKING:
+    from syncgrade.models import GradeReport
+
 
 def cmd_batch(argv: Sequence[str]) -> int:
+    args = parse_anywhere(_parser(), argv)
+    course = open_course(args.course)
+    known_exercise(args.exercise, course)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.resume and not args.out:
+        raise UsageError("--resume needs --out FILE (the output of the batch to resume)")
+    from syncgrade import batch
+    from syncgrade.cluster import ClusterError
+    from syncgrade.render import use_colour
+
+    paths = batch.expand(args.paths)
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise UsageError(f"no such file: {missing[0]}"
+                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    if not paths:
+        raise UsageError("no submissions found")
+    cluster = None
+    if args.cluster:
+        from syncgrade.cluster import connect
+
+        try:
+            cluster = connect(args.cluster)
+        except ClusterError as exc:
+            raise UsageError(str(exc)) from None
+    show_progress = sys.stderr.isatty()
+
+    def progress(report: GradeReport, tally: batch.Tally) -> None:
+        if show_progress:
+            sys.stderr.write(batch.progress_line(tally))
+            sys.stderr.flush()
+
+    try:
+        tally = batch.run_batch(
+            args.exercise, paths, args.out or sys.stdout, fmt=args.format, jobs=args.jobs,
+            cluster=cluster, resume=args.resume, timeout=args.timeout,
+            memory_bytes=int(args.memory * GIB), course=course, reveal=args.reveal,
+            colour=args.format == "text" and not args.out and use_colour(sys.stdout),
+            on_report=progress)
+    except batch.BatchError as exc:
+        raise UsageError(str(exc)) from None
+    except ClusterError as exc:  # the scheduler went away mid-batch
+        print(f"grade: {exc}; what was graded is in the output: rerun with --resume",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        if cluster is not None:
+            cluster.close()
+    if show_progress and tally.total:
+        sys.stderr.write("\n")
+    print(tally.summary(), file=sys.stderr)
+    return EXIT_INTERNAL if tally.internal_errors else EXIT_FULL_MARKS
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grade batch",
         description="Grade many submissions of one exercise, each in its own sandbox. "
@@ -34,7 +94,17 @@ def cmd_batch(argv: Sequence[str]) -> int:
                         help="submission files, or folders of *.py files")
     parser.add_argument("--exercise", required=True, help="exercise id, e.g. exercise-1")
     parser.add_argument("--jobs", type=int, default=2, metavar="N",
-                        help="submissions graded at once (default: 2)")
+                        help="submissions graded at once on this machine (default: 2; "
+                             "with --cluster, the workers' threads decide)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="grade on the Dask cluster whose scheduler is at ADDRESS "
+                             "(tcp://host:8786), each submission on a worker, in that "
+                             "worker's own sandboxes; needs syncgrade[cluster] "
+                             "(docs/platforms.md, \"Scaling out\")")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep what --out FILE already holds and grade only the "
+                             "submissions it has no report of (after a killed batch); "
+                             "not with --format text")
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="write reports to FILE (default: stdout)")
     parser.add_argument("--format", choices=BATCH_FORMATS, default="jsonl",
@@ -46,54 +116,4 @@ def cmd_batch(argv: Sequence[str]) -> int:
     add_timeout(parser, what="wall-clock limit per submission")
     add_memory(parser)
     add_course(parser)
-    args = parser.parse_args(argv)
-    course = open_course(args.course)
-    known_exercise(args.exercise, course)
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    from syncgrade import batch
-    from syncgrade.grading import grade
-    from syncgrade.render import use_colour
-
-    paths = batch.expand(args.paths)
-    missing = [p for p in paths if not p.is_file()]
-    if missing:
-        raise UsageError(f"no such file: {missing[0]}"
-                         + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
-    if not paths:
-        raise UsageError("no submissions found")
-    check_ids = [c.id for c in course.get(args.exercise).checks]
-    stream = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
-    tally = batch.Tally(total=len(paths))
-    show_progress = sys.stderr.isatty()
-    from syncgrade.pool import WarmPool
-
-    # One warm child per job: each submission still gets a fresh child (issue 10).
-    pool = WarmPool(args.jobs, timeout=args.timeout, memory_bytes=int(args.memory * GIB),
-                    defer_refill=False,  # throughput: every finished run is replaced at once
-                    hidden=course.hidden_paths)
-    try:
-        writer = batch.ReportWriter(stream, args.format, check_ids, reveal=args.reveal,
-                                    colour=args.format == "text" and not args.out
-                                    and use_colour(stream))
-        for report in batch.grade_all(
-                paths, lambda p: grade(args.exercise, p, timeout=args.timeout,
-                                       memory_bytes=int(args.memory * GIB), pool=pool,
-                                       course=course),
-                args.jobs):
-            # Only the text view and the platforms' timelines quote the learner's lines;
-            # without a display_name the report names the file as it was given.
-            quotes = args.format not in ("jsonl", "json", "csv")
-            writer.write(report, source_lines(Path(report.submission)) if quotes else None)
-            tally.add(report)
-            if show_progress:
-                sys.stderr.write(batch.progress_line(tally))
-                sys.stderr.flush()
-    finally:
-        pool.close()
-        if args.out:
-            stream.close()
-    if show_progress:
-        sys.stderr.write("\n")
-    print(tally.summary(), file=sys.stderr)
-    return EXIT_INTERNAL if tally.internal_errors else EXIT_FULL_MARKS
+    return parser

@@ -1,23 +1,46 @@
 """``grade serve``: run the HTTP service (see :mod:`syncgrade.service`, docs/platforms.md).
 
     grade serve [--host 127.0.0.1] [--port 8000] [--workers N] [--queue N]
-                [--max-body BYTES] [--timeout S] [--memory GIB] [--course DIR]
+                [--max-body BYTES] [--timeout S] [--memory GIB] [--max-timeout S]
+                [--max-memory GIB] [--warm-pool N] [--course DIR]
+                [--token-file PATH | --no-auth] [--callback-host HOST ...]
 
 A service serves one course: ``--course`` (a folder or an installed course's name), else
 ``$SYNCGRADE_COURSE``, else the built-in course.
 
-Needs the ``serve`` extra (FastAPI and uvicorn); without it, says how to install it and
-exits 2. Runs until interrupted.
+Authentication: a bearer token from ``--token-file`` (its first line), else
+``$SYNCGRADE_SERVE_TOKEN``. On a loopback host it is optional (off without a token); on
+any other host a token is required unless ``--no-auth`` (or
+``SYNCGRADE_SERVE_NO_AUTH=1``) says the network in front does it: without either,
+``grade serve`` refuses to start (exit 2). The token never goes on the command line,
+where any local user could read it in the process list.
+
+Logs are JSON lines on stderr (:mod:`syncgrade.service.logs`).
+
+Needs the ``serve`` extra (FastAPI, uvicorn, prometheus-client); without it, says how to
+install it and exits 2. Runs until interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
+import logging.config
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
-from syncgrade.cli.common import UsageError, add_course, add_memory, add_timeout, open_course
-from syncgrade.limits import GIB
+from syncgrade.cli.common import (
+    UsageError,
+    _limit,
+    add_course,
+    add_memory,
+    add_timeout,
+    open_course,
+)
+from syncgrade.limits import GIB, MAX_MEMORY_GIB, MAX_TIMEOUT_S, check_memory_gib, check_timeout
+
+TOKEN_ENV = "SYNCGRADE_SERVE_TOKEN"
+NO_AUTH_ENV = "SYNCGRADE_SERVE_NO_AUTH"
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -49,53 +72,146 @@ def serve_parser() -> argparse.ArgumentParser:
     defaults = ServiceConfig()
     parser = argparse.ArgumentParser(
         prog="grade serve",
-        description="Serve syncgrade over HTTP: POST /v1/grade, GET /v1/exercises, "
-                    "GET /v1/schema, GET /healthz; OpenAPI docs at /docs. Each grade runs "
-                    "in its own sandboxed child, as on the command line.")
+        description="Serve syncgrade over HTTP: POST /v1/grade (wait for the report), "
+                    "POST /v1/jobs and GET /v1/jobs/ID (a job, with an optional callback), "
+                    "GET /v1/exercises, GET /v1/schema, GET /healthz, GET /readyz, "
+                    "GET /metrics (Prometheus); OpenAPI docs at /docs. Each grade runs in "
+                    "its own sandboxed child, as on the command line. Logs are JSON lines "
+                    "on stderr.")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default: 127.0.0.1, this machine only)")
+                        help="address to listen on (default: 127.0.0.1, this machine only; "
+                             "any other needs a token or --no-auth)")
     parser.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
     parser.add_argument("--workers", type=_int_at_least(1), default=defaults.workers,
                         metavar="N",
                         help=f"grades run at once (default: {defaults.workers}); size it by "
                              "memory, see docs/platforms.md")
     parser.add_argument("--queue", type=_int_at_least(0), default=defaults.queue, metavar="N",
-                        help=f"grade requests waiting for a worker before new ones get 429 "
-                             f"(default: {defaults.queue})")
+                        help=f"grades (requests and jobs) waiting for a worker before new ones "
+                             f"get 429 (default: {defaults.queue})")
     parser.add_argument("--max-body", type=_int_at_least(1), default=DEFAULT_MAX_BODY,
                         metavar="BYTES",
                         help=f"largest request body; bigger ones get 413 (default: "
                              f"{DEFAULT_MAX_BODY})")
-    add_timeout(parser, defaults.timeout, what="wall-clock limit for each submission's code")
+    add_timeout(parser, defaults.timeout, what="wall-clock limit for each submission's code "
+                "when the request names none")
+    add_memory(parser)
+    parser.add_argument("--max-timeout", type=_limit(check_timeout, "--max-timeout"),
+                        default=None, metavar="SECONDS",
+                        help=f"the largest 'timeout' a request may ask for (default: "
+                             f"--timeout; at most {MAX_TIMEOUT_S:g})")
+    parser.add_argument("--max-memory", type=_limit(check_memory_gib, "--max-memory"),
+                        default=None, metavar="GIB",
+                        help=f"the largest 'memory' (GiB) a request may ask for (default: "
+                             f"--memory; at most {MAX_MEMORY_GIB:g})")
     parser.add_argument("--warm-pool", type=_int_at_least(0), default=None, metavar="N",
                         help="children kept pre-started, jax imported, each used for one "
                              "submission (default: --workers; 0: start each child cold)")
-    add_memory(parser)
+    parser.add_argument("--cluster", default=None, metavar="ADDRESS",
+                        help="grade on the workers of the Dask scheduler at ADDRESS "
+                             "(tcp://host:port) instead of this machine; every replica "
+                             "given the same ADDRESS shares its workers (needs "
+                             "syncgrade[cluster]; docs/platforms.md, 'Scaling out')")
     add_course(parser)
+    _add_security_options(parser)
     return parser
+
+
+def _add_security_options(parser: argparse.ArgumentParser) -> None:
+    auth = parser.add_mutually_exclusive_group()
+    auth.add_argument("--token-file", type=Path, default=None, metavar="PATH",
+                      help=f"require 'Authorization: Bearer TOKEN' (TOKEN: the file's first "
+                           f"line) on every endpoint but /healthz and /readyz; default: "
+                           f"${TOKEN_ENV} if set. Required off loopback unless --no-auth")
+    auth.add_argument("--no-auth", action="store_true",
+                      help=f"no token even off loopback: a proxy or network in front "
+                           f"authenticates (also {NO_AUTH_ENV}=1)")
+    parser.add_argument("--callback-host", action="append", default=[], metavar="HOST",
+                        help="a host job callbacks may go to besides loopback (repeat it; "
+                             "'*': any). Default: loopback only")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether listening on ``host`` reaches this machine only (names not resolved
+    beyond ``localhost``; ``0.0.0.0``/``::`` are every interface, so not)."""
+    from syncgrade.service.jobs import is_loopback_host
+
+    return is_loopback_host(host)
+
+
+def auth_token(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """The bearer token the service requires, or None; :class:`UsageError` when a
+    non-loopback ``--host`` has neither a token nor ``--no-auth``."""
+    no_auth = args.no_auth or environ.get(NO_AUTH_ENV, "").strip().lower() in (
+        "1", "true", "yes")
+    if args.token_file is not None:
+        try:
+            lines = args.token_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--token-file: cannot read {args.token_file}: {exc}") from None
+        token: str | None = lines[0].strip() if lines else ""
+        if not token:
+            raise UsageError(f"--token-file: {args.token_file} has no token on its first "
+                             "line")
+    elif no_auth:
+        token = None
+    else:
+        token = environ.get(TOKEN_ENV, "").strip() or None
+    if token is None and not no_auth and not is_loopback(args.host):
+        raise UsageError(f"refusing to serve on {args.host} without authentication: set "
+                         f"${TOKEN_ENV} or --token-file, or pass --no-auth if a proxy in "
+                         "front authenticates")
+    if token is not None and any(c.isspace() for c in token):
+        raise UsageError("the token must not contain whitespace")
+    return token
 
 
 def cmd_serve(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(argv)
     try:
         import fastapi  # noqa: F401
+        import prometheus_client  # noqa: F401
         import uvicorn
     except ImportError:
         raise UsageError("`grade serve` needs the serve extra: pip install "
-                         "'syncgrade[serve]' (FastAPI and uvicorn)") from None
+                         "'syncgrade[serve]' (FastAPI, uvicorn and prometheus-client)") \
+            from None
     from syncgrade.service import ServiceConfig, create_app
+    from syncgrade.service.logs import log, log_config
 
+    token = auth_token(args, os.environ)
     course = open_course(args.course)  # a usage error before the server starts
-    config = ServiceConfig(workers=args.workers, queue=args.queue, max_body=args.max_body,
-                           timeout=args.timeout, memory_bytes=int(args.memory * GIB),
-                           warm_pool=args.workers if args.warm_pool is None
-                           else args.warm_pool, course=str(course.root))
-    app = create_app(config)
-    print(f"grade serve: {course.title} ({len(course.exercises)} exercises, "
-          f"{course.root})", file=sys.stderr)
-    print(f"grade serve: http://{args.host}:{args.port}  workers {config.workers}, queue "
-          f"{config.queue}, warm pool {config.warm_pool}, max body {config.max_body} bytes; "
-          "POST /v1/grade, docs at /docs",
-          file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    try:
+        config = ServiceConfig(
+            workers=args.workers, queue=args.queue, max_body=args.max_body,
+            timeout=args.timeout, memory_bytes=int(args.memory * GIB),
+            max_timeout=args.max_timeout,
+            max_memory_bytes=None if args.max_memory is None else int(args.max_memory * GIB),
+            # With --cluster the workers hold the warm pools: none here.
+            warm_pool=0 if args.cluster is not None
+            else args.workers if args.warm_pool is None else args.warm_pool,
+            course=str(course.root), auth_token=token,
+            callback_hosts=tuple(args.callback_host))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    grade = None
+    if args.cluster is not None:
+        from syncgrade.cluster import ClusterError, connect
+        from syncgrade.service.runner import cluster_grade
+
+        try:
+            client = connect(args.cluster)
+        except ClusterError as exc:
+            raise UsageError(str(exc)) from None
+        grade = cluster_grade(client, str(course.root))
+    logging.config.dictConfig(log_config())  # JSON lines on stderr, uvicorn's too
+    app = create_app(config, grade=grade)
+    log("serving", course=course.title, exercises=len(course.exercises),
+        course_root=str(course.root), url=f"http://{args.host}:{args.port}",
+        workers=config.workers, queue=config.queue, warm_pool=config.warm_pool,
+        max_body=config.max_body, timeout=config.timeout, max_timeout=config.timeout_cap,
+        memory_gib=config.memory_bytes / GIB, max_memory_gib=config.memory_cap / GIB,
+        auth="bearer token" if token else "off", cluster=args.cluster,
+        callback_hosts=list(config.callback_hosts) or ["loopback"])
+    uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
     return 0
