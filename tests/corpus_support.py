@@ -99,7 +99,7 @@ def races(case: CorpusCase) -> bool:
     Correct files are not: each waits on its output before the stop read (waits are
     recorded when they return, so the output is ready at that read by construction), and
     its ``covers-device-work`` margin (a sample >= 0.35 x the fastest calibration run) only
-    grows under load. tests/test_timing_checks.py varies clock values, durations, load and
+    grows under load. tests/rubric/test_timing_checks.py varies clock values, durations, load and
     readiness under every race check, without a child."""
     if case.expected_failures & RACE_CHECKS:
         return True

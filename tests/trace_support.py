@@ -1,7 +1,7 @@
 """The test-only tracer: a grader-side source run through the real child, frames back.
 
 Used by tests that derive an answer key by tracing the grader's own code (exercise-2's
-snippets, tests/test_exercise_2_key.py). No rubric code calls it, so it lives here, not in
+snippets, tests/rubric/test_exercise_2_key.py). No rubric code calls it, so it lives here, not in
 ``src``.
 """
 

@@ -1,6 +1,6 @@
 """A fresh venv that holds this environment's dependencies but not syncgrade, for the tests
-that install the built wheel the way a user would (tests/test_course_outside.py, the
-Gradescope bundle in tests/test_platform_deploy.py)."""
+that install the built wheel the way a user would (tests/courses/test_course_outside.py, the
+Gradescope bundle in tests/platforms/test_platform_deploy.py)."""
 
 from __future__ import annotations
 

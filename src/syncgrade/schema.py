@@ -3,7 +3,7 @@
 ``report_schema()`` is the JSON Schema (draft 2020-12) of :class:`~syncgrade.models.GradeReport`
 as syncgrade reads it, named by ``SCHEMA_VERSION`` in its ``$id`` and ``title``. A copy is
 committed as ``docs/schema/gradereport-<version>.schema.json`` (``grade schema --write
-docs/schema``); tests/test_schema.py fails when the copy and the model drift apart, or when
+docs/schema``); tests/grading/test_schema.py fails when the copy and the model drift apart, or when
 the model's structure changes without a new version.
 
 The schema is exact for its version: ``additionalProperties`` is false everywhere, because

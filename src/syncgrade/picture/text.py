@@ -2,7 +2,7 @@
 
 The same lines as the terminal view (:func:`syncgrade.render.timeline_text`), without
 colour; kept here so the picture package reads nothing but the models
-(tests/test_picture.py checks that both agree).
+(tests/picture/test_picture.py checks that both agree).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 #        name inputs.npz, HOME, TMPDIR and the parent directory, and every open fd
 #        (/proc/self/fd/*, /dev/fd/*). Its own check is the flawed JAX reference (catches
 #        the wrong compiled_predict only); the hidden inputs' `w_off` would tell it the
-#        wrong device weights apart. Prints what it found (tests/test_integrity.py reads it)
+#        wrong device weights apart. Prints what it found (tests/grading/test_integrity.py reads it)
 # expect-fail: verification-catches-errors
 import glob
 import io

@@ -2,8 +2,9 @@
 
 Graded from two module constants: ``INTERVALS`` (snippet letter -> the phases its interval
 waits for) and ``SYNC_POINT``. The phase key below was derived by running the stub's four
-snippets under the grader's own tracer (``rubric.snippets``); ``tests/test_exercise_2_key.py``
-re-derives it through the real child and asserts it still equals ``KEY``.
+snippets under the grader's own tracer (``rubric.snippets``);
+``tests/rubric/test_exercise_2_key.py`` re-derives it through the real child and asserts it
+still equals ``KEY``.
 """
 
 from __future__ import annotations

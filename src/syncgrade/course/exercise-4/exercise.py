@@ -41,7 +41,7 @@ FEATURES, OUTPUTS = 48, 384
 # gamma_48 * (|x| @ |w|) of x @ w before tanh, plus 32 ulp of 1.0 for tanh: with unit-scale
 # weights two right results could differ by 14x that tolerance. Weights scaled by 2**-5
 # (exact in float32) keep the worst case at 0.91x of it for every element, while the wrong
-# setups still miss it by 13x or more (tests/test_tolerance.py, test_exercise_4_setups.py).
+# setups still miss it by 13x or more (tests/rubric/test_tolerance.py, test_exercise_4_setups.py).
 W_SCALE = 2.0**-5
 SEED = 4_402_617
 RESULT = (1,)
@@ -82,7 +82,7 @@ def _call(call_id: str, workload: str, w_device: str, probe: bool = False) -> Gr
     ``workload`` and ``w_device``, whose differences show only in the values computed:
     the same repeats, rows, seed, device and argument kinds, and the two workloads are made
     by one factory (``workloads._scaled_predict``), so their jitted functions have the same
-    name, qualname, repr, docstring and signature (``tests/test_exercise_4_setups.py``
+    name, qualname, repr, docstring and signature (``tests/rubric/test_exercise_4_setups.py``
     inspects them from inside a submission)."""
     warm = [s.device("x_small"), s.device("w")]
     return GraderCall(call_id, "changed_workload", (

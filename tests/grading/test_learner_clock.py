@@ -1,0 +1,118 @@
+"""The learner's time limit counts the learner's code only (issue 17).
+
+The child's start-up (spawn, Python, ``import jax``, the instrumentation, until its hello
+frame) has the grader's own budget (``limits.STARTUP_TIMEOUT_S``): a slow start-up never
+spends the learner's ``timeout``, and one past its budget is a grader fault. An exercise
+that isolates its calls (exercise-4: a fresh child per call) shares one budget of learner
+time among its children; when the learner's code spends it, the report says ``timeout``.
+
+The start-up is slowed by starting the grading child through ``python -c`` with a sleep
+before ``syncgrade.child`` runs (``pool.child_command`` is the seam): the sleep stands
+for a loaded machine's imports, nothing is measured with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from syncgrade import engine, pool
+from syncgrade.pool import WarmPool
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION_1 = COURSE / "exercise-1" / "solution.py"
+SOLUTION_4 = COURSE / "exercise-4" / "solution.py"
+
+
+@pytest.fixture(autouse=True)
+def no_shared_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cold children (or the test's own pool), started with the command under test."""
+    monkeypatch.delenv(pool.ENV_VAR, raising=False)
+
+
+def _slow_start(monkeypatch: pytest.MonkeyPatch, delay_s: float) -> None:
+    """Every grading child started from now sleeps ``delay_s`` before its module runs."""
+    real = pool.child_command
+    code = (f"import time; time.sleep({delay_s}); import runpy; "
+            "runpy.run_module('syncgrade.child', run_name='__main__', alter_sys=True)")
+
+    def slow(hidden: Sequence[Path] = ()) -> pool.ChildCommand:
+        command = real(hidden)
+        return dataclasses.replace(command, argv=(command.argv[0], "-c", code))
+
+    monkeypatch.setattr(pool, "child_command", slow)
+
+
+def _looping(solution: Path, before: str) -> str:
+    source = solution.read_text()
+    looping = source.replace(before, "    while True:\n        pass\n" + before, 1)
+    assert looping != source
+    return looping
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "pooled"])
+def test_a_slow_start_up_does_not_spend_the_learners_time(
+        warm: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Start-up alone takes longer than the whole timeout: counted from spawn (or from
+    # delivery to a pooled child still starting), the correct solution would time out.
+    _slow_start(monkeypatch, 4.0)
+    started = time.monotonic()
+    if warm:
+        with WarmPool(size=1, zygote=False, only_ready=False, wait_s=120) as children:
+            report = engine.grade("exercise-1", SOLUTION_1, timeout=3, pool=children)
+            assert children.stats.warm == 1, children.stats
+    else:
+        report = engine.grade("exercise-1", SOLUTION_1, timeout=3)
+    assert time.monotonic() - started >= 4.0  # the slowed start-up did happen
+    assert (report.status, report.cause) == ("passed", "graded"), report.summary
+    assert report.grading.timeout_s == 3
+
+
+def test_a_learner_loop_after_a_slow_start_up_still_times_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _slow_start(monkeypatch, 2.0)
+    source = _looping(SOLUTION_1, "    samples = []\n")
+    report = engine.grade("exercise-1", source=source, timeout=2)
+    assert (report.status, report.cause) == ("failed", "timeout"), report.summary
+    assert report.grading.termination == "timeout"
+    assert "2 s time limit" in report.summary, report.summary
+    assert report.grading.internal_error is None
+
+
+def test_a_start_up_past_the_graders_budget_is_a_grader_fault(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _slow_start(monkeypatch, 60.0)
+    monkeypatch.setattr("syncgrade.grading.pipeline.STARTUP_TIMEOUT_S", 1.0)
+    started = time.monotonic()
+    report = engine.grade("exercise-1", SOLUTION_1, timeout=60)
+    assert time.monotonic() - started < 20  # the start-up budget, not the timeout
+    assert (report.status, report.cause) == ("error", "grader_fault"), report.summary
+    assert report.grading.internal_error is not None
+    assert "start-up budget (1 s)" in report.grading.internal_error
+
+
+def test_isolated_calls_share_only_the_learners_time() -> None:
+    # A cold child per call, each with a start-up of a second or more: under the old
+    # shared wall budget (and its 5 s floor per further child) the reference solution
+    # was reported "Grading could not finish" at any timeout this small. Its learner
+    # time in all is about 1.5 s on an idle 2-core machine.
+    report = engine.grade("exercise-4", SOLUTION_4, timeout=4)
+    assert (report.status, report.cause) == ("passed", "graded"), report.summary
+
+
+def test_isolated_calls_that_spend_the_budget_time_out() -> None:
+    # 1.5 s of the learner's own time in each call (three or more): over 4 s in all, but
+    # under it in any one child.
+    source = SOLUTION_4.read_text().replace(
+        "    larger_host = rng.normal(",
+        "    time.sleep(1.5)\n    larger_host = rng.normal(", 1)
+    assert source != SOLUTION_4.read_text()
+    report = engine.grade("exercise-4", source=source, timeout=4)
+    assert (report.status, report.cause) == ("failed", "timeout"), report.summary
+    assert report.grading.termination == "timeout"
+    assert report.grading.internal_error is None

@@ -1,0 +1,110 @@
+"""However a grade ends (a grader fault, an exception or Ctrl-C in the parent mid-run, a
+child that locked its files), nothing is left in the temp directory and no child process
+keeps running."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from process_support import processes_inside
+
+import syncgrade
+from syncgrade.sandbox import Limits, _pump, _workdir, run_sandboxed
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+
+
+@pytest.fixture
+def tmp_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private temp directory for the run directories of this test."""
+    base = tmp_path / "tmp"
+    base.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    return base
+
+
+def test_a_grader_fault_after_the_run_leaves_nothing(tmp_base: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("a bug in the engine")
+
+    monkeypatch.setattr("syncgrade.grading.pipeline._assemble", broken)
+    report = syncgrade.grade("exercise-1", SOLUTION, timeout=20)
+    assert (report.grading.internal_error or "").startswith("internal error: ZeroDivision")
+    assert list(tmp_base.iterdir()) == []
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, RuntimeError])
+def test_an_exception_in_the_parent_mid_run_kills_the_child_and_cleans_up(
+        tmp_base: Path, monkeypatch: pytest.MonkeyPatch, error: type[BaseException]) -> None:
+    real_run = _pump.Pump.run
+    interrupt_at = time.monotonic() + 1.5  # the child has locked its files and sleeps
+
+    def interrupted(self: _pump.Pump, until: float, stop: Callable[[], bool]) -> bool:
+        def stop_or_raise() -> bool:
+            if time.monotonic() > interrupt_at:
+                raise error("interrupted")
+            return stop()
+
+        return real_run(self, until, stop_or_raise)
+
+    monkeypatch.setattr(_pump.Pump, "run", interrupted)
+    source = ("import os, time\nos.makedirs('locked/deeper')\nos.chmod('locked', 0)\n"
+              "open('ro', 'w').close(); os.chmod('ro', 0o400)\ntime.sleep(30)\n")
+    started = time.monotonic()
+    with pytest.raises(error):
+        run_sandboxed([sys.executable, "main.py"], files={"main.py": source.encode()},
+                      limits=Limits(wall_s=20))
+    assert time.monotonic() - started < 10  # raised mid-run, not at the wall limit
+    assert list(tmp_base.iterdir()) == []
+    assert processes_inside(tmp_base) == []
+
+
+def test_an_interrupt_while_creating_the_run_directory_leaves_nothing(
+        tmp_base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_mkdir = Path.mkdir
+
+    def interrupted(self: Path, *args: object, **kwargs: object) -> None:
+        if self.name == "jail":
+            raise KeyboardInterrupt
+        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "mkdir", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _workdir.RunDir()
+    assert list(tmp_base.iterdir()) == []
+
+
+def test_a_bad_file_name_leaves_nothing(tmp_base: Path) -> None:
+    with pytest.raises(ValueError):
+        run_sandboxed([sys.executable, "-c", "pass"], files={"../escape": b""})
+    assert list(tmp_base.iterdir()) == []
+
+
+def test_a_child_that_locks_everything_leaves_nothing(tmp_base: Path) -> None:
+    source = """
+import os
+os.makedirs("a/b/c")
+open("a/b/c/f", "w").close()
+os.chmod("a/b/c/f", 0)
+os.chmod("a/b/c", 0)
+os.chmod("a/b", 0o500)
+os.symlink("/etc/passwd", "a/link")
+os.chmod("a", 0)
+os.chmod(".", 0o500)
+os.chmod("tmp", 0)
+"""
+    for isolation in ("auto", "basic"):
+        out = run_sandboxed([sys.executable, "main.py"], files={"main.py": source.encode()},
+                            limits=Limits(wall_s=20), isolation=isolation)
+        assert out.returncode == 0, out.stderr.text
+        assert list(tmp_base.iterdir()) == []
+    assert os.stat("/etc/passwd").st_mode & 0o777 == 0o644

@@ -1,0 +1,109 @@
+"""Pictures from real grades: the exercise-1 stub (its interval stops while the work is still
+running) and the exercise-7 solution (first-call and warm samples on one axis), as data in
+the report and as HTML; and ``syncgrade.notebook.grade`` on code given as text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import syncgrade
+from syncgrade.courses import open_course
+from syncgrade.models import SCHEMA_VERSION, GradeReport
+from syncgrade.notebook import CELL_NAME, NotebookError, source_from_cells
+from syncgrade.notebook import grade as notebook_grade
+from syncgrade.picture import render_html
+from syncgrade.schema import schema_file_name
+
+ROOT = Path(__file__).resolve().parents[2]
+STILL = "the timed work was still running when the timer stopped"
+
+
+def course_file(exercise: str, which: str) -> Path:
+    """The course's stub (what `grade start` hands out) or reference solution."""
+    files = open_course().folder(exercise)
+    return files.stub if which == "stub" else files.solution
+
+
+@pytest.fixture(scope="module")
+def stub_report() -> GradeReport:
+    return syncgrade.grade("exercise-1", course_file("exercise-1", "stub"),
+                           display_name="submission.py")
+
+
+@pytest.fixture(scope="module")
+def report_7() -> GradeReport:
+    return syncgrade.grade("exercise-7", course_file("exercise-7", "solution"),
+                           display_name="submission.py")
+
+
+def test_the_stub_interval_as_data(stub_report: GradeReport) -> None:
+    check = stub_report.check("sync-before-stop")
+    assert check.status == "failed"
+    pic, timeline = check.evidence.interval, check.evidence.timeline
+    assert pic is not None and timeline is not None
+    assert [e.label for e in pic.host] == [e.what for e in timeline.entries]
+    assert [e.line for e in pic.host] == [e.line for e in timeline.entries]
+    assert [e.kind for e in pic.host] == ["timer start", "call", "timer stop"]
+    (work,) = pic.device
+    assert work.timed and work.state == "still running at the stop" and work.ready_at is None
+    assert [(f.at, f.words) for f in pic.flaws] == [(pic.stop, STILL)]
+    assert pic.seconds == timeline.seconds == pic.host[pic.stop].seconds
+    assert pic.host[1].seconds is None
+
+
+def test_every_failing_timing_check_of_the_stub_has_a_picture(stub_report: GradeReport) -> None:
+    for check in stub_report.checks:
+        if check.status == "failed" and check.evidence.timeline is not None:
+            assert check.evidence.interval is not None, check.id
+
+
+def test_the_stub_report_as_html(stub_report: GradeReport) -> None:
+    html = render_html(stub_report)
+    assert 'data-check="sync-before-stop"' in html and 'class="sg-pic sg-interval"' in html
+    assert "still running at the stop" in html and f"⚠ {STILL}" in html
+    assert "ordering only" in html and "Not yet" in html
+
+
+def test_reports_validate_against_the_committed_schema(stub_report: GradeReport,
+                                                       report_7: GradeReport) -> None:
+    schema = json.loads((ROOT / "docs" / "schema" / schema_file_name(SCHEMA_VERSION))
+                        .read_text(encoding="utf-8"))
+    for report in (stub_report, report_7):
+        jsonschema.validate(json.loads(report.model_dump_json()), schema)
+        again = GradeReport.model_validate_json(report.model_dump_json())
+        assert again == report
+
+
+def test_exercise_7_carries_the_learners_own_samples(report_7: GradeReport) -> None:
+    assert report_7.status == "passed"
+    samples = report_7.check("summary-stats").evidence.samples
+    assert samples is not None
+    assert {name: len(values) for name, values in samples.items()} == {
+        "first_call_s": 3, "warm_s": 5}
+    assert all(v > 0 for values in samples.values() for v in values)
+    html = render_html(report_7)
+    assert html.count('class="sg-pic sg-distributions"') == 1
+    assert 'data-samples="first_call_s"' in html and 'data-samples="warm_s"' in html
+    assert "Full marks" in html
+
+
+def test_the_notebook_grades_code_given_as_text() -> None:
+    source = course_file("exercise-1", "stub").read_text(encoding="utf-8")
+    report = notebook_grade("exercise-1", source=source)
+    assert report.submission == CELL_NAME and report.status == "failed"
+    assert report.check("sync-before-stop").status == "failed"
+    assert report.check("sync-before-stop").evidence.interval is not None
+
+
+def test_the_cell_that_defines_the_asked_names_is_found() -> None:
+    cells = ["import time", "x = 1", "def synchronized_samples(fn, args, repeats):\n"
+             "    return None, []\nsyncgrade.notebook.grade('exercise-1')\n", "print(2)"]
+    code = source_from_cells(cells, ["synchronized_samples"])
+    assert code.splitlines()[0].startswith("def synchronized_samples")
+    assert "notebook.grade" not in code and code.rstrip().endswith("import time")
+    with pytest.raises(NotebookError, match="synchronized_samples"):
+        source_from_cells(cells[:2], ["synchronized_samples"])

@@ -1,0 +1,261 @@
+"""The deployable bundles, run end to end on simulated roots: `grade package gradescope`'s
+zip (its setup.sh installs the wheel it carries into a fresh venv, its run_autograder grades
+a submission), Exercism's `bin/run.sh SLUG INPUT_DIR OUTPUT_DIR`, and the PrairieLearn
+question template under deploy/prairielearn/ on a simulated `/grade`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from platform_support import check_exercism, check_gradescope, check_prairielearn
+from venv_support import venv_without_syncgrade
+
+from syncgrade import cli
+from syncgrade.cli.package import RUN_AUTOGRADER, SETUP_SH
+from syncgrade.courses import get_exercise
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
+TEMPLATE = ROOT / "deploy" / "prairielearn" / "questions" / "syncgrade-exercise-1"
+RUN_SH = ROOT / "bin" / "run.sh"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`grade package gradescope exercise-1`, letting the command build the wheel itself."""
+    target = tmp_path_factory.mktemp("package") / "autograder.zip"
+    assert cli.main(["package", "gradescope", "exercise-1", "-o", str(target),
+                     "--timeout", "30", "--html"]) == 0
+    return target
+
+
+def test_the_zip_has_what_gradescope_requires(bundle: Path) -> None:
+    with zipfile.ZipFile(bundle) as archive:
+        infos = {i.filename: i for i in archive.infolist()}
+        config = json.loads(archive.read("syncgrade.json"))
+        wheel = archive.read(next(n for n in infos if n.startswith("wheels/")))
+    names = sorted(infos)
+    assert names[:3] == ["run_autograder", "setup.sh", "syncgrade.json"]
+    assert [n for n in names if n.startswith("wheels/")] == [
+        f"wheels/{n.split('/')[-1]}" for n in names if n.endswith(".whl")]
+    for script in ("setup.sh", "run_autograder"):  # executable, at the zip's root
+        assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
+    assert config == {"exercise": "exercise-1", "timeout": 30.0, "memory_gib": 4.0,
+                      "html": True}
+    assert wheel[:2] == b"PK"  # a wheel is a zip
+    for text in (SETUP_SH, RUN_AUTOGRADER):
+        result = subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True)
+        assert result.returncode == 0, result.stderr
+
+
+def test_setup_and_run_autograder_on_a_simulated_root(bundle: Path, tmp_path: Path) -> None:
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as archive:  # Gradescope unpacks the zip into source/
+        archive.extractall(root / "source")
+    for script in ("setup.sh", "run_autograder"):
+        (root / "source" / script).chmod(0o755)
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    shutil.copy(NO_WAIT, root / "submission" / "submission.py")
+    venv = tmp_path / "venv"
+    venv_without_syncgrade(venv)
+    env = {**os.environ, "SYNCGRADE_AUTOGRADER_ROOT": str(root), "SYNCGRADE_VENV": str(venv),
+           "SYNCGRADE_PIP": f"{sys.executable} -m pip --python {venv / 'bin' / 'python'}",
+           "SYNCGRADE_PIP_ARGS": "--no-deps --no-index -q"}
+    env.pop("SYNCGRADE_EXERCISE", None)
+    setup = subprocess.run([str(root / "source" / "setup.sh")], env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert setup.returncode == 0, setup.stderr
+    assert "syncgrade 0.1.0 installed" in setup.stdout
+    where = subprocess.run([str(venv / "bin" / "python"), "-c",
+                            "import syncgrade; print(syncgrade.__file__)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(where).is_relative_to(venv) and not Path(where).is_relative_to(ROOT)
+    run = subprocess.run([str(root / "run_autograder")], env=env, capture_output=True,
+                         text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_gradescope(results)
+    assert 0 < results["score"] < get_exercise("exercise-1").max_score
+    assert results["output_format"] == "html"  # the bundle's "html": true
+    sync = next(t for t in results["tests"] if t["name"].startswith("sync-before-stop"))
+    assert "<svg" in sync["output"] and "perf_counter" in sync["output"]
+    assert "exercise-1 submission.py: failed (graded)" in run.stdout  # the staff log
+
+
+def test_setup_makes_its_own_venv_when_there_is_none(bundle: Path, tmp_path: Path) -> None:
+    """The path Gradescope takes: no venv yet, so setup.sh makes one (with pip) and
+    installs the wheel into it (here without its dependencies: no network in tests)."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+    (root / "source" / "setup.sh").chmod(0o755)
+    env = {**os.environ, "SYNCGRADE_AUTOGRADER_ROOT": str(root),
+           "SYNCGRADE_PYTHON": sys.executable, "SYNCGRADE_PIP_ARGS": "--no-deps --no-index -q"}
+    env.pop("SYNCGRADE_VENV", None)
+    env.pop("SYNCGRADE_PIP", None)
+    setup = subprocess.run([str(root / "source" / "setup.sh")], env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert setup.returncode == 0, setup.stderr
+    assert "syncgrade 0.1.0 installed" in setup.stdout
+    assert (root / "venv" / "bin" / "syncgrade-gradescope").is_file()
+
+
+def test_run_autograder_without_setup_still_writes_results(tmp_path: Path) -> None:
+    root = tmp_path / "autograder"
+    root.mkdir()
+    script = root / "run_autograder"
+    script.write_text(RUN_AUTOGRADER)
+    script.chmod(0o755)
+    env = {**os.environ, "SYNCGRADE_AUTOGRADER_ROOT": str(root),
+           "SYNCGRADE_VENV": str(tmp_path / "no-venv")}
+    run = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "did setup.sh fail?" in run.stdout
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_gradescope(results)
+    assert results["score"] == 0 and "not your fault" in results["output"]
+
+
+def test_package_ships_a_course_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    course = tmp_path / "my-course"
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("corpus", "__pycache__"))
+    wheel = tmp_path / "syncgrade-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")  # the command ships it as given
+    target = tmp_path / "out" / "autograder.zip"
+    assert cli.main(["package", "gradescope", "exercise-2", "--course", str(course),
+                     "--wheel", str(wheel), "-o", str(target)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    with zipfile.ZipFile(target) as archive:
+        names = set(archive.namelist())
+        config = json.loads(archive.read("syncgrade.json"))
+    assert config["course"] == "course" and config["exercise"] == "exercise-2"
+    assert "course/exercise-2/exercise.py" in names and "course/course.toml" in names
+    assert not any("__pycache__" in n for n in names)
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["exercise-99"], "unknown exercise"),
+    (["exercise-1", "--wheel", "/nonexistent.whl"], "not a wheel file"),
+])
+def test_package_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           args: list[str], says: str) -> None:
+    code = cli.main(["package", "gradescope", *args, "-o", str(tmp_path / "a.zip")])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE and says in err and len(err.splitlines()) == 1
+
+
+def _run_sh(slug: str, solution: Path, out: Path,
+            python: str = sys.executable) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SYNCGRADE_PYTHON": python}
+    env.pop("SYNCGRADE_EXERCISE", None)
+    return subprocess.run([str(RUN_SH), slug, f"{solution}/", f"{out}/"], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_exercism_run_sh_grades_into_output_dir(tmp_path: Path) -> None:
+    solution = tmp_path / "solution"
+    (solution / ".meta").mkdir(parents=True)
+    shutil.copy(NO_WAIT, solution / "timer.py")
+    (solution / "helper.py").write_text("x = 1\n")
+    (solution / ".meta" / "config.json").write_text(json.dumps(
+        {"files": {"solution": ["timer.py"], "test": ["timer_test.py"]}}))
+    result = _run_sh("exercise-1", solution, tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    check_exercism(results)
+    assert results["status"] == "fail" and results["version"] == 3
+    sync = next(t for t in results["tests"] if t["name"].startswith("sync-before-stop"))
+    assert sync["status"] == "fail" and "timer.py" in sync["message"]
+    assert sync["test_code"].startswith("# syncgrade check sync-before-stop")
+    assert not (solution / "results.json").exists()  # the input folder is read-only
+
+
+def test_exercism_unknown_slug_and_a_missing_python_still_give_results(tmp_path: Path) -> None:
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    (solution / "submission.py").write_text("x = 1\n")
+    result = _run_sh("two-fer", solution, tmp_path / "a")
+    assert result.returncode == 0
+    results = json.loads((tmp_path / "a" / "results.json").read_text())
+    check_exercism(results)
+    assert results["status"] == "error" and "not set up correctly" in results["message"]
+    assert "unknown exercise" in result.stdout  # the reason, for the track's maintainers
+    broken = _run_sh("exercise-1", solution, tmp_path / "b", python="/nonexistent/python")
+    assert broken.returncode == 0
+    results = json.loads((tmp_path / "b" / "results.json").read_text())
+    check_exercism(results)
+    assert results["status"] == "error" and "not your fault" in results["message"]
+
+
+def test_exercism_run_sh_needs_its_three_arguments() -> None:
+    result = subprocess.run([str(RUN_SH), "exercise-1"], capture_output=True, text=True)
+    assert result.returncode == 2 and "usage: bin/run.sh SLUG INPUT_DIR OUTPUT_DIR" in (
+        result.stderr)
+
+
+def _info() -> dict[str, Any]:
+    info: dict[str, Any] = json.loads((TEMPLATE / "info.json").read_text())
+    return info
+
+
+def test_the_prairielearn_template_states_its_external_grading() -> None:
+    options = _info()["externalGradingOptions"]
+    assert _info()["gradingMethod"] == "External"
+    assert set(options) >= {"enabled", "image", "entrypoint", "serverFilesCourse", "timeout"}
+    assert options["enabled"] is True
+    config = json.loads((TEMPLATE / "tests" / "syncgrade.json").read_text())
+    # PrairieLearn kills the job at its timeout (at most 600 s): above syncgrade's own.
+    assert config["timeout"] + 20 <= options["timeout"] <= 600
+    for folder in options["serverFilesCourse"]:
+        assert (ROOT / "deploy" / "prairielearn" / "serverFilesCourse" / folder).is_dir()
+    program = shlex.split(options["entrypoint"])[0]
+    assert program == "/opt/syncgrade/bin/syncgrade-prairielearn"
+    assert 'syncgrade-prairielearn = "syncgrade.platforms.entry:prairielearn_main"' in (
+        (ROOT / "pyproject.toml").read_text())
+    assert 'file-name="submission.py"' in (TEMPLATE / "question.html").read_text()
+
+
+def test_the_prairielearn_template_grades_on_a_simulated_grade_root(tmp_path: Path) -> None:
+    grade = tmp_path / "grade"
+    shutil.copytree(TEMPLATE / "tests", grade / "tests")  # as PrairieLearn mounts them
+    (grade / "data").mkdir()
+    (grade / "data" / "data.json").write_text(json.dumps(
+        {"params": {}, "correct_answers": {}, "submitted_answers": {}}))
+    (grade / "student").mkdir()
+    shutil.copy(NO_WAIT, grade / "student" / "submission.py")
+    arguments = shlex.split(_info()["externalGradingOptions"]["entrypoint"])[1:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCGRADE_EXERCISE")}
+    result = subprocess.run([sys.executable, "-m", "syncgrade.platforms.entry",
+                             "prairielearn", *arguments, "--root", str(grade)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    results = json.loads((grade / "results" / "results.json").read_text())
+    check_prairielearn(results)
+    assert results["gradable"] is True and 0 < results["score"] < 1
+    with_images = [t["name"].split(":")[0] for t in results["tests"] if "images" in t]
+    assert with_images and with_images[0] == "sync-before-stop"
+
+
+def test_the_dockerfile_builds_the_service_and_worker_image() -> None:
+    """What the image must be, read from the recipe (building it needs a Docker daemon and
+    a registry, which a test cannot count on; docs/platforms.md shows a build)."""
+    text = (ROOT / "Dockerfile").read_text()
+    assert 'syncgrade[serve,cluster] @ file://' in text
+    assert "\nUSER syncgrade\n" in text and "useradd" in text
+    assert 'CMD ["grade", "serve", "--host", "0.0.0.0", "--port", "8000"]' in text
+    assert "FROM runtime AS exercism" in text and "COPY bin/run.sh" in text
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert ignored[1] == "*" and "!src/" in ignored and "!pyproject.toml" in ignored
+    assert "FROM ${SYNCGRADE_IMAGE}" in (ROOT / "deploy" / "prairielearn" /
+                                         "Dockerfile").read_text()

@@ -1,0 +1,243 @@
+"""The container entry points on simulated layouts: Gradescope's /autograder and
+PrairieLearn's /grade under tmp_path. Each must always leave a valid results file and exit
+0, whatever the configuration or the submission."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from platform_support import check_exercism, check_gradescope, check_prairielearn
+
+from syncgrade.courses import get_exercise
+from syncgrade.platforms import gradescope, prairielearn
+from syncgrade.platforms.entry import (
+    MISCONFIGURED,
+    exercism_main,
+    find_submission,
+    gradescope_main,
+    run_entry,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = (COURSE / "exercise-1" / "solution.py").read_text()
+NO_WAIT = (COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py").read_text()
+
+
+def _gradescope(root: Path, files: dict[str, str], config: dict[str, Any] | None = None,
+                *args: str) -> tuple[int, dict[str, Any]]:
+    for name, text in files.items():
+        (root / "submission" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "submission" / name).write_text(text)
+    (root / "submission").mkdir(parents=True, exist_ok=True)
+    if config is not None:
+        (root / "source").mkdir(parents=True, exist_ok=True)
+        (root / "source" / "syncgrade.json").write_text(json.dumps(config))
+    code = gradescope_main(["--root", str(root), *args])
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_gradescope(results)
+    return code, results
+
+
+def test_gradescope_grades_the_submission(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, results = _gradescope(tmp_path, {"submission.py": NO_WAIT},
+                                {"exercise": "exercise-1", "timeout": 30})
+    assert code == 0
+    assert 0 < results["score"] < get_exercise("exercise-1").max_score
+    sync = next(t for t in results["tests"] if t["name"].startswith("sync-before-stop"))
+    assert "perf_counter" in sync["output"]  # quotes the learner's own line
+    assert str(tmp_path) not in json.dumps(results)  # platform paths never reach learners
+    staff_log = capsys.readouterr().out  # Gradescope shows stdout to instructors only
+    assert "exercise-1 submission.py: failed (graded)" in staff_log
+    assert "What your timer measured" in staff_log
+
+
+def test_gradescope_nested_file_and_env_exercise(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SYNCGRADE_EXERCISE", "exercise-1")
+    code, results = _gradescope(tmp_path, {"hw/submission.py": SOLUTION,
+                                           "hw/helper.py": "x = 1\n"})
+    assert code == 0 and results["score"] == get_exercise("exercise-1").max_score
+
+
+@pytest.mark.parametrize(("files", "says"), [
+    ({"notes.txt": "hi"}, "no Python file"),
+    ({"a.py": "x = 1\n", "b.py": "y = 2\n"}, "2 Python files (a.py, b.py)"),
+    ({"submission.py": "", "__MACOSX/submission.py": "junk", ".x/c.py": ""}, "empty"),
+])
+def test_gradescope_submission_problems_are_the_learners_to_fix(
+        tmp_path: Path, files: dict[str, str], says: str) -> None:
+    code, results = _gradescope(tmp_path, files, {"exercise": "exercise-1"})
+    assert code == 0 and results["score"] == 0
+    assert results["extra_data"]["syncgrade"]["cause"] == "unreadable"
+    assert says in results["tests"][0]["output"]
+
+
+@pytest.mark.parametrize(("config", "args", "staff_sees"), [
+    (None, (), "no exercise configured"),
+    ({"exercise": "exercise-99"}, (), "unknown exercise"),
+    ({"exercise": "exercise-1", "timout": 5}, (), "unknown key(s) timout"),
+    ({"exercise": "exercise-1", "timeout": -1}, (), "timeout must be a number of seconds "
+                                                    "above 0 and at most 3600, not -1"),
+    ({"exercise": "exercise-1", "timeout": 1e9}, (), "at most 3600, not 1000000000.0"),
+    ({"exercise": "exercise-1", "timeout": "60"}, (), "timeout must be a number of seconds"),
+    ({"exercise": "exercise-1"}, ("--timeout", "nan"), "at most 3600, not nan"),
+    ({"exercise": "exercise-1", "memory_gib": 0}, (), "memory_gib must be a number of GiB"),
+    ({"exercise": "exercise-1", "memory_gib": 5000}, (), "at most 1024, not 5000"),
+    ({"exercise": "exercise-1"}, ("--memory", "inf"), "at most 1024, not inf"),
+    ({"exercise": "exercise-1"}, ("--timeout", "soon"), "bad arguments"),
+])
+def test_gradescope_bad_configuration_still_writes_results(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], config: dict[str, Any] | None,
+        args: tuple[str, ...], staff_sees: str) -> None:
+    code, results = _gradescope(tmp_path, {"submission.py": SOLUTION}, config, *args)
+    assert code == 0
+    assert (results["score"], results["tests"], results["output"]) == (0.0, [], MISCONFIGURED)
+    log = capsys.readouterr().out
+    assert staff_sees in log and "Traceback" not in log
+
+
+def test_gradescope_config_that_is_not_json(tmp_path: Path) -> None:
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / "syncgrade.json").write_text("{exercise: 1")
+    code, results = _gradescope(tmp_path, {"submission.py": SOLUTION})
+    assert code == 0 and results["output"] == MISCONFIGURED
+
+
+def test_a_bug_in_the_entry_still_writes_results(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("adapter bug")
+
+    monkeypatch.setattr(gradescope, "to_gradescope", broken)
+    code, results = _gradescope(tmp_path, {"submission.py": "x = (\n"},
+                                {"exercise": "exercise-1"})
+    assert code == 0 and "not your fault" in results["output"]
+    assert "adapter bug" in capsys.readouterr().out  # for staff, not in results
+    assert "adapter bug" not in json.dumps(results)
+
+
+def test_a_planted_results_link_is_replaced_not_written_through(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "results.json").symlink_to(target)
+    code, _ = _gradescope(tmp_path, {"submission.py": ""}, {"exercise": "exercise-1"})
+    assert code == 0 and target.read_text() == "keep"
+    assert not (tmp_path / "results" / "results.json").is_symlink()
+
+
+def _prairielearn(root: Path, student: dict[str, str], params: dict[str, Any] | None,
+                  env: dict[str, str] | None = None) -> dict[str, Any]:
+    for name, text in student.items():
+        (root / "student").mkdir(parents=True, exist_ok=True)
+        (root / "student" / name).write_text(text)
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    (root / "data" / "data.json").write_text(json.dumps(
+        {"params": {"syncgrade": params} if params is not None else {},
+         "submitted_answers": {}}))
+    assert run_entry(prairielearn.layout(), ["--root", str(root)], environ=env or {}) == 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_prairielearn(results)
+    return results
+
+
+def test_prairielearn_syntax_error_is_not_gradable(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    results = _prairielearn(tmp_path, {"submission.py": "def f(:\n"},
+                            {"exercise": "exercise-1"})
+    assert results["gradable"] is False and "line 1" in results["format_errors"][0]
+    assert "What your timer" not in capsys.readouterr().out  # PL logs one line only
+
+
+def test_prairielearn_grades_and_env_overrides_params(tmp_path: Path) -> None:
+    results = _prairielearn(tmp_path, {"answer.py": SOLUTION}, {"exercise": "exercise-99"},
+                            env={"SYNCGRADE_EXERCISE": "exercise-1"})
+    assert (results["gradable"], results["score"]) == (True, 1.0)
+
+
+def test_prairielearn_missing_student_folder_is_misconfiguration(tmp_path: Path) -> None:
+    results = _prairielearn(tmp_path, {}, {"exercise": "exercise-1"})
+    assert results["gradable"] is False and results["message"] == MISCONFIGURED
+
+
+def test_find_submission_prefers_the_shallowest_named_file(tmp_path: Path) -> None:
+    for name in ("deep/er/submission.py", "deep/submission.py", "other.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert find_submission(tmp_path) == (tmp_path / "deep" / "submission.py", "")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "submission.py").write_text("")
+    path, problem = find_submission(tmp_path)
+    assert path is None and "2 files named submission.py" in problem
+
+
+def test_the_module_runs_as_run_autograder(tmp_path: Path) -> None:
+    """As Gradescope runs it: a fresh process, the module's own __main__."""
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "submission.py").write_text("def f(:\n")
+    env = {**os.environ, "SYNCGRADE_EXERCISE": "exercise-1"}
+    result = subprocess.run([sys.executable, "-m", "syncgrade.platforms.entry", "gradescope",
+                             "--root", str(tmp_path)], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    results = json.loads((tmp_path / "results" / "results.json").read_text())
+    check_gradescope(results)
+    assert "SyntaxError on line 1" in results["tests"][0]["output"]
+
+
+@pytest.mark.parametrize("platform", ["gradescope", "prairielearn", "exercism"])
+def test_a_closed_stdout_still_gets_a_results_file(tmp_path: Path, platform: str) -> None:
+    """stdout a pipe nobody reads (closed before the entry writes a byte): the results
+    file is written first, the lost staff log is the only casualty, exit 0, no traceback."""
+    folder = {"gradescope": "submission", "prairielearn": "student",
+              "exercism": "solution"}[platform]
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "submission.py").write_text(NO_WAIT)
+    if platform == "exercism":
+        args = ["exercise-1", str(tmp_path / "solution"), str(tmp_path / "out")]
+        results_path = tmp_path / "out" / "results.json"
+    else:
+        args = ["--root", str(tmp_path), "--exercise", "exercise-1"]
+        results_path = tmp_path / "results" / "results.json"
+    env = {k: v for k, v in os.environ.items() if k != "SYNCGRADE_EXERCISE"}
+    child = subprocess.Popen([sys.executable, "-m", "syncgrade.platforms.entry", platform,
+                              *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone: every write to stdout is EPIPE
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=300) == 0, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    results = json.loads(results_path.read_text())
+    {"gradescope": check_gradescope, "prairielearn": check_prairielearn,
+     "exercism": check_exercism}[platform](results)
+    assert "sync-before-stop" in json.dumps(results)  # a real grade, not the fallback
+
+
+def test_run_autograder_piped_into_head(tmp_path: Path) -> None:
+    """`syncgrade-gradescope ... | head -2`, as a shell runs it."""
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "submission.py").write_text(NO_WAIT)
+    command = (f"{sys.executable} -m syncgrade.platforms.entry gradescope --root {tmp_path} "
+               "--exercise exercise-1 | head -2; echo \"exit ${PIPESTATUS[0]}\"")
+    shown = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
+                           timeout=300)
+    assert shown.stdout.splitlines()[0].startswith("syncgrade gradescope: exercise-1")
+    assert shown.stdout.splitlines()[-1] == "exit 0", shown.stderr
+    assert "Traceback" not in shown.stderr
+    check_gradescope(json.loads((tmp_path / "results" / "results.json").read_text()))
+
+
+def test_exercism_entry_without_its_three_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert exercism_main(["exercise-1", "/tmp"]) == 2
+    assert "usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR" in capsys.readouterr().err

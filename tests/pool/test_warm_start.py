@@ -1,0 +1,202 @@
+"""What a warm pool child does before its job, and when the pool starts one (issue 10).
+
+- A pool child compiles the probe's spin and measures its rate while it waits for a job,
+  and stops measuring the moment a job arrives; a rate scaled up from a shorter run never
+  underestimates a real run, so the probe's duration, which `covers-device-work` compares
+  samples against, is never too short because of it.
+- The pool does not start replacement children while a grade is in flight and a spare
+  warm child is already waiting: they would take CPU from that grade.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from syncgrade import engine, pool
+from syncgrade.child import harness, workloads
+from syncgrade.child.__main__ import _Warmup
+from syncgrade.pool import WarmPool, children_to_start
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+SOLUTION = COURSE / "exercise-1" / "solution.py"
+
+FIXED_S = 2e-4  # a fake spin run: this fixed cost (dispatch, wait) ...
+PER_STEP_S = 5e-6  # ... plus this per step
+
+
+def _fake_run(steps_seen: list[int]) -> Any:
+    def time_spin(_fn: Any, _x: Any, steps: int, _clock: Any, **_: Any) -> float:
+        steps_seen.append(steps)
+        return FIXED_S + PER_STEP_S * steps
+    return time_spin
+
+
+# --------------------------------------------------------------------------- the rate
+
+
+def test_the_rate_is_measured_on_a_run_of_at_least_10_ms() -> None:
+    steps_seen: list[int] = []
+    rate = workloads.measure_spin(None, time.perf_counter, _time_spin=_fake_run(steps_seen))
+    assert rate is not None
+    assert rate.seconds >= 0.01
+    assert rate.seconds == FIXED_S + PER_STEP_S * rate.steps
+    assert steps_seen[0] == 10  # the compiling run comes first
+    assert steps_seen[-2:] == [rate.steps, rate.steps]  # the faster of two runs is kept
+
+
+def _timed_spin(wall_s: float, cpu_s: float, backend: str) -> float:
+    """``workloads.time_spin`` of a run whose wall clock and process CPU clock advance by
+    ``wall_s`` and ``cpu_s`` (the device calls are stand-ins)."""
+    walls, cpus = iter([10.0, 10.0 + wall_s]), iter([3.0, 3.0 + cpu_s])
+    return workloads.time_spin(
+        lambda x, n: x, np.ones(4, np.float32), 100, lambda: next(walls),
+        _put=lambda value: value, _wait=lambda array: array,
+        _cpu_clock=lambda: next(cpus), _backend=lambda: backend)
+
+
+def test_a_spin_timed_while_the_cores_were_busy_counts_its_work_not_the_wait() -> None:
+    # Other processes held the cores: the run took three times its work on the wall
+    # clock. On the CPU backend the work is what the process's CPU clock says, so the
+    # probe's duration D is not inflated and a correct learner sample taken in a quiet
+    # moment is not judged against it (covers-device-work once failed a correct wait so).
+    assert _timed_spin(0.150, 0.050, "cpu") == pytest.approx(0.050)
+    # Other threads of the process count in its CPU time: then the wall time is shorter.
+    assert _timed_spin(0.050, 0.080, "cpu") == pytest.approx(0.050)
+    # On an accelerator the device does the work while the process mostly waits: its
+    # CPU time says nothing about the work, and the wall time is kept.
+    assert _timed_spin(0.150, 0.001, "gpu") == pytest.approx(0.150)
+
+
+@pytest.mark.parametrize("seconds", [0.02, 0.05, 0.1, 1.0])
+def test_a_scaled_estimate_never_underestimates_a_longer_run(seconds: float) -> None:
+    rate = workloads.measure_spin(None, time.perf_counter, _time_spin=_fake_run([]))
+    assert rate is not None
+    steps = rate.steps_for(seconds)
+    real = FIXED_S + PER_STEP_S * steps
+    assert rate.estimate(steps) >= real
+    assert rate.estimate(steps) <= real * 1.05  # and stays close to it
+    assert abs(real - seconds) <= 0.05 * seconds  # the probe is about as long as asked
+
+
+def test_measuring_stops_as_soon_as_it_is_told_to() -> None:
+    steps_seen: list[int] = []
+    asked = iter([False, False, True])
+    rate = workloads.measure_spin(None, time.perf_counter, stop=lambda: next(asked),
+                                  _time_spin=_fake_run(steps_seen))
+    assert rate is None
+    assert len(steps_seen) == 2
+
+
+def test_a_warm_up_without_a_job_measures_the_spin() -> None:
+    warming = _Warmup(None)
+    warming.join()
+    rate = warming.spin_rate
+    assert isinstance(rate, workloads.SpinRate)
+    assert rate.seconds > 0 and rate.steps >= 200  # the faster run may be under 10 ms
+
+
+def test_a_warm_up_whose_job_arrived_leaves_the_spin_to_the_harness() -> None:
+    warming = _Warmup.__new__(_Warmup)  # the state right after job_arrived()
+    warming._arrived = True
+    warming.spin_rate = None
+    warming._measure_spin(workloads)
+    assert warming.spin_rate is None
+
+
+# --------------------------------------------------------------------------- the probe
+
+
+def test_the_probe_uses_the_warm_up_rate_and_quarter_runs_before_and_after_the_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    steps_seen: list[int] = []
+    monkeypatch.setattr(harness, "_TIME_SPIN", _fake_run(steps_seen))
+    rate = workloads.SpinRate(x=np.ones(workloads.PROBE_ELEMENTS, np.float32), steps=4000,
+                              seconds=0.03)  # measured while the machine was busy
+    built = harness.Harness(recorder=None, inputs={}, rate=rate)  # type: ignore[arg-type]
+    probe = built._probe(0.05)
+    steps = int(probe.host_args[1])
+    short = steps // harness.REMEASURE_DIVISOR
+    assert steps == rate.steps_for(0.05)
+    # Built before the learner's call: one quarter run already lowered the busy estimate.
+    assert steps_seen == [short]
+    quarter = FIXED_S + PER_STEP_S * short
+    assert probe.seconds == pytest.approx(quarter * steps / short)
+    assert probe.seconds < rate.estimate(steps)
+    assert probe.seconds >= FIXED_S + PER_STEP_S * steps  # never below a real run
+    assert built.probe_seconds == probe.seconds
+    assert built._probe(0.05) is probe and steps_seen == [short]  # built once
+    seconds = built.remeasure_probe()  # after the call
+    assert steps_seen == [short, short]
+    assert seconds == pytest.approx(quarter * steps / short)
+    assert seconds >= FIXED_S + PER_STEP_S * steps  # still never below a real run
+    assert built.probe_seconds == seconds
+
+
+def test_the_probe_keeps_the_smaller_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(harness, "_TIME_SPIN", lambda *_a, **_k: 1.0)  # very slow re-runs
+    rate = workloads.SpinRate(x=np.ones(workloads.PROBE_ELEMENTS, np.float32), steps=4000,
+                              seconds=0.02)
+    built = harness.Harness(recorder=None, inputs={}, rate=rate)  # type: ignore[arg-type]
+    assert built._probe(0.05).seconds == pytest.approx(rate.estimate(rate.steps_for(0.05)))
+    assert built.remeasure_probe() == pytest.approx(rate.estimate(rate.steps_for(0.05)))
+
+
+# --------------------------------------------------------------------------- the pool
+
+
+@pytest.mark.parametrize(("size", "idle", "in_use", "expected"), [
+    (2, 0, 0, 2),  # filling up
+    (2, 1, 0, 1),  # topping up once nothing runs
+    (2, 2, 0, 0),
+    (2, 1, 1, 0),  # a grade runs and a spare is waiting: wait for the grade
+    (2, 0, 1, 1),  # no spare: one now
+    (2, 0, 2, 2),  # a batch of two: both now
+    (2, 1, 2, 1),
+    (1, 0, 1, 1),  # a pool of one refills at once
+    (4, 1, 2, 1),
+    (4, 3, 1, 0),
+])
+def test_children_to_start(size: int, idle: int, in_use: int, expected: int) -> None:
+    assert children_to_start(size, idle, in_use) == expected
+
+
+def test_a_pool_starts_no_child_while_a_grade_runs_and_a_spare_waits(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(pool.ENV_VAR, raising=False)
+    with WarmPool(size=2, wait_s=120) as warm:
+        in_flight_at_start: list[int] = []
+        start_one = warm._start_one
+
+        def recording_start() -> Any:
+            in_flight_at_start.append(warm._in_use)
+            return start_one()
+
+        monkeypatch.setattr(warm, "_start_one", recording_start)
+        for _ in range(2):
+            deadline = time.monotonic() + 120
+            while warm.warm_children() < 2:
+                assert time.monotonic() < deadline, "the pool did not warm up"
+                time.sleep(0.05)
+            report = engine.grade("exercise-1", SOLUTION, pool=warm)
+            assert report.status == "passed", report.summary
+        deadline = time.monotonic() + 60
+        while len(in_flight_at_start) < 2:
+            assert time.monotonic() < deadline, "no replacement was started"
+            time.sleep(0.05)
+        assert warm.stats.warm == 2 and warm.stats.cold == 0
+    assert in_flight_at_start and set(in_flight_at_start) == {0}, in_flight_at_start
+
+
+def test_a_throughput_pool_refills_at_once_and_a_latency_pool_waits() -> None:
+    bare = WarmPool.__new__(WarmPool)  # the refill rule only: no children started
+    bare.size, bare._idle, bare._in_use = 2, [object()], 1
+    bare.defer_refill = False  # grade batch
+    assert bare._to_start() == 1
+    bare.defer_refill = True  # the default: a spare is waiting, a grade is in flight
+    assert bare._to_start() == 0

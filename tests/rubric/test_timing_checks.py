@@ -1,0 +1,580 @@
+"""The timing checks on simulated traces (pure: no child process, milliseconds per test).
+
+A small model of one grader call stands in for the child: a host clock, a device that runs
+jitted calls in dispatch order (each takes ``work`` seconds, slowed by ``load``), and the
+recorder's events (timer reads with a readiness record after each, calls and returns,
+waits recorded when they return, placements, compilations of a new specialization).
+Each style below mirrors one corpus file, and the checks of exercise-1 and exercise-3 must
+fail exactly the ids that file's ``# expect-fail:`` header names (among the checks judged
+here), whatever the seed (clock values, durations) and machine load.
+
+This is what lets ``tests/courses/test_corpus.py`` grade most files once per CI run: the only
+inputs of these checks that vary from one grade to the next are clock values, durations
+and readiness bits, and here they vary over seeds and loads while the verdicts may not.
+``test_readiness_never_decides_a_missing_wait`` pins the one race (was the output ready
+at the stop read?) for every style that has no wait on the timed output.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from builders import F, context, validated
+from corpus_support import corpus_dir, read_expectation
+
+from syncgrade.courses import builtin_course, get_exercise
+from syncgrade.rubric.base import Context, Outcome, Skip
+from syncgrade.rubric.checks import sample_count
+from syncgrade.trace import CallFrame
+
+PROBE_S = 0.1  # the calibrated probe duration the grader reports (exercise-1 and -3)
+MAIN_WORK_S = 0.004  # the hidden workload's device time in this model
+GIVEN = [1, 2]  # tokens of the placed, ready inputs the grader hands over (exercise-1)
+SEEDS = (0, 1, 2)
+LOADS = (1.0, 4.0)  # load only slows the device and the host down
+
+
+class Sim:
+    """One grader call: a host clock, an in-order device, and the recorder's events."""
+
+    def __init__(self, seed: int, work: float, load: float, ns: bool = False,
+                 compiled: tuple[str, ...] = ()) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.raw: list[dict[str, Any]] = []
+        self.now = 1000.0 + float(self.rng.uniform(0, 10))
+        self.device_free = self.now
+        self.work, self.load, self.ns = work, load, ns
+        self.finish: dict[int, float] = {}  # array token -> when the device completes it
+        self.token = 100
+        self.latest: tuple[int, int] | None = None  # (call seq, output token)
+        self.compiled = set(compiled)
+
+    def _add(self, kind: str, **fields: Any) -> int:
+        seq = len(self.raw) + 1
+        self.raw.append({"seq": seq, "kind": kind, **fields})
+        return seq
+
+    def _host(self, seconds: float) -> None:
+        self.now += seconds * self.load * float(self.rng.uniform(0.8, 1.25))
+
+    def given(self, arrays: list[int]) -> None:
+        for a in arrays:
+            self.finish[a] = self.now
+        self._add("given", arrays=arrays)
+
+    def read(self, line: int = 10) -> tuple[int, float | int]:
+        self._host(1e-6)
+        value: float | int = int(self.now * 1e9) if self.ns else self.now
+        clock = "perf_counter_ns" if self.ns else "perf_counter"
+        seq = self._add("timer", clock=clock, value=value, site=[F, line])
+        if self.latest is not None:
+            call, out = self.latest
+            self._add("ready", read=seq, call=call, ready=self.now >= self.finish[out])
+        return seq, value
+
+    def put(self, count: int, line: int = 5) -> list[int]:
+        arrays = []
+        for _ in range(count):
+            self.token += 1
+            self.finish[self.token] = self.now + 50e-6 * self.load
+            arrays.append(self.token)
+        self._add("placement", arrays=arrays, site=[F, line])
+        self._host(10e-6)
+        return arrays
+
+    def call(self, inputs: list[int], numpy_args: int = 0, line: int = 11) -> int:
+        """Dispatch ``fn``; a specialization not compiled yet (placed or NumPy arguments)
+        traces and compiles first, on the host. Returns the output's token."""
+        key = "numpy" if numpy_args else "placed"
+        if key not in self.compiled:
+            self._add("compile", event="jaxpr_trace_duration", fun="fn", site=[F, line])
+            self._host(0.05)
+            self.compiled.add(key)
+        seq = self._add("call", name="fn", site=[F, line], inputs=inputs,
+                        numpy_args=numpy_args, fn=1)
+        ready = max([self.now, self.device_free, *(self.finish[a] for a in inputs)])
+        done = ready + self.work * self.load * float(self.rng.uniform(1.0, 1.3))
+        self.device_free = done
+        self.token += 1
+        self.finish[self.token] = done
+        self._add("return", call=seq, outputs=[self.token])
+        self.latest = (seq, self.token)
+        self._host(20e-6)  # dispatch returns long before the work is done
+        return self.token
+
+    def wait(self, arrays: list[int], how: str = "block_until_ready", line: int = 12) -> None:
+        self.now = max([self.now, *(self.finish[a] for a in arrays)])
+        self._host(2e-6)
+        self._add("wait", how=how, arrays=arrays, site=[F, line])  # recorded on return
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds * float(self.rng.uniform(1.0, 1.1))  # never shorter
+
+    def pair(self, start: int, stop: int) -> None:
+        self._add("pair", start=start, stop=stop)
+
+    def events(self) -> list[Any]:
+        return validated(self.raw)
+
+
+# --------------------------------------------------------------------------- styles
+
+WAITED = {"method_wait", "perf_counter_ns", "device_put_inside", "numpy_inputs_inside",
+          "milliseconds", "nanoseconds_unconverted", "drops_first_sample", "timer_after_call",
+          "wait_after_stop", "samples_as_array"}
+
+
+def timed_loop(sim: Sim, style: str, repeats: int, inputs: list[int]) -> list[Any]:
+    """exercise-1's ``synchronized_samples`` (and exercise-3's timed loop) in ``style``;
+    returns the samples the learner would return."""
+    if style == "whole_loop_one_interval":
+        start, v0 = sim.read()
+        for _ in range(repeats):
+            sim.wait([sim.call(inputs)])
+        stop, v1 = sim.read(13)
+        sim.pair(start, stop)
+        return [float(v1 - v0) / repeats] * repeats
+    diffs: list[float | int] = []
+    previous: int | None = None
+    for _ in range(repeats):
+        if style == "timer_after_call":
+            out = sim.call(inputs)
+            start, v0 = sim.read()
+            sim.wait([out])
+        else:
+            start, v0 = sim.read()
+            args, numpy_args = inputs, 0
+            if style == "device_put_inside":
+                args = sim.put(2, line=11)
+            if style == "numpy_inputs_inside":
+                args, numpy_args = [], 2
+            out = sim.call(args, numpy_args)
+            if style in WAITED and style != "wait_after_stop":
+                sim.wait([out])
+            elif style == "numpy_asarray_wait":
+                sim.wait([out], how="numpy.asarray")
+            elif style == "sleep_instead_of_wait":
+                sim.sleep(0.001)
+            elif style == "long_sleep_instead_of_wait":
+                sim.sleep(0.3)
+            elif style == "wait_on_input":
+                sim.wait(inputs)
+            elif style == "wait_on_stale_output" and previous is not None:
+                sim.wait([previous])
+        stop, v1 = sim.read(13)
+        if style == "wait_after_stop":
+            sim.wait([out], line=14)
+        sim.pair(start, stop)
+        diffs.append(v1 - v0)
+        previous = out
+    if style == "milliseconds":
+        return [float(d) * 1e3 for d in diffs]
+    if style == "nanoseconds_unconverted":
+        return diffs  # integers from perf_counter_ns
+    samples = [d / 1e9 for d in diffs] if sim.ns else [float(d) for d in diffs]
+    if style == "drops_first_sample":
+        return samples[1:]
+    if style == "samples_as_array":
+        return np.array(samples)  # type: ignore[return-value]
+    return samples
+
+
+def exercise_1(style: str, seed: int, load: float, work: float,
+               repeats: int) -> tuple[list[Any], list[Any]]:
+    """One call of exercise-1's ``synchronized_samples``: (events, returned value)."""
+    ns = style in ("perf_counter_ns", "nanoseconds_unconverted")
+    # The grader warmed ``fn`` on arrays placed without naming a device (uncommitted):
+    # NumPy arguments of the same shapes reuse that compilation (no compile events).
+    sim = Sim(seed, work, load, ns=ns, compiled=("placed", "numpy"))
+    sim.given(GIVEN)
+    sim.read(3)  # an unrelated read first: pairing reads in order would be off by one
+    samples = timed_loop(sim, style, repeats, GIVEN)
+    return sim.events(), [None, samples]
+
+
+def exercise_3(style: str, seed: int, load: float, work: float,
+               repeats: int) -> tuple[list[Any], list[Any]]:
+    """One call of exercise-3's ``device_resident_benchmark``: (events, returned value).
+    ``fn`` is jitted but never compiled for these shapes; ``host_args`` are NumPy."""
+    sim = Sim(seed, work, load, ns=style == "nanoseconds_unconverted")
+    loop_style = {"nanoseconds_unconverted": "nanoseconds_unconverted",
+                  "no_output_wait": "no_wait"}.get(style, "method_wait")
+    if style == "numpy_args_never_placed":
+        sim.wait([sim.call([], numpy_args=2, line=7)], line=7)
+        samples = timed_loop(sim, "numpy_inputs_inside", repeats, [])
+        return sim.events(), [None, samples]
+    if style == "warmup_on_host_args":
+        sim.wait([sim.call([], numpy_args=2, line=7)], line=7)
+    args: list[int] = [] if style == "stub_unchanged" else sim.put(2)
+    if style not in ("inputs_not_ready", "stub_unchanged"):
+        sim.wait(args, line=6)
+    if style == "inputs_not_ready":
+        sim.call(args, line=7)  # a warm-up dispatched (and compiled), never waited on
+    elif style in ("place_wait_warm", "no_output_wait", "nanoseconds_unconverted",
+                   "placement_inside_interval"):
+        sim.wait([sim.call(args, line=7)], line=7)
+    if style in ("placement_inside_interval", "stub_unchanged"):
+        loop_style = "device_put_inside"
+    samples = timed_loop(sim, loop_style, repeats, args)
+    return sim.events(), [None, samples]
+
+
+EXERCISE_1 = {
+    "correct": ["method_wait", "perf_counter_ns"],
+    "flawed": ["device_put_inside", "drops_first_sample", "long_sleep_instead_of_wait",
+               "milliseconds", "nanoseconds_unconverted", "no_wait", "numpy_asarray_wait",
+               "numpy_inputs_inside",
+               "samples_as_array", "sleep_instead_of_wait", "timer_after_call",
+               "wait_after_stop", "wait_on_input", "wait_on_stale_output",
+               "whole_loop_one_interval"],
+}
+EXERCISE_3 = {
+    "correct": ["place_wait_warm"],
+    "flawed": ["inputs_not_ready", "nanoseconds_unconverted", "no_output_wait", "no_warmup",
+               "numpy_args_never_placed", "placement_inside_interval", "stub_unchanged",
+               "warmup_on_host_args"],
+}
+BUILDERS = {"exercise-1": exercise_1, "exercise-3": exercise_3}
+exercise_1_rubric = builtin_course().module("exercise-1")  # the declarations' constants
+exercise_3_rubric = builtin_course().module("exercise-3")
+REPEATS = {"exercise-1": exercise_1_rubric.REPEATS, "exercise-3": exercise_3_rubric.REPEATS}
+# What a child cannot fake here: `runs` needs a real load, `numpy-match` real values.
+NOT_JUDGED = {"runs", "numpy-match"}
+
+
+def grade(exercise: str, style: str, seed: int, load: float,
+          readiness: bool | None = None) -> dict[str, Outcome]:
+    """Every judged check of ``exercise`` on the simulated main and probe calls of
+    ``style`` (as the engine evaluates them: a :class:`Skip` is ``skipped``).
+    ``readiness`` overrides every readiness record (``None``: the model's)."""
+    build = BUILDERS[exercise]
+    main_events, main_value = build(style, seed, load, MAIN_WORK_S, REPEATS[exercise])
+    probe_events, probe_value = build(style, seed + 100, load, PROBE_S, 2)
+    if readiness is not None:
+        main_events = [e.model_copy(update={"ready": readiness}) if e.kind == "ready" else e
+                       for e in main_events]
+        probe_events = [e.model_copy(update={"ready": readiness}) if e.kind == "ready" else e
+                        for e in probe_events]
+    frames = {
+        "main": CallFrame(type="call", id="main", ok=True, events=main_events),
+        "probe": CallFrame(type="call", id="probe", ok=True, events=probe_events,
+                           probe_seconds=PROBE_S),
+    }
+    ctx = context(exercise, [], frames=frames,
+                  values={"main": main_value, "probe": probe_value})
+    outcomes = {}
+    for spec in get_exercise(exercise).checks:
+        if spec.id in NOT_JUDGED:
+            continue
+        try:
+            outcomes[spec.id] = spec.fn(ctx, **spec.params)
+        except Skip as skip:
+            outcomes[spec.id] = Outcome.skip(str(skip))
+    return outcomes
+
+
+def expected(exercise: str, kind: str, style: str) -> frozenset[str]:
+    path = corpus_dir(exercise) / kind / f"{style}.py"
+    return read_expectation(path) - NOT_JUDGED
+
+
+CASES = [(ex, kind, style) for ex, table in (("exercise-1", EXERCISE_1),
+                                             ("exercise-3", EXERCISE_3))
+         for kind, styles in table.items() for style in styles]
+
+
+def test_every_style_mirrors_a_corpus_file() -> None:
+    for exercise, kind, style in CASES:
+        assert (corpus_dir(exercise) / kind / f"{style}.py").is_file(), (exercise, style)
+
+
+@pytest.mark.parametrize("load", LOADS)
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(("exercise", "kind", "style"), CASES,
+                         ids=[f"{e}/{k}/{s}" for e, k, s in CASES])
+def test_simulated_style_fails_exactly_what_its_corpus_file_expects(
+        exercise: str, kind: str, style: str, seed: int, load: float) -> None:
+    outcomes = grade(exercise, style, seed, load)
+    failed = {cid for cid, o in outcomes.items() if o.status == "failed"}
+    assert failed == expected(exercise, kind, style), {
+        cid: o.message for cid, o in outcomes.items() if o.status != "passed"}
+    for cid, outcome in outcomes.items():
+        if outcome.status == "failed":
+            assert outcome.message and outcome.hint, cid
+
+
+NO_WAIT_ON_OUTPUT = ["no_wait", "sleep_instead_of_wait", "long_sleep_instead_of_wait",
+                     "wait_on_input", "wait_on_stale_output", "wait_after_stop"]
+
+
+@pytest.mark.parametrize("readiness", [True, False])
+@pytest.mark.parametrize("style", NO_WAIT_ON_OUTPUT)
+def test_readiness_never_decides_a_missing_wait(style: str, readiness: bool) -> None:
+    """Whether the device happened to finish by the stop read is the one race in a trace;
+    with no wait on the timed output, sync-before-stop fails either way."""
+    outcomes = grade("exercise-1", style, 7, 1.0, readiness=readiness)
+    assert outcomes["sync-before-stop"].status == "failed"
+    failed = {cid for cid, o in outcomes.items() if o.status == "failed"}
+    assert failed == expected("exercise-1", "flawed", style)
+
+
+# --------------------------------------------------------------------------- one check each
+
+
+def _ctx(exercise: str, main: Sim, value: Any, probe: tuple[Sim, Any] | None = None,
+         probe_seconds: float | None = PROBE_S) -> Context:
+    frames = {"main": CallFrame(type="call", id="main", ok=True, events=main.events())}
+    values = {"main": value}
+    if probe is not None:
+        frames["probe"] = CallFrame(type="call", id="probe", ok=True, events=probe[0].events(),
+                                    probe_seconds=probe_seconds)
+        values["probe"] = probe[1]
+    return context(exercise, [], frames=frames, values=values)
+
+
+def _check(exercise: str, check_id: str, ctx: Context) -> Outcome:
+    spec = next(s for s in get_exercise(exercise).checks if s.id == check_id)
+    try:
+        return spec.fn(ctx, **spec.params)
+    except Skip as skip:
+        return Outcome.skip(str(skip))
+
+
+def _loop(style: str, repeats: int = 6, work: float = MAIN_WORK_S,
+          seed: int = 3) -> tuple[Sim, list[Any]]:
+    sim = Sim(seed, work, 1.0, compiled=("placed",))
+    sim.given(GIVEN)
+    return sim, timed_loop(sim, style, repeats, GIVEN)
+
+
+def test_sync_before_stop_names_the_stop_line_and_an_unfinished_interval() -> None:
+    sim, samples = _loop("no_wait")
+    outcome = _check("exercise-1", "sync-before-stop", _ctx("exercise-1", sim, [None, samples]))
+    assert outcome.status == "failed"
+    assert "still being computed" in outcome.message
+    assert "line 13" in outcome.hint
+    assert outcome.evidence.timeline is not None
+
+
+def test_sync_before_stop_names_the_array_a_wrong_wait_was_on() -> None:
+    sim, samples = _loop("wait_on_input")
+    outcome = _check("exercise-1", "sync-before-stop", _ctx("exercise-1", sim, [None, samples]))
+    assert outcome.status == "failed" and "is on a different array" in outcome.message
+
+
+def test_sync_before_stop_fails_one_bad_interval_among_good_ones() -> None:
+    sim = Sim(4, MAIN_WORK_S, 1.0, compiled=("placed",))
+    sim.given(GIVEN)
+    samples = timed_loop(sim, "method_wait", 5, GIVEN)
+    samples += timed_loop(sim, "no_wait", 1, GIVEN)
+    outcome = _check("exercise-1", "sync-before-stop", _ctx("exercise-1", sim, [None, samples]))
+    assert outcome.status == "failed" and outcome.message.startswith("In interval 6,")
+
+
+def test_sync_before_stop_trusts_a_stop_read_that_saw_the_output_unfinished() -> None:
+    # A wait on the output, yet the readiness record says unfinished at the stop read: the
+    # check believes the record (defensive: a wait that did not block is no wait).
+    sim, samples = _loop("method_wait")
+    for event in sim.raw:
+        if event["kind"] == "ready":
+            event["ready"] = False
+    outcome = _check("exercise-1", "sync-before-stop", _ctx("exercise-1", sim, [None, samples]))
+    assert outcome.status == "failed"
+    passing, samples = _loop("method_wait")
+    assert _check("exercise-1", "sync-before-stop",
+                  _ctx("exercise-1", passing, [None, samples])).status == "passed"
+
+
+def test_times_the_call_zero_and_many_calls_say_which() -> None:
+    sim, samples = _loop("timer_after_call")
+    zero = _check("exercise-1", "times-the-call", _ctx("exercise-1", sim, [None, samples]))
+    assert zero.status == "failed" and "contains no call" in zero.message
+    assert "line 10 to line 13" in zero.message
+    sim, samples = _loop("whole_loop_one_interval")
+    many = _check("exercise-1", "times-the-call", _ctx("exercise-1", sim, [None, samples]))
+    assert many.status == "failed" and "contains 6 calls" in many.message
+    sim, samples = _loop("method_wait")
+    one = _check("exercise-1", "times-the-call", _ctx("exercise-1", sim, [None, samples]))
+    assert one.status == "passed" and "6 intervals" in one.message
+
+
+def test_no_clock_reads_at_all_fail_the_interval_checks() -> None:
+    sim = Sim(5, MAIN_WORK_S, 1.0, compiled=("placed",))
+    sim.given(GIVEN)
+    sim.wait([sim.call(GIVEN)])
+    ctx = _ctx("exercise-1", sim, [None, [0.01] * 6])
+    for check_id in ("times-the-call", "sync-before-stop"):
+        outcome = _check("exercise-1", check_id, ctx)
+        assert outcome.status == "failed" and "No timed interval" in outcome.message
+
+
+def test_placement_excluded_names_the_line_of_a_put_or_a_numpy_argument() -> None:
+    sim, samples = _loop("device_put_inside")
+    put = _check("exercise-1", "placement-excluded", _ctx("exercise-1", sim, [None, samples]))
+    assert put.status == "failed" and "`jax.device_put` on line 11" in put.message
+    sim, samples = _loop("numpy_inputs_inside")
+    implicit = _check("exercise-1", "placement-excluded",
+                      _ctx("exercise-1", sim, [None, samples]))
+    assert implicit.status == "failed" and "passes NumPy arrays" in implicit.message
+    sim = Sim(6, MAIN_WORK_S, 1.0)
+    args = sim.put(2)
+    sim.wait(args)
+    sim.wait([sim.call(args)])  # placed and warmed before the loop
+    samples = timed_loop(sim, "method_wait", 6, args)
+    assert _check("exercise-3", "placement-excluded",
+                  _ctx("exercise-3", sim, [None, samples])).status == "passed"
+
+
+def _probe(style: str, load: float = 1.0, seed: int = 8) -> tuple[Sim, list[Any]]:
+    sim = Sim(seed, PROBE_S, load, compiled=("placed",))
+    sim.given(GIVEN)
+    return sim, [None, timed_loop(sim, style, 2, GIVEN)]
+
+
+def _covers(probe: tuple[Sim, Any], probe_seconds: float | None = PROBE_S) -> Outcome:
+    main, value = _loop("method_wait")
+    ctx = _ctx("exercise-1", main, [None, value], probe=probe, probe_seconds=probe_seconds)
+    return _check("exercise-1", "covers-device-work", ctx)
+
+
+def test_covers_device_work_passes_a_waited_timer_under_any_load() -> None:
+    for load in (1.0, 3.0, 20.0):
+        outcome = _covers(_probe("method_wait", load))
+        assert outcome.status == "passed", outcome.message
+        assert outcome.evidence.facts["known_ms"] == 100.0
+
+
+def test_covers_device_work_fails_a_timer_stopped_at_dispatch_under_any_load() -> None:
+    for load in (1.0, 3.0, 20.0):  # a loaded host dispatches slowly, yet far below 35%
+        outcome = _covers(_probe("no_wait", load))
+        assert outcome.status == "failed"
+        assert "about 100 ms" in outcome.message and "0%" in outcome.message
+
+
+def test_covers_device_work_threshold_and_its_shortest_sample() -> None:
+    sim, _ = _probe("method_wait")
+    edge = 0.35 * PROBE_S
+    assert _covers((sim, [None, [edge, 0.2]])).status == "passed"
+    low = _covers((sim, [None, [0.2, edge * 0.99]]))  # the shortest sample decides
+    assert low.status == "failed" and low.evidence.facts["shortest_ms"] == round(edge * 990, 3)
+
+
+def test_covers_device_work_leaves_odd_samples_to_sample_count() -> None:
+    sim, _ = _probe("method_wait")
+    assert _covers((sim, [None, [math.nan, 0.1]])).status == "skipped"
+    assert _covers((sim, [None, "0.1"])).status == "skipped"
+    empty = _covers((sim, [None, []]))
+    assert empty.status == "failed" and "No samples" in empty.message
+    with pytest.raises(RuntimeError):  # a rubric fault, not the learner's
+        _covers((sim, [None, [0.1, 0.1]]), probe_seconds=None)
+
+
+def test_sample_count_count_type_finiteness_and_units() -> None:
+    sim, samples = _loop("method_wait")
+    ctx = _ctx("exercise-1", sim, [None, samples])
+    assert _check("exercise-1", "sample-count", ctx).status == "passed"
+    cases = {
+        "5 samples": (samples[:5], "You returned 5 samples; the grader asked for repeats=6."),
+        "array": (np.array(samples), "not a list"),
+        "nan": ([*samples[:5], math.nan], "Sample 6 of 6 is NaN"),
+        "negative": ([-s for s in samples], "not a finite positive number"),
+        "ms": ([s * 1e3 for s in samples], "milliseconds"),
+        "us": ([s * 1e6 for s in samples], "microseconds"),
+    }
+    for name, (value, words) in cases.items():
+        outcome = _check("exercise-1", "sample-count", _ctx("exercise-1", sim, [None, value]))
+        assert outcome.status == "failed", name
+        assert words in outcome.message, (name, outcome.message)
+
+
+def test_sample_count_knows_the_probes_unit_when_no_read_pair_matches() -> None:
+    # Samples that match no read pair (made up) but whose median is ~1000x the probe's
+    # known duration are milliseconds all the same.
+    sim, _ = _probe("method_wait")
+    main, value = _loop("method_wait")
+    ctx = _ctx("exercise-1", main, [None, value], probe=(sim, [None, [101.3, 99.1]]))
+    outcome = sample_count(ctx, call="probe", samples=(1,), count=2)
+    assert outcome.status == "failed" and "milliseconds" in outcome.message
+    fine = _ctx("exercise-1", main, [None, value], probe=(sim, [None, [0.1013, 0.0991]]))
+    assert sample_count(fine, call="probe", samples=(1,), count=2).status == "passed"
+
+
+def test_samples_measured_rejects_a_loop_mean_and_overhead_subtracted_samples() -> None:
+    sim, samples = _loop("whole_loop_one_interval")
+    mean = _check("exercise-1", "samples-measured", _ctx("exercise-1", sim, [None, samples]))
+    assert mean.status == "failed"
+    sim, samples = _loop("method_wait")
+    shifted = [s - 2e-5 for s in samples]  # an estimated timer overhead taken off each
+    ctx = _ctx("exercise-1", sim, [None, shifted], probe=_probe("method_wait"))
+    outcome = _check("exercise-1", "samples-measured", ctx)
+    assert outcome.status == "failed" and "Samples 1, 2, 3 and 4" in outcome.message
+    ctx = _ctx("exercise-1", sim, [None, samples], probe=_probe("method_wait"))
+    assert _check("exercise-1", "samples-measured", ctx).status == "passed"
+
+
+def _ex3(*steps: str, seed: int = 9) -> tuple[Sim, list[Any]]:
+    """exercise-3's main call, built step by step: ``put``, ``wait-args``, ``warm``
+    (a call), ``wait-warm``, ``numpy-warm``; then six waited timed calls."""
+    sim = Sim(seed, MAIN_WORK_S, 1.0)
+    args: list[int] = []
+    warm: int | None = None
+    for step in steps:
+        if step == "put":
+            args = sim.put(2)
+        elif step == "wait-args":
+            sim.wait(args, line=6)
+        elif step == "warm":
+            warm = sim.call(args, line=7)
+        elif step == "wait-warm" and warm is not None:
+            sim.wait([warm], line=8)
+        elif step == "numpy-warm":
+            sim.wait([sim.call([], numpy_args=2, line=7)], line=8)
+        elif step == "sleep":
+            sim.sleep(0.5)  # long enough on this model's device, and still no evidence
+    return sim, [None, timed_loop(sim, "method_wait", exercise_3_rubric.REPEATS, args)]
+
+
+def _warmup(sim: Sim, value: Any) -> Outcome:
+    return _check("exercise-3", "warmup-excluded", _ctx("exercise-3", sim, value))
+
+
+def test_warmup_excluded_passes_a_waited_warm_up() -> None:
+    assert _warmup(*_ex3("put", "wait-args", "warm", "wait-warm")).status == "passed"
+
+
+def test_warmup_excluded_fails_a_compile_in_the_first_interval_and_says_why() -> None:
+    none = _warmup(*_ex3("put", "wait-args"))
+    assert none.status == "failed" and none.message.startswith("Interval 1 includes compiling")
+    assert "no warm-up call of `fn` ran before it" in none.message
+    other = _warmup(*_ex3("numpy-warm", "put", "wait-args"))
+    assert other.status == "failed" and "on line 7 ran on different arguments" in other.message
+
+
+def test_warmup_excluded_fails_an_unwaited_warm_up_even_after_a_long_sleep() -> None:
+    for steps in (("put", "wait-args", "warm"), ("put", "wait-args", "warm", "sleep")):
+        outcome = _warmup(*_ex3(*steps))
+        assert outcome.status == "failed", steps
+        assert "Nothing waited for the output of the call on line 7" in outcome.message
+
+
+def test_warmup_excluded_fails_a_compile_in_a_later_interval() -> None:
+    sim = Sim(10, MAIN_WORK_S, 1.0)
+    args = sim.put(2)
+    sim.wait(args)
+    sim.wait([sim.call(args, line=7)], line=8)
+    samples = timed_loop(sim, "method_wait", 3, args)
+    sim.compiled.clear()  # a fresh jit in the loop: the next timed call compiles again
+    samples += timed_loop(sim, "method_wait", 2, args)
+    outcome = _warmup(sim, [None, samples])
+    assert outcome.status == "failed" and outcome.message.startswith("Interval 4 includes")
+    assert "used the same arguments, but the timed call went to another callable" in (
+        outcome.message)
+
+
+def test_corpus_files_used_here_exist() -> None:
+    # The styles' names are corpus file names; a renamed file must rename its style.
+    names = {p.stem for e in ("exercise-1", "exercise-3") for p in corpus_dir(e).glob("*/*.py")}
+    assert {style for _, _, style in CASES} <= names
