@@ -103,15 +103,18 @@ class ReportWriter:
       platform's results.json (the wrapper says whose it is: lines come in completion
       order, and the platform formats have no field for the file's name).
 
-    Every format is the learner's view (hidden checks redacted) unless ``reveal``. Each
+    Every format is the learner's view (hidden checks redacted) unless ``reveal``;
+    ``html``: the platform formats carry their HTML outputs and images. Each
     record goes out in one ``write`` and is flushed, so a kill leaves at most the last
     record torn (:func:`recorded` cuts it off on resume). ``header=False``: the stream
     already holds the CSV header (appending to a resumed batch's output).
     """
 
     def __init__(self, stream: TextIO, fmt: Format | str, check_ids: Sequence[str], *,
-                 reveal: bool = False, colour: bool = False, header: bool = True) -> None:
+                 reveal: bool = False, html: bool = False, colour: bool = False,
+                 header: bool = True) -> None:
         self._stream = stream
+        self._html = html
         self._fmt = "jsonl" if fmt == "json" else fmt
         self._check_ids = list(check_ids)
         self._reveal = reveal
@@ -135,7 +138,7 @@ class ReportWriter:
                                *(statuses.get(i, "") for i in self._check_ids)])
         elif self._fmt in PLATFORMS:
             results = to_platform(self._fmt, report, reveal=self._reveal,
-                                  source_lines=source_lines)
+                                  source_lines=source_lines, html=self._html)
             record = json.dumps({"submission": report.submission, "results": results},
                                 ensure_ascii=False) + "\n"
         elif self._fmt == "text":
@@ -265,7 +268,7 @@ def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
               cluster: Client | str | None = None, resume: bool = False,
               timeout: float = DEFAULT_TIMEOUT_S, memory_bytes: int | None = None,
               course: str | os.PathLike[str] | Course | None = None, reveal: bool = False,
-              colour: bool = False,
+              html: bool = False, colour: bool = False,
               on_report: Callable[[GradeReport, Tally], None] | None = None) -> Tally:
     """Grade every file of ``paths`` (each once, however often given) and write one
     record each to ``out`` (a file, replaced unless ``resume``; or a stream) in ``fmt``
@@ -277,7 +280,8 @@ def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
     file in a :data:`RESUMABLE` format): the records ``out`` already holds are kept and
     their submissions not graded again (matched by the name each report carries, the
     path as given), a torn last record is cut off, and the rest are appended; nothing
-    is recorded twice. ``on_report`` is called after each record is written.
+    is recorded twice. ``html``: the platform formats' HTML outputs and images.
+    ``on_report`` is called after each record is written.
 
     Raises before grading: :class:`BatchError`, :class:`syncgrade.cluster.ClusterError`,
     and the usage errors of :func:`syncgrade.grading.grade`."""
@@ -303,7 +307,7 @@ def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
     todo = [p for p in files if str(p) not in done]
     tally = Tally(total=len(todo), skipped=len(files) - len(todo))
     try:
-        writer = ReportWriter(stream, fmt, check_ids, reveal=reveal, colour=colour,
+        writer = ReportWriter(stream, fmt, check_ids, reveal=reveal, html=html, colour=colour,
                               header=header)
         quotes = fmt not in ("jsonl", "json", "csv")  # the text view, the platforms
         reports = _reports(exercise_id, todo, jobs=jobs, cluster=cluster, timeout=timeout,

@@ -92,6 +92,39 @@ def test_batch_platform_lines_and_text(tmp_path: Path,
     assert GradeReport.model_validate_json(capsys.readouterr().out).cause == "syntax_error"
 
 
+def test_html_in_the_platform_formats_from_grade_and_batch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--html` gives the platform formats their HTML (as the container entry points'
+    `--html` does): Gradescope outputs as HTML with the failing interval's picture,
+    PrairieLearn's pictures as images; the same verdict and exit code as without."""
+    assert cli.main(["exercise-1", str(NO_WAIT), "--format", "gradescope",
+                     "--html"]) == cli.EXIT_NOT_FULL
+    results = json.loads(capsys.readouterr().out)
+    check_gradescope(results)
+    assert results["output_format"] == "html"
+    assert any("<svg" in test["output"] for test in results["tests"])
+
+    out = tmp_path / "pl.jsonl"
+    assert cli.main(["batch", str(NO_WAIT), "--exercise", "exercise-1", "--format",
+                     "prairielearn", "--html", "--out", str(out)]) == 0
+    (line,) = [json.loads(text) for text in out.read_text().splitlines()]
+    check_prairielearn(line["results"])
+    images = [image for test in line["results"]["tests"] for image in test.get("images", [])]
+    assert images and images[0]["url"].startswith("data:image/svg+xml;base64,")
+
+
+@pytest.mark.parametrize("argv", [
+    ["exercise-1", str(NO_WAIT), "--html"],
+    ["exercise-1", str(NO_WAIT), "--json", "--html"],
+    ["batch", str(NO_WAIT), "--exercise", "exercise-1", "--format", "csv", "--html"],
+])
+def test_html_without_a_platform_format_is_one_line(
+        capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    assert cli.main(argv) == cli.EXIT_USAGE
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "--html is for the platform formats" in err
+
+
 # ------------------------------------------------------------------ the HTML report
 
 

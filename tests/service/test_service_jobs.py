@@ -318,3 +318,12 @@ def test_the_runner_is_a_seam() -> None:
     [task] = runner.seen
     assert (task.exercise, task.timeout, task.display_name) == ("exercise-1", 7.0,
                                                                 "submission.py")
+
+    runner.seen.clear()  # a display_name is one clean line of at most 120 characters
+    with thread_server(app=app) as port:
+        _submit(port, {"exercise": "exercise-1", "source": "",
+                       "display_name": "a\x1b[31m\nb\tc" + "x" * 200 + ".py"})
+    [task] = runner.seen
+    assert len(task.display_name) == 120 and task.display_name.endswith("x.py")
+    assert task.display_name.startswith("a") and "\x1b" not in task.display_name
+    assert not any(c in task.display_name for c in "\n\t")

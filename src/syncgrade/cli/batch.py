@@ -15,8 +15,10 @@ from syncgrade.cli.common import (
     UsageError,
     add_course,
     add_memory,
+    add_platform_html,
     add_reveal,
     add_timeout,
+    check_platform_html,
     known_exercise,
     open_course,
     parse_anywhere,
@@ -33,6 +35,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
     known_exercise(args.exercise, course)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    check_platform_html(args.html, args.format)
     if args.resume and not args.out:
         raise UsageError("--resume needs --out FILE (the output of the batch to resume)")
     from syncgrade import batch
@@ -66,6 +69,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
             args.exercise, paths, args.out or sys.stdout, fmt=args.format, jobs=args.jobs,
             cluster=cluster, resume=args.resume, timeout=args.timeout,
             memory_bytes=int(args.memory * GIB), course=course, reveal=args.reveal,
+            html=args.html,
             colour=args.format == "text" and not args.out and use_colour(sys.stdout),
             on_report=progress)
     except batch.BatchError as exc:
@@ -112,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
                              "row each; text: the terminal view of each; gradescope, "
                              "prairielearn, exercism: one JSON line per file, "
                              "{\"submission\": NAME, \"results\": RESULTS_JSON}")
+    add_platform_html(parser)
     add_reveal(parser)
     add_timeout(parser, what="wall-clock limit per submission")
     add_memory(parser)

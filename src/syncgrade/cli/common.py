@@ -17,6 +17,7 @@ from syncgrade.limits import (
     DEFAULT_TIMEOUT_S,
     MAX_TIMEOUT_S,
     OUTPUT_FORMATS,
+    PLATFORM_FORMATS,
     check_memory_gib,
     check_timeout,
 )
@@ -115,8 +116,22 @@ def add_reveal(parser: argparse.ArgumentParser) -> None:
                         help="instructors: show hidden checks in full (learners see only "
                              "their verdict and a generic hint)")
 
-def known_exercise(exercise_id: str, course: Course) -> None:
 
+def add_platform_html(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--html", action="store_true",
+                        help="with a platform format: Gradescope's outputs as HTML with "
+                             "each failing timing check's picture, PrairieLearn's pictures "
+                             "as images (Exercism shows only text)")
+
+
+def check_platform_html(html: bool, fmt: str) -> None:
+    """``--html`` belongs to the platform formats; with another it is a usage error."""
+    if html and fmt not in PLATFORM_FORMATS:
+        raise UsageError(f"--html is for the platform formats ({', '.join(PLATFORM_FORMATS)}); "
+                         "for a page of its own use --format html")
+
+
+def known_exercise(exercise_id: str, course: Course) -> None:
     try:
         course.get(exercise_id)
     except UnknownExercise as exc:

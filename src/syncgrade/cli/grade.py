@@ -28,8 +28,10 @@ from syncgrade.cli.common import (
     UsageError,
     add_course,
     add_memory,
+    add_platform_html,
     add_reveal,
     add_timeout,
+    check_platform_html,
     known_exercise,
     open_course,
     parse_anywhere,
@@ -74,12 +76,14 @@ def _grade_parser() -> argparse.ArgumentParser:
                         help="write the HTML report to a file (--out FILE, else a "
                              "syncgrade folder in the system's temporary folder) and open "
                              "it in your browser")
+    add_platform_html(parser)
     add_reveal(parser)
     add_timeout(parser)
     add_memory(parser)
     add_course(parser)
     parser.add_argument("--version", action="version", version=f"syncgrade {__version__}")
     return parser
+
 
 def workspace(cwd: Path) -> Path:
     """The folder that holds (or will hold) ``exercises/``: ``cwd`` when it has an
@@ -206,6 +210,7 @@ def _output_format(args: argparse.Namespace) -> str:
         if args.format is not None or args.json:
             raise UsageError(f"--open opens the HTML report; leave out --format {fmt}")
         fmt = "html"
+    check_platform_html(args.html, fmt)
     if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
         raise UsageError(f"--out {args.out}: not a file in an existing folder")
     return fmt
@@ -237,7 +242,7 @@ def cmd_grade(argv: Sequence[str]) -> int:
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
     text = _render(report, fmt, reveal=args.reveal, lines=source_lines(path),
-                   terminal=args.out is None and not args.open)
+                   terminal=args.out is None and not args.open, html=args.html)
     if args.open:
         _open_in_browser(text, args.out or open_path(report.exercise, path))
     elif args.out is not None:
@@ -250,9 +255,10 @@ def cmd_grade(argv: Sequence[str]) -> int:
 
 
 def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | None,
-            terminal: bool) -> str:
+            terminal: bool, html: bool = False) -> str:
     """The report in ``fmt``: the learner's view (hidden checks redacted) unless
-    ``reveal``; colour only for the text view on a terminal."""
+    ``reveal``; colour only for the text view on a terminal; ``html``: a platform
+    format's HTML outputs (``--html``)."""
     if fmt == "html":
         from syncgrade.picture import render_html
         from syncgrade.platforms.visibility import redact
@@ -261,7 +267,7 @@ def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | N
     from syncgrade.platforms.output import format_report
     from syncgrade.render import use_colour
 
-    return format_report(report, fmt, reveal=reveal, source_lines=lines,
+    return format_report(report, fmt, reveal=reveal, source_lines=lines, html=html,
                          colour=fmt == "text" and terminal and use_colour(sys.stdout))
 
 

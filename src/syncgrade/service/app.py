@@ -18,6 +18,7 @@ from syncgrade import grading
 from syncgrade.courses import Course
 from syncgrade.limits import GIB
 from syncgrade.models import SCHEMA_VERSION, GradeReport
+from syncgrade.platforms.common import clean_name
 from syncgrade.pool import WarmPool
 from syncgrade.schema import Catalogue, catalogue, report_schema
 from syncgrade.service.auth import BearerAuth
@@ -165,8 +166,11 @@ class Service:
         limits = request_limits(body, self.config)
         if isinstance(limits, str):
             return error(422, limits)
-        return GradeTask(body.exercise, body.source, body.display_name or "submission.py",
-                         limits[0], limits[1], REQUEST_ID.get())
+        # The name is the caller's text, shown to learners: one clean line, as the
+        # container entry points make it (platforms.common.clean_name).
+        name = clean_name(body.display_name) if body.display_name else "submission.py"
+        return GradeTask(body.exercise, body.source, name, limits[0], limits[1],
+                         REQUEST_ID.get())
 
     # ---------------------------------------------------------------- life cycle
 
