@@ -197,8 +197,9 @@ def grade_magic(line: str, cell: str) -> Shown:
     if unknown or len(ids) != 1:
         raise NotebookError("usage: %%grade EXERCISE [--passing] [--reveal] [--text], "
                             "e.g. %%grade exercise-3")
-    report = grade(ids[0], source=cell, reveal="--reveal" in flags)
-    return Shown(report, cell, passing="--passing" in flags, text="--text" in flags)
+    passing = "--passing" in flags  # passing checks are drawn too: graded to carry them
+    report = grade(ids[0], source=cell, reveal="--reveal" in flags, draw_passing=passing)
+    return Shown(report, cell, passing=passing, text="--text" in flags)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -294,7 +294,7 @@ def test_two_service_replicas_grade_their_jobs_on_one_cluster(
     """``grade serve --cluster``: two service apps (replicas) hand their jobs and their
     self-tests to the same workers; every job ends done with its corpus verdict, and
     the scheduler counts every grade as its own task."""
-    from test_service import _request, thread_server
+    from service_support import http_request, thread_server
 
     from syncgrade.service import ServiceConfig, create_app
     from syncgrade.service.runner import cluster_grade
@@ -304,12 +304,12 @@ def test_two_service_replicas_grade_their_jobs_on_one_cluster(
     config = ServiceConfig(workers=2, queue=8, warm_pool=0)  # the self-test runs too
     apps = [create_app(config, grade=cluster_grade(client, None)) for _ in range(2)]
     with thread_server(app=apps[0]) as one, thread_server(app=apps[1]) as two:
-        wait_until(lambda: all(_request(port, "GET", "/readyz")[0] == 200
+        wait_until(lambda: all(http_request(port, "GET", "/readyz")[0] == 200
                                for port in (one, two)), 120, what="both replicas ready")
         ids = []
         for i, case in enumerate(cases * 2):
             port = (one, two)[i % 2]
-            status, _, body = _request(port, "POST", "/v1/jobs", json.dumps({
+            status, _, body = http_request(port, "POST", "/v1/jobs", json.dumps({
                 "exercise": EXERCISE, "source": case.path.read_text(),
                 "display_name": case.path.name, "timeout": TIMEOUT}).encode(),
                 {"Content-Type": "application/json"})
@@ -317,7 +317,7 @@ def test_two_service_replicas_grade_their_jobs_on_one_cluster(
             ids.append((port, json.loads(body)["id"], case))
 
         def job(port: int, job_id: str) -> dict[str, Any]:
-            return json.loads(_request(port, "GET", f"/v1/jobs/{job_id}")[2])  # type: ignore[no-any-return]
+            return json.loads(http_request(port, "GET", f"/v1/jobs/{job_id}")[2])  # type: ignore[no-any-return]
 
         for port, job_id, case in ids:
             done = wait_until(lambda p=port, j=job_id: (b := job(p, j))["status"]

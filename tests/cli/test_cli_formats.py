@@ -162,6 +162,11 @@ def test_html_report_on_stdout_draws_nothing_for_full_marks(
     _self_contained(page)
     assert "Full marks" in page and "<svg" not in page
 
+    assert cli.main(["exercise-1", str(SOLUTION), "--format", "html", "--passing"]) == 0
+    page = capsys.readouterr().out  # --passing: the passing checks' interval, drawn
+    _self_contained(page)
+    assert "Full marks" in page and 'class="sg-pic sg-interval"' in page
+
 
 @pytest.mark.parametrize("found_a_browser", [True, False])
 def test_open_writes_a_private_file_and_opens_it(
@@ -212,6 +217,8 @@ def test_open_uses_the_browser_setting(tmp_path: Path) -> None:
     (["--open", "--json"], "--open opens the HTML report; leave out --format json"),
     (["--format", "html", "--out", "{tmp}/no/such/folder/r.html"], "not a file in an existing"),
     (["--out", "{tmp}"], "not a file in an existing folder"),
+    (["--passing"], "--passing draws pictures: use it with --format html or --open"),
+    (["--passing", "--json"], "--passing draws pictures"),
 ])
 def test_html_option_mistakes_are_one_line(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str],

@@ -107,3 +107,34 @@ def test_the_cell_that_defines_the_asked_names_is_found() -> None:
     assert "notebook.grade" not in code and code.rstrip().endswith("import time")
     with pytest.raises(NotebookError, match="synchronized_samples"):
         source_from_cells(cells[:2], ["synchronized_samples"])
+
+
+def test_passing_checks_carry_their_picture_only_when_asked() -> None:
+    """``draw_passing``: each passing interval check of every timing exercise carries the
+    picture of the first interval it judged (for ``grade --passing`` and ``%%grade
+    --passing``); verdicts and scores are the same as without, and without it no passing
+    check carries one (reports stay small)."""
+    for exercise in ("exercise-1", "exercise-3"):
+        solution = course_file(exercise, "solution")
+        drawn = syncgrade.grade(exercise, solution, draw_passing=True)
+        plain = syncgrade.grade(exercise, solution)
+        assert [(c.id, c.status, c.points) for c in drawn.checks] == [
+            (c.id, c.status, c.points) for c in plain.checks]
+        assert drawn.status == "passed"
+        pictured = {c.id for c in drawn.checks if c.evidence.interval is not None}
+        assert {"times-the-call", "sync-before-stop", "covers-device-work"} <= pictured
+        assert {"numpy-match", "sample-count", "runs"}.isdisjoint(pictured)
+        assert not [c.id for c in plain.checks if c.evidence.interval is not None]
+        page = render_html(drawn, passing=True)
+        assert 'class="sg-pic sg-interval"' in page and "⚠" not in page
+        assert 'class="sg-pic sg-interval"' not in render_html(drawn)
+
+
+def test_the_notebook_magic_draws_passing_checks_on_request() -> None:
+    from syncgrade.notebook import grade_magic
+
+    cell = course_file("exercise-1", "solution").read_text()
+    shown = grade_magic("exercise-1 --passing", cell)
+    assert shown.report.status == "passed"
+    html = shown._repr_html_()
+    assert html is not None and 'class="sg-pic sg-interval"' in html

@@ -207,12 +207,12 @@ def test_the_docs_table_lists_every_registered_check_with_its_title() -> None:
 
 def test_a_rubric_error_over_http_is_a_json_error(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("uvicorn")
-    from test_service import GOOD, _assert_error, _post_json, _thread_server
+    from service_support import GOOD, assert_error, post_json, thread_server
 
     error = RubricError("rubric error in exercise-1: check 'sample-count' (sample_count): "
                         "param 'count' must be int, not '5' (str)")
     monkeypatch.setitem(RUBRIC_ERRORS, "exercise-1", error)
-    with _thread_server() as port:
-        message = _assert_error(_post_json(port, GOOD), 500, "rubric error in exercise-1",
+    with thread_server() as port:
+        message = assert_error(post_json(port, GOOD), 500, "rubric error in exercise-1",
                                 "param 'count' must be int")
     assert message == str(error)

@@ -3,184 +3,44 @@ subprocess, spoken to with http.client, once /readyz says it is ready (its self-
 graded). Two real grades in all (a passing and a flawed exercise-1 source, which also
 exercise the concurrency limit); every bad request is
 refused before any grading. Grader faults use an in-process uvicorn thread, so the fault
-can be injected; learner code still runs only in sandboxed children.
-
-The helpers here (requests, servers, the gate) serve the other service tests too
-(test_service_jobs.py, test_service_ops.py). A grade is kept running with a *gate*: the
-submission makes a FIFO in its work directory and blocks reading it until the test opens
-it for writing (:func:`release`), so no test relies on a sleep outlasting a step."""
+can be injected; learner code still runs only in sandboxed children. The helpers
+(requests, servers, the gate that keeps a grade running) are tests/service_support.py."""
 
 from __future__ import annotations
 
-import contextlib
-import http.client
 import json
 import math
 import os
-import socket
-import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 from builders import wait_until
+from service_support import (
+    GOOD,
+    MAX_BODY,
+    NO_WAIT,
+    SOLUTION,
+    Response,
+    Served,
+    assert_error,
+    find_gate,
+    gated,
+    grade_serve,
+    http_request,
+    json_body,
+    new_gate,
+    post_json,
+    release,
+    thread_server,
+)
 
 from syncgrade import cli
 from syncgrade.models import SCHEMA_VERSION, GradeReport
 from syncgrade.schema import catalogue, report_schema
-
-ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = (COURSE / "exercise-1" / "solution.py").read_text(encoding="utf-8")
-NO_WAIT = (COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py").read_text(
-    encoding="utf-8")
-MAX_BODY = 64 * 1024
-
-Response = tuple[int, dict[str, str], bytes]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _request(port: int, method: str, path: str, body: bytes | None = None,
-             headers: dict[str, str] | None = None, chunked: bool = False) -> Response:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    try:
-        if chunked:
-            def pieces() -> Iterator[bytes]:
-                assert body is not None
-                for start in range(0, len(body), 8192):
-                    yield body[start:start + 8192]
-            conn.request(method, path, body=pieces(), headers=headers or {},
-                         encode_chunked=True)
-        else:
-            conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        return (response.status, {k.lower(): v for k, v in response.getheaders()},
-                response.read())
-    finally:
-        conn.close()
-
-
-def _post_json(port: int, payload: Any) -> Response:
-    return _request(port, "POST", "/v1/grade", json.dumps(payload).encode("utf-8"),
-                    {"Content-Type": "application/json"})
-
-
-def _json(response: Response) -> Any:
-    _status, headers, body = response
-    assert headers.get("content-type", "").startswith("application/json"), headers
-    return json.loads(body)
-
-
-def _wait_until_up(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
-    def up() -> bool:
-        if process is not None and process.poll() is not None:
-            raise AssertionError(f"grade serve exited with {process.returncode}")
-        with contextlib.suppress(OSError):
-            return _request(port, "GET", "/healthz")[0] == 200
-        return False
-
-    wait_until(up, 120, interval=0.1, what="the server to come up")
-
-
-def wait_until_ready(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
-    """Until ``/readyz`` is 200: the warm pool filled and the self-test passed."""
-    def ready() -> bool:
-        if process is not None and process.poll() is not None:
-            raise AssertionError(f"grade serve exited with {process.returncode}")
-        with contextlib.suppress(OSError):
-            return _request(port, "GET", "/readyz")[0] == 200
-        return False
-
-    wait_until(ready, 180, interval=0.1, what="/readyz to answer 200")
-
-
-# --- the gate: a submission that runs until the test lets it go -----------------------
-
-def gated(name: str, then: str = SOLUTION) -> str:
-    """A submission that makes the FIFO ``name`` in its work directory and blocks reading
-    it (a grade kept running), then runs ``then``."""
-    return (f"import os as _os\n_os.mkfifo({name!r}, 0o666)\n"
-            f"with open({name!r}) as _gate:\n    _gate.read()\n{then}")
-
-
-def new_gate() -> str:
-    return f"gate-{uuid.uuid4().hex}"
-
-
-def find_gate(base: Path, name: str, timeout: float = 120) -> Path:
-    """The gate FIFO once the child under ``base`` (its temp directory) made it: in its
-    work directory, ``base/syncgrade-*/work`` (not a recursive search, which would walk
-    into the run directory's jail)."""
-    def found() -> Path | None:
-        return next(iter(base.glob(f"syncgrade-*/work/{name}")), None)
-
-    return wait_until(found, timeout, interval=0.05,  # type: ignore[no-any-return]
-                      what=f"the submission to open its gate {name}")
-
-
-def release(base: Path, name: str) -> None:
-    """Let the gated submission ``name`` under ``base`` go on: open its FIFO for writing
-    once it is reading (non-blocking, retried), and close it (it reads end of file)."""
-    path = find_gate(base, name)
-
-    def opened() -> int | None:
-        try:
-            return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError:  # ENXIO: no reader yet
-            return None
-
-    os.close(wait_until(opened, 60, interval=0.02, what=f"a reader on {name}"))
-
-
-@dataclass(frozen=True)
-class Served:
-    """A `grade serve` subprocess: its port, its temp directory (the children's work
-    directories are under it) and the file its stderr (the JSON logs) goes to."""
-
-    port: int
-    tmp: Path
-    log: Path
-    process: subprocess.Popen[bytes]
-
-
-@contextlib.contextmanager
-def grade_serve(tmp: Path, *args: str, env: dict[str, str] | None = None,
-                ready: bool = True) -> Iterator[Served]:
-    """`grade serve ARGS` on a free loopback port, with ``TMPDIR`` under ``tmp``; waits
-    for /readyz 200 (``ready``) or /healthz; terminated at the end."""
-    port = _free_port()
-    children = tmp / "tmp"
-    children.mkdir(parents=True, exist_ok=True)
-    log = tmp / "serve.log"
-    with log.open("wb") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "syncgrade.cli", "serve", "--port", str(port), *args],
-            stdout=subprocess.DEVNULL, stderr=stderr,
-            env={**os.environ, "TMPDIR": str(children), **(env or {})})
-    try:
-        if ready:
-            wait_until_ready(port, process)
-        else:
-            _wait_until_up(port, process)
-        yield Served(port, children, log, process)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +57,7 @@ def port(served: Served) -> int:
 
 
 def _load(port: int) -> dict[str, Any]:
-    return _json(_request(port, "GET", "/healthz"))  # type: ignore[no-any-return]
+    return json_body(http_request(port, "GET", "/healthz"))  # type: ignore[no-any-return]
 
 
 def _wait_for_load(port: int, running: int, queued: int) -> None:
@@ -217,7 +77,7 @@ def test_grades_over_http_and_a_full_queue_answers_429(served: Served) -> None:
     results: dict[str, Response] = {}
 
     def post(key: str, payload: dict[str, Any]) -> None:
-        results[key] = _post_json(port, payload)
+        results[key] = post_json(port, payload)
 
     gate = new_gate()
     a = threading.Thread(target=post, args=("a", {
@@ -230,7 +90,7 @@ def test_grades_over_http_and_a_full_queue_answers_429(served: Served) -> None:
     _wait_for_load(port, running=1, queued=1)
 
     started = time.monotonic()
-    status, headers, body = _post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
+    status, headers, body = post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
     assert status == 429
     assert time.monotonic() - started < 5, "a full queue answers at once"
     assert int(headers["retry-after"]) >= 1
@@ -255,20 +115,6 @@ def test_grades_over_http_and_a_full_queue_answers_429(served: Served) -> None:
     assert _load(port)["running"] == 0 and _load(port)["queued"] == 0
 
 
-def _assert_error(response: Response, status: int, *words: str) -> str:
-    assert response[0] == status, response
-    error = _json(response)
-    assert set(error) == {"error"}
-    message: str = error["error"]
-    assert message and "\n" not in message and "Traceback" not in message
-    for word in words:
-        assert word in message, message
-    return message
-
-
-GOOD = {"exercise": "exercise-1", "source": "x = 1\n"}
-
-
 @pytest.mark.parametrize(("content_type", "words"), [
     ("text/plain", ["application/json", "text/plain"]),
     ("application/x-www-form-urlencoded", ["application/json"]),
@@ -278,30 +124,30 @@ GOOD = {"exercise": "exercise-1", "source": "x = 1\n"}
 def test_a_body_that_is_not_json_is_415(port: int, content_type: str | None,
                                         words: list[str]) -> None:
     headers = {"Content-Type": content_type} if content_type else {}
-    response = _request(port, "POST", "/v1/grade", json.dumps(GOOD).encode(), headers)
-    _assert_error(response, 415, *words)
+    response = http_request(port, "POST", "/v1/grade", json.dumps(GOOD).encode(), headers)
+    assert_error(response, 415, *words)
 
 
 def test_json_with_a_charset_and_a_json_suffix_is_accepted(port: int) -> None:
     """Accepted as far as validation: the unknown field proves the body was parsed."""
     for content_type in ("application/json; charset=utf-8", "application/problem+json"):
-        response = _request(port, "POST", "/v1/grade",
+        response = http_request(port, "POST", "/v1/grade",
                             json.dumps({**GOOD, "extra": 1}).encode(),
                             {"Content-Type": content_type})
-        _assert_error(response, 422, "unknown field 'extra'")
+        assert_error(response, 422, "unknown field 'extra'")
 
 
 def test_an_oversize_body_is_413(port: int) -> None:
     big = json.dumps({"exercise": "exercise-1", "source": "#" * (MAX_BODY + 10)}).encode()
-    declared = _request(port, "POST", "/v1/grade", big, {"Content-Type": "application/json"})
-    _assert_error(declared, 413, str(MAX_BODY))
-    streamed = _request(port, "POST", "/v1/grade", big, {"Content-Type": "application/json"},
+    declared = http_request(port, "POST", "/v1/grade", big, {"Content-Type": "application/json"})
+    assert_error(declared, 413, str(MAX_BODY))
+    streamed = http_request(port, "POST", "/v1/grade", big, {"Content-Type": "application/json"},
                         chunked=True)
-    _assert_error(streamed, 413, str(MAX_BODY))
+    assert_error(streamed, 413, str(MAX_BODY))
     # Just under the limit is read and parsed (and refused only for its unknown field).
     fits = json.dumps({**GOOD, "pad": "#" * (MAX_BODY - 100)}).encode()
     assert len(fits) <= MAX_BODY
-    _assert_error(_request(port, "POST", "/v1/grade", fits,
+    assert_error(http_request(port, "POST", "/v1/grade", fits,
                            {"Content-Type": "application/json"}), 422, "pad")
 
 
@@ -313,8 +159,8 @@ def test_an_oversize_body_is_413(port: int) -> None:
 ])
 def test_bytes_that_are_not_utf8_json_are_400(port: int, body: bytes,
                                               words: list[str]) -> None:
-    response = _request(port, "POST", "/v1/grade", body, {"Content-Type": "application/json"})
-    _assert_error(response, 400, *words)
+    response = http_request(port, "POST", "/v1/grade", body, {"Content-Type": "application/json"})
+    assert_error(response, 400, *words)
 
 
 @pytest.mark.parametrize(("payload", "words"), [
@@ -332,18 +178,18 @@ def test_bytes_that_are_not_utf8_json_are_400(port: int, body: bytes,
 ])
 def test_a_body_that_is_not_a_grade_request_is_422(port: int, payload: Any,
                                                    words: list[str]) -> None:
-    _assert_error(_post_json(port, payload), 422, *words)
+    assert_error(post_json(port, payload), 422, *words)
 
 
 def test_unknown_routes_and_methods_are_json_errors(port: int) -> None:
-    _assert_error(_request(port, "GET", "/v1/nothing"), 404, "/v1/nothing")
-    _assert_error(_request(port, "GET", "/v1/grade"), 405, "GET")
+    assert_error(http_request(port, "GET", "/v1/nothing"), 404, "/v1/nothing")
+    assert_error(http_request(port, "GET", "/v1/grade"), 405, "GET")
 
 
 def test_healthz(port: int) -> None:
-    response = _request(port, "GET", "/healthz")
+    response = http_request(port, "GET", "/healthz")
     assert response[0] == 200
-    health = _json(response)
+    health = json_body(response)
     assert health["status"] == "ok"
     assert health["report_schema_version"] == SCHEMA_VERSION
     assert (health["workers"], health["queue"]) == (1, 1)
@@ -353,7 +199,7 @@ def test_healthz(port: int) -> None:
 
 def test_grades_run_in_the_services_warm_children(port: int) -> None:
     before = _load(port)["served_warm"]
-    status, _, body = _post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
+    status, _, body = post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
     assert status == 200, body
     health = _load(port)
     assert health["served_warm"] == before + 1
@@ -362,17 +208,17 @@ def test_grades_run_in_the_services_warm_children(port: int) -> None:
 
 
 def test_schema_and_exercises(port: int) -> None:
-    schema = _request(port, "GET", "/v1/schema")
-    assert schema[0] == 200 and _json(schema) == report_schema()
-    exercises = _request(port, "GET", "/v1/exercises")
+    schema = http_request(port, "GET", "/v1/schema")
+    assert schema[0] == 200 and json_body(schema) == report_schema()
+    exercises = http_request(port, "GET", "/v1/exercises")
     assert exercises[0] == 200
-    assert _json(exercises) == json.loads(catalogue().model_dump_json())
+    assert json_body(exercises) == json.loads(catalogue().model_dump_json())
 
 
 def test_openapi_is_generated_from_the_models(port: int) -> None:
-    response = _request(port, "GET", "/openapi.json")
+    response = http_request(port, "GET", "/openapi.json")
     assert response[0] == 200
-    spec = _json(response)
+    spec = json_body(response)
     components = spec["components"]["schemas"]
     assert {"GradeReport", "GradeRequest", "CheckResult", "Catalogue", "ErrorBody"} <= set(
         components)
@@ -385,34 +231,6 @@ def test_openapi_is_generated_from_the_models(port: int) -> None:
 
 # --- in-process server, for injected faults ------------------------------------------
 
-@contextlib.contextmanager
-def thread_server(config: Any = None, app: Any = None) -> Iterator[int]:
-    """uvicorn serving ``app`` (default: ``create_app(config)``, by default one worker,
-    no queue, no self-test) on a thread, on a free loopback port; yields the port once
-    /healthz answers, and at the end stops it and waits for its shutdown (which waits
-    for the grades in flight)."""
-    import uvicorn
-
-    from syncgrade.service import ServiceConfig, create_app
-
-    port = _free_port()
-    if app is None:
-        app = create_app(config or ServiceConfig(workers=1, queue=0, self_test=False))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        _wait_until_up(port)
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(120)
-        assert not thread.is_alive(), "the server did not shut down"
-
-
-_thread_server = thread_server
-
 
 def test_a_grader_fault_is_a_200_report_with_status_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -424,8 +242,8 @@ def test_a_grader_fault_is_a_200_report_with_status_error(
     # Cold children only: a warm pool's children were started before the patch.
     monkeypatch.setenv("SYNCGRADE_WARM_POOL", "0")
     monkeypatch.setattr(engine.sandbox, "run_sandboxed", no_sandbox)
-    with _thread_server() as port:
-        response = _post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
+    with thread_server() as port:
+        response = post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
     assert response[0] == 200
     report = GradeReport.model_validate_json(response[2])
     assert (report.status, report.cause, report.score) == ("error", "grader_fault", 0.0)
@@ -439,10 +257,10 @@ def test_a_service_fault_is_a_500_json_error(monkeypatch: pytest.MonkeyPatch) ->
         raise RuntimeError("the service broke")
 
     monkeypatch.setattr(grading, "grade", broken)
-    with _thread_server() as port:
-        _assert_error(_post_json(port, GOOD), 500, "internal error", "the service broke")
+    with thread_server() as port:
+        assert_error(post_json(port, GOOD), 500, "internal error", "the service broke")
         # The slot was released: with no queue, a second request is not refused as busy.
-        _assert_error(_post_json(port, GOOD), 500, "the service broke")
+        assert_error(post_json(port, GOOD), 500, "the service broke")
 
 
 def test_serve_without_the_extra_says_how_to_install_it(
@@ -481,8 +299,8 @@ def test_a_limit_the_engine_refuses_is_a_422(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr("syncgrade.grading.pipeline.run_child", no_child)
     config = ServiceConfig(workers=1, queue=0, self_test=False)
     object.__setattr__(config, "timeout", math.nan)  # past the config's own check
-    with _thread_server(config) as port:
-        _assert_error(_post_json(port, GOOD), 422, "timeout must be a number of seconds",
+    with thread_server(config) as port:
+        assert_error(post_json(port, GOOD), 422, "timeout must be a number of seconds",
                       "not nan")
         # The slot was released: with no queue, a second request is not refused as busy.
-        _assert_error(_post_json(port, GOOD), 422, "not nan")
+        assert_error(post_json(port, GOOD), 422, "not nan")

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 from builders import wait_until
-from test_service import (
+from service_support import (
     Response,
-    _free_port,
-    _json,
-    _request,
     find_gate,
+    free_port,
     gated,
+    http_request,
+    json_body,
     new_gate,
     release,
     thread_server,
@@ -101,14 +101,14 @@ def tmp_children(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _submit(port: int, payload: dict[str, Any],
             headers: dict[str, str] | None = None) -> Response:
-    return _request(port, "POST", "/v1/jobs", json.dumps(payload).encode(),
+    return http_request(port, "POST", "/v1/jobs", json.dumps(payload).encode(),
                     {"Content-Type": "application/json", **(headers or {})})
 
 
 def _job(port: int, job_id: str) -> dict[str, Any]:
-    response = _request(port, "GET", f"/v1/jobs/{job_id}")
+    response = http_request(port, "GET", f"/v1/jobs/{job_id}")
     assert response[0] == 200, response
-    return _json(response)  # type: ignore[no-any-return]
+    return json_body(response)  # type: ignore[no-any-return]
 
 
 def _wait_job(port: int, job_id: str, status: str, timeout: float = 120) -> dict[str, Any]:
@@ -165,8 +165,8 @@ def test_a_job_is_queued_runs_is_done_and_is_called_back(tmp_children: Path) -> 
 
 def test_unknown_jobs_are_404_and_bad_jobs_422() -> None:
     with thread_server() as port:
-        response = _request(port, "GET", "/v1/jobs/0123abcd")
-        assert response[0] == 404 and _json(response) == {"error": "no such job: 0123abcd"}
+        response = http_request(port, "GET", "/v1/jobs/0123abcd")
+        assert response[0] == 404 and json_body(response) == {"error": "no such job: 0123abcd"}
         for url, words in [("http://example.com/hook", ["'example.com' is not allowed",
                                                         "--callback-host"]),
                            ("ftp://127.0.0.1/hook", ["http:// or https://"]),
@@ -199,7 +199,7 @@ def test_a_callback_that_cannot_be_delivered_says_why() -> None:
 
     body = JobBody(id="x", status="failed", exercise="exercise-1", submitted_at=0.0,
                    error="e")
-    problem = post_callback(f"http://127.0.0.1:{_free_port()}/", body, "r", 5.0,
+    problem = post_callback(f"http://127.0.0.1:{free_port()}/", body, "r", 5.0,
                             pause_s=0.0)
     assert "Connection refused" in problem or "ConnectionRefused" in problem, problem
 
@@ -210,7 +210,7 @@ def test_jobs_queued_at_shutdown_end_failed_and_are_called_back(tmp_children: Pa
     import uvicorn
 
     config = ServiceConfig(workers=1, queue=2, self_test=False)
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port,
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -243,7 +243,7 @@ def test_jobs_queued_at_shutdown_end_failed_and_are_called_back(tmp_children: Pa
 
 def _try_status(port: int) -> int:
     with contextlib.suppress(OSError):
-        return _request(port, "GET", "/healthz")[0]
+        return http_request(port, "GET", "/healthz")[0]
     return 0
 
 
@@ -267,7 +267,7 @@ def test_fifty_concurrent_jobs_all_end_done_with_the_right_verdict() -> None:
         assert len(set(ids)) == 50
         finished = {job_id: _wait_job(port, job_id, "done") for job_id in ids}
         wait_until(lambda: len(hooks.bodies()) >= 50, 60, what="50 callbacks")
-        metrics = _request(port, "GET", "/metrics")[2].decode()
+        metrics = http_request(port, "GET", "/metrics")[2].decode()
     for job_id, (name, source) in zip(ids, cases, strict=True):
         report = GradeReport.model_validate(finished[job_id]["report"])
         assert report.submission == name

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 from builders import wait_until
 from prometheus_client.parser import text_string_to_metric_families
-from test_service import (
+from service_support import (
     COURSE,
     Response,
     Served,
-    _json,
-    _request,
     grade_serve,
+    http_request,
+    json_body,
     thread_server,
 )
 
@@ -58,13 +58,13 @@ def ops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 def _grade(port: int, payload: dict[str, Any], headers: dict[str, str] | None = None,
            ) -> Response:
-    return _request(port, "POST", "/v1/grade", json.dumps(payload).encode(),
+    return http_request(port, "POST", "/v1/grade", json.dumps(payload).encode(),
                     {"Content-Type": "application/json", **AUTH, **(headers or {})})
 
 
 def _metrics(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     """Every sample of ``/metrics`` by (name, sorted labels)."""
-    status, headers, body = _request(port, "GET", "/metrics", headers=AUTH)
+    status, headers, body = http_request(port, "GET", "/metrics", headers=AUTH)
     assert status == 200 and headers["content-type"].startswith("text/plain")
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
             for family in text_string_to_metric_families(body.decode())
@@ -76,31 +76,31 @@ def _metrics(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 def test_a_token_is_required_except_on_the_probes(ops: Served) -> None:
     port = ops.port
     for path in ("/v1/exercises", "/metrics", "/v1/jobs/abc", "/openapi.json"):
-        status, headers, body = _request(port, "GET", path)
+        status, headers, body = http_request(port, "GET", path)
         assert status == 401, path
         assert headers["www-authenticate"] == 'Bearer realm="syncgrade"'
         assert json.loads(body) == {"error": "this service needs Authorization: Bearer "
                                              "<token>"}
-    status, headers, body = _request(port, "GET", "/v1/exercises",
+    status, headers, body = http_request(port, "GET", "/v1/exercises",
                                      headers={"Authorization": "Bearer wrong"})
     assert status == 401 and 'error="invalid_token"' in headers["www-authenticate"]
     assert "not valid" in json.loads(body)["error"]
-    status, headers, _ = _request(port, "GET", "/v1/exercises",
+    status, headers, _ = http_request(port, "GET", "/v1/exercises",
                                   headers={"Authorization": f"Basic {TOKEN}"})
     assert status == 401 and 'error="invalid_request"' in headers["www-authenticate"]
     # A grade without the token is refused before anything is read or graded.
-    status, _, _ = _request(port, "POST", "/v1/grade", b"{}",
+    status, _, _ = http_request(port, "POST", "/v1/grade", b"{}",
                             {"Content-Type": "application/json"})
     assert status == 401
-    assert _request(port, "GET", "/v1/exercises", headers=AUTH)[0] == 200
-    assert _request(port, "GET", "/healthz")[0] == 200
-    assert _request(port, "GET", "/readyz")[0] == 200
+    assert http_request(port, "GET", "/v1/exercises", headers=AUTH)[0] == 200
+    assert http_request(port, "GET", "/healthz")[0] == 200
+    assert http_request(port, "GET", "/readyz")[0] == 200
 
 
 def test_auth_is_off_on_loopback_by_default() -> None:
     with thread_server() as port:
-        assert _request(port, "GET", "/v1/exercises")[0] == 200
-        assert _request(port, "GET", "/metrics")[0] == 200
+        assert http_request(port, "GET", "/v1/exercises")[0] == 200
+        assert http_request(port, "GET", "/metrics")[0] == 200
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -149,7 +149,7 @@ def test_limits_over_the_cap_or_invalid_are_422(ops: Served, limits: dict[str, A
                                                words: list[str]) -> None:
     response = _grade(ops.port, {"exercise": "exercise-1", "source": SYNTAX_ERROR, **limits})
     assert response[0] == 422, response
-    error = _json(response)
+    error = json_body(response)
     assert list(error) == ["error"]
     assert all(word in error["error"] for word in words), error
 
@@ -164,7 +164,7 @@ def test_limits_within_the_cap_are_used(ops: Served) -> None:
     assert f"{6 * GIB} bytes" in memory.detail
     status, _, body = _grade(ops.port, {"exercise": "exercise-1", "source": SYNTAX_ERROR})
     assert GradeReport.model_validate_json(body).grading.timeout_s == 60  # the default
-    health = _json(_request(ops.port, "GET", "/healthz"))
+    health = json_body(http_request(ops.port, "GET", "/healthz"))
     assert (health["max_timeout"], health["max_memory_gib"]) == (120, 6)
 
 
@@ -216,9 +216,9 @@ def test_logs_are_json_lines_with_the_request_id(ops: Served) -> None:
     status, headers, _ = _grade(ops.port, {"exercise": "exercise-1", "source": SYNTAX_ERROR},
                                 {"X-Request-ID": "lms-42.attempt:1"})
     assert status == 200 and headers["x-request-id"] == "lms-42.attempt:1"
-    fresh = _request(ops.port, "GET", "/healthz")[1]["x-request-id"]
+    fresh = http_request(ops.port, "GET", "/healthz")[1]["x-request-id"]
     assert len(fresh) == 32 and int(fresh, 16) >= 0
-    replaced = _request(ops.port, "GET", "/healthz",
+    replaced = http_request(ops.port, "GET", "/healthz",
                         headers={"X-Request-ID": "no spaces allowed"})[1]["x-request-id"]
     assert replaced != "no spaces allowed" and len(replaced) == 32
 
@@ -243,7 +243,7 @@ def test_logs_are_json_lines_with_the_request_id(ops: Served) -> None:
 # --- readiness --------------------------------------------------------------------------
 
 def _ready(port: int) -> tuple[int, dict[str, Any]]:
-    status, _, body = _request(port, "GET", "/readyz")
+    status, _, body = http_request(port, "GET", "/readyz")
     return status, json.loads(body)
 
 
@@ -268,13 +268,13 @@ def test_readyz_waits_for_the_warm_pool_and_the_self_test(
                    what="the warm pool to fill")
         status, body = _ready(port)
         assert (status, body["self_test"]) == (503, "pending")  # filled, not tested
-        assert _request(port, "GET", "/healthz")[0] == 200  # liveness all along
+        assert http_request(port, "GET", "/healthz")[0] == 200  # liveness all along
         go.set()
         wait_until(lambda: _ready(port)[0] == 200, 120, what="/readyz 200")
         status, body = _ready(port)
         assert body["ready"] is True and body["warm_pool"] == "1 of 1 warm"
         assert body["self_test"].startswith("passed: exercise-1 solution.py graded passed")
-        assert b"syncgrade_ready 1.0" in _request(port, "GET", "/metrics")[2]
+        assert b"syncgrade_ready 1.0" in http_request(port, "GET", "/metrics")[2]
 
 
 def test_a_self_test_with_the_wrong_verdict_keeps_readyz_503(

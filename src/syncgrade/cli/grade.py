@@ -76,6 +76,9 @@ def _grade_parser() -> argparse.ArgumentParser:
                         help="write the HTML report to a file (--out FILE, else a "
                              "syncgrade folder in the system's temporary folder) and open "
                              "it in your browser")
+    parser.add_argument("--passing", action="store_true",
+                        help="with --format html or --open: draw the intervals of passing "
+                             "checks too, not only of failing ones")
     add_platform_html(parser)
     add_reveal(parser)
     add_timeout(parser)
@@ -211,6 +214,8 @@ def _output_format(args: argparse.Namespace) -> str:
             raise UsageError(f"--open opens the HTML report; leave out --format {fmt}")
         fmt = "html"
     check_platform_html(args.html, fmt)
+    if args.passing and fmt != "html":
+        raise UsageError("--passing draws pictures: use it with --format html or --open")
     if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
         raise UsageError(f"--out {args.out}: not a file in an existing folder")
     return fmt
@@ -238,11 +243,13 @@ def cmd_grade(argv: Sequence[str]) -> int:
 
     try:
         report = grade(args.exercise, path, timeout=args.timeout,
-                       memory_bytes=int(args.memory * GIB), pool=pool, course=course)
+                       memory_bytes=int(args.memory * GIB), pool=pool, course=course,
+                       draw_passing=args.passing)
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
     text = _render(report, fmt, reveal=args.reveal, lines=source_lines(path),
-                   terminal=args.out is None and not args.open, html=args.html)
+                   terminal=args.out is None and not args.open, html=args.html,
+                   passing=args.passing)
     if args.open:
         _open_in_browser(text, args.out or open_path(report.exercise, path))
     elif args.out is not None:
@@ -255,15 +262,17 @@ def cmd_grade(argv: Sequence[str]) -> int:
 
 
 def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | None,
-            terminal: bool, html: bool = False) -> str:
+            terminal: bool, html: bool = False, passing: bool = False) -> str:
     """The report in ``fmt``: the learner's view (hidden checks redacted) unless
     ``reveal``; colour only for the text view on a terminal; ``html``: a platform
-    format's HTML outputs (``--html``)."""
+    format's HTML outputs (``--html``); ``passing``: the page draws passing checks'
+    intervals too (``--passing``)."""
     if fmt == "html":
         from syncgrade.picture import render_html
         from syncgrade.platforms.visibility import redact
 
-        return render_html(report if reveal else redact(report), source_lines=lines)
+        return render_html(report if reveal else redact(report), source_lines=lines,
+                           passing=passing)
     from syncgrade.platforms.output import format_report
     from syncgrade.render import use_colour
 

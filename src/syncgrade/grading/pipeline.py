@@ -33,6 +33,8 @@ from syncgrade.limits import DEFAULT_TIMEOUT_S, STARTUP_TIMEOUT_S, check_memory_
 from syncgrade.models import CheckResult, GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
+from syncgrade.rubric.intervals import passing_picture
+from syncgrade.rubric.registry import REGISTRY
 from syncgrade.trace import CallFrame
 
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ def grade(
     display_name: str | None = None,
     pool: WarmPool | None = None,
     course: str | os.PathLike[str] | Course | None = None,
+    draw_passing: bool = False,
 ) -> GradeReport:
     """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
     (``source=``), exactly one of them.
@@ -62,6 +65,11 @@ def grade(
     name, or a :class:`~syncgrade.courses.Course` (default: ``$SYNCGRADE_COURSE``, else
     the built-in course; see :func:`syncgrade.courses.open_course`). Nothing of the
     course folder is visible to the child.
+
+    ``draw_passing``: passing interval checks carry the picture of the first interval
+    they judged too (failing ones always do), for ``grade --passing``, the notebook's
+    ``%%grade --passing`` and ``render_html(report, passing=True)``. Verdicts and scores
+    are the same either way.
 
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given),
@@ -102,7 +110,8 @@ def grade(
             if runs[-1].outcome.termination != "exited":
                 break  # a timeout or crash: later calls would only repeat it
         return _assemble(exercise, submission, inputs, runs, limits,
-                         time.perf_counter() - started, references=references.result)
+                         time.perf_counter() - started, references=references.result,
+                         draw_passing=draw_passing)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         return internal_error_report(exercise, submission,
                                       runs[-1].outcome if runs else None, limits, exc,
@@ -110,10 +119,11 @@ def grade(
 
 def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
               runs: Sequence[ChildRun], limits: sandbox.Limits, seconds: float, *,
-              references: Callable[[], dict[str, Any]] | None = None) -> GradeReport:
+              references: Callable[[], dict[str, Any]] | None = None,
+              draw_passing: bool = False) -> GradeReport:
     """The report from one or more children (one per call group, in call order).
     ``references``: returns the exercise's references for ``inputs`` (default: computed
-    here)."""
+    here); ``draw_passing``: see :func:`grade`."""
     parsed = [parse_run(run) for run in runs]
     hello, load = parsed[0].hello, parsed[0].load
     frames: dict[str, CallFrame] = {}
@@ -135,7 +145,7 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
         termination=describe_termination(outcome, limits, submission.display_name),
         source_lines=tuple((submission.source or "").splitlines()),
     )
-    checks = [_evaluate(ctx, spec) for spec in exercise.checks]
+    checks = [_evaluate(ctx, spec, draw_passing) for spec in exercise.checks]
     broken = (len(runs) < len(call_groups(exercise)) or any(p.end is None for p in parsed)
               or any(run.outcome.termination != "exited" for run in runs))
     ordered = sorted(tampered, key=lambda t: (not t.startswith(CHANNEL_TAMPERED), t))
@@ -147,12 +157,37 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
     return build_report(exercise, submission, checks, outcome, limits, seconds, hello,
                    cause=cause, tampered=ordered)
 
-def _evaluate(ctx: Context, spec: Any) -> CheckResult:
+
+def _evaluate(ctx: Context, spec: Any, draw_passing: bool = False) -> CheckResult:
     try:
         outcome: Outcome = spec.fn(ctx, **spec.params)
     except Skip as skip:
         outcome = Outcome.skip(f"Not checked: {skip}.")
+    if draw_passing and outcome.status == "passed" and outcome.evidence.interval is None:
+        outcome = _with_passing_picture(ctx, spec, outcome)
     earned = spec.points if outcome.status == "passed" else 0.0
     return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
                        max_points=spec.points, message=outcome.message, hint=outcome.hint,
                        evidence=outcome.evidence, visibility=spec.visibility)
+
+
+def _with_passing_picture(ctx: Context, spec: Any, outcome: Outcome) -> Outcome:
+    """``outcome`` of a passing interval check (:attr:`CheckDef.judges`), with the picture
+    of the first interval it judged; unchanged for any other check."""
+    definition = REGISTRY.get(spec.id)
+    if definition is None or definition.judges is None:
+        return outcome
+    # A check's own params, or those of each part of a check the measurement contract
+    # combined (``rubric.contract``: one part per list of samples): the first that drew.
+    parts = [spec.params] + [part[2] for part in spec.params.get("parts", ())]
+    pictures = (passing_picture(ctx, params["call"], params.get(definition.judges))
+                for params in parts if isinstance(params, dict) and "call" in params)
+    try:
+        evidence = next((e for e in pictures if e is not None), None)
+    except Exception:  # a picture asked for never turns a pass into a grader fault
+        return outcome
+    if evidence is None:
+        return outcome
+    drawn = outcome.evidence.model_copy(
+        update={"timeline": evidence.timeline, "interval": evidence.interval})
+    return dataclasses.replace(outcome, evidence=drawn)

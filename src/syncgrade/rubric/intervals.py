@@ -32,8 +32,8 @@ from syncgrade.values import is_number
 
 __all__ = [
     "Verdict", "callee_name", "flaw_facts", "function_of", "judged_intervals", "line_of",
-    "no_intervals", "on_line", "sample_match", "samples_at", "timed_intervals",
-    "with_timeline",
+    "no_intervals", "on_line", "passing_picture", "sample_match", "samples_at",
+    "timed_intervals", "with_timeline",
 ]
 
 
@@ -208,6 +208,15 @@ def with_timeline(ctx: Context, call: str, interval: Interval, *,
                                   declared_phases(ctx, call),
                                   name=lambda event: _plain_name(ctx, event))
     return Evidence(facts=facts, timeline=timeline, interval=picture)
+
+
+def passing_picture(ctx: Context, call: str, samples: ValuePath | None) -> Evidence | None:
+    """For a passing interval check, asked to show its picture: the drawing of the first
+    judged interval that contains a call (:func:`with_timeline`, flaws marked as for a
+    failure, so a picture never hides what another check failed); ``None`` when no
+    judged interval contains one."""
+    timed = [i for i in judged_intervals(ctx, call, samples) if i.calls]
+    return with_timeline(ctx, call, timed[0]) if timed else None
 
 
 def declared_phases(ctx: Context, call: str) -> frozenset[str]:

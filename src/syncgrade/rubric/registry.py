@@ -71,13 +71,17 @@ class CheckDef:
     the check function a :class:`~syncgrade.rubric.base.CheckSpec` uses when it names
     none. ``legacy_titles``: titles rubrics declared before the registry, replaced by
     ``title`` when a CheckSpec is built (so those declarations load until their authors
-    drop the title); any other title is a rubric error."""
+    drop the title); any other title is a rubric error. ``judges``: for a check that
+    judges the learner's timed intervals, the parameter naming the samples whose intervals
+    it judges (``None``: not an interval check); a passing interval check can then show
+    the first of them when a picture of passing checks is asked for."""
 
     id: str
     title: str
     decides: str
     fn: CheckFn
     legacy_titles: tuple[str, ...] = field(default=(), repr=False)
+    judges: str | None = None
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -102,28 +106,31 @@ _DEFS = (
              "unchanged.", c.samples_measured),
     CheckDef("times-the-call", "Times one call", "Every timed interval contains exactly "
              "one call of the designated callable, with the declared static values, and "
-             "no readback of its output unless the contract declares it.", c.times_the_call),
+             "no readback of its output unless the contract declares it.", c.times_the_call,
+             judges="samples"),
     CheckDef("inputs-ready", "Inputs placed and ready", "The inputs the timed calls use "
              "were placed on the device and ready before the first interval began.",
-             c.inputs_ready),
+             c.inputs_ready, judges="samples"),
     CheckDef("placement-excluded", "Placement excluded", "No timed interval contains an "
-             "explicit or implicit host-to-device transfer.", c.placement_excluded),
+             "explicit or implicit host-to-device transfer.", c.placement_excluded,
+             judges="samples"),
     CheckDef("placement-included", "Placement included", "Every timed interval places "
-             "every host input its timed call uses.", e2e.placement_included),
+             "every host input its timed call uses.", e2e.placement_included, judges="samples"),
     CheckDef("warmup-excluded", "Warm-up excluded", "No timed interval contains a "
              "compilation, and the warm-up had finished before the first interval began.",
-             c.warmup_excluded),
+             c.warmup_excluded, judges="samples"),
     CheckDef("first-call-includes-compile", "First calls compile", "Every first-call "
              "interval contains a compilation and waits for its call's output.",
-             rc.first_call_includes_compile),
+             rc.first_call_includes_compile, judges="first"),
     CheckDef("sync-before-stop", "Waits before stopping", "Every timed interval waits for "
-             "the output of the call it times before the timer stops.", c.sync_before_stop),
+             "the output of the call it times before the timer stops.", c.sync_before_stop,
+             judges="samples"),
     CheckDef("readback-included", "Readback included", "Every timed interval copies its "
              "timed call's output to the host before the timer stops.",
-             e2e.readback_included),
+             e2e.readback_included, judges="samples"),
     CheckDef("covers-device-work", "Covers the device work", "With a calibrated workload "
              "of known device duration, every sample is at least a fraction of that "
-             "duration and waited for.", c.covers_device_work),
+             "duration and waited for.", c.covers_device_work, judges="samples"),
     CheckDef("verification-catches-errors", "Your check catches errors", "The learner's "
              "own NumPy check raises AssertionError on subtly wrong setups and passes on "
              "the right one.", verification.verification_catches_errors),
@@ -132,10 +139,11 @@ _DEFS = (
              "and does no JAX device work.", wc.reference_is_numpy),
     CheckDef("jitted", "Compiled once, reused", "Every timed interval calls a jitted "
              "function, and nothing is traced or compiled after the first interval.",
-             wc.jitted),
+             wc.jitted, judges="samples"),
     CheckDef("boundary-matches", "Declared boundary", "The boundary the learner declares "
              "equals the phases measured inside the learner's own intervals.",
-             rc.boundary_matches, legacy_titles=("Declared warm boundary",)),
+             rc.boundary_matches, legacy_titles=("Declared warm boundary",),
+             judges="samples"),
     CheckDef("report-schema", "Report layout", "The returned report validates against "
              "the exercise's pydantic model.", rc.report_schema),
     CheckDef("summary-stats", "Summaries recomputed", "The reported medians and estimates "
