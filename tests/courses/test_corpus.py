@@ -21,6 +21,8 @@ from corpus_support import (
 )
 
 import syncgrade
+from syncgrade.models import GradeReport
+from syncgrade.picture import render_html
 
 ROUNDS = int(os.environ.get("SYNCGRADE_CORPUS_ROUNDS", str(FULL_ROUNDS_DEFAULT)))
 CASES = corpus_cases()
@@ -44,6 +46,17 @@ def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
         assert failed == case.expected_failures, details
         assert report.status == "failed"
         assert report.score < report.max_score
+        _assert_failures_are_drawn(report)
+
+
+def _assert_failures_are_drawn(report: GradeReport) -> None:
+    """Every failing check that shows a timeline also carries its interval as a picture
+    (issue 19), and the HTML report draws it: in every exercise, for every flaw."""
+    drawn = [c for c in report.checks if c.status == "failed" and c.evidence.timeline]
+    for check in drawn:
+        assert check.evidence.interval is not None, check.id
+    if drawn:
+        assert 'class="sg-pic sg-interval"' in render_html(report)
 
 
 def test_every_exercise_has_a_corpus() -> None:
