@@ -44,6 +44,7 @@ CMD ["grade", "serve", "--host", "0.0.0.0", "--port", "8000"]
 
 # --- exercism: Exercism's test-runner interface (bin/run.sh SLUG INPUT_DIR OUTPUT_DIR) ---
 FROM runtime AS exercism
+HEALTHCHECK NONE
 USER root
 COPY bin/run.sh /opt/test-runner/bin/run.sh
 WORKDIR /opt/test-runner

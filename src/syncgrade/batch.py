@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import itertools
 import json
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -84,11 +85,16 @@ def expand(paths: Iterable[Path]) -> list[Path]:
 
 def grade_all(paths: Sequence[Path], grader: Grader, jobs: int) -> Iterator[GradeReport]:
     """Yield one report per path, in completion order. ``grader`` must not raise for a
-    learner's fault (:func:`syncgrade.grading.grade` turns every one into a report)."""
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    learner's fault (:func:`syncgrade.grading.grade` turns every one into a report).
+    Closing the generator early (an interrupted batch) cancels the grades not yet started
+    and waits only for those running."""
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures: dict[Future[GradeReport], Path] = {pool.submit(grader, p): p for p in paths}
         for future in as_completed(futures):
             yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 class ReportWriter:
@@ -218,7 +224,9 @@ def _recorded_csv(out: Path, data: bytes, header: list[str]) -> tuple[set[str], 
     last row may be torn; the first must be this exercise's header."""
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     chunks = [line + "\n" for line in lines[:-1]]  # lines[-1]: after the last newline
-    sizes = [len(c.encode("utf-8", "surrogateescape")) for c in chunks]
+    # offsets[n]: the bytes of the first n lines (where a record ending on line n ends).
+    offsets = list(itertools.accumulate(
+        (len(c.encode("utf-8", "surrogateescape")) for c in chunks), initial=0))
     reader = csv.reader(chunks)
     names: set[str] = set()
     end = 0
@@ -231,7 +239,7 @@ def _recorded_csv(out: Path, data: bytes, header: list[str]) -> tuple[set[str], 
                 break  # torn: a complete row has every column
             if number:
                 names.add(row[0])
-            end = sum(sizes[:reader.line_num])
+            end = offsets[reader.line_num]
     except csv.Error:
         pass  # the data ended inside a quoted field: torn
     if reader.line_num < len(chunks):
@@ -254,9 +262,11 @@ def _open_output(out: Path, fmt: Format | str, check_ids: Sequence[str],
     return stream, done, end == 0
 
 
-def _source_lines(name: str) -> list[str] | None:
+def source_lines(path: Path) -> list[str] | None:
+    """The lines of ``path`` for quoting in a report's timelines; ``None`` when it cannot
+    be read as UTF-8 text (the report then shows its own excerpts)."""
     try:
-        return Path(name).read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -314,7 +324,7 @@ def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
                            memory_bytes=memory_bytes, course=opened)
         with contextlib.closing(reports):  # an interrupted batch stops its grades at once
             for report in reports:
-                writer.write(report, _source_lines(report.submission) if quotes else None)
+                writer.write(report, source_lines(Path(report.submission)) if quotes else None)
                 tally.add(report)
                 if on_report is not None:
                     on_report(report, tally)

@@ -136,15 +136,24 @@ _POOLS: dict[tuple[float, int | None, tuple[str, ...]], WarmPool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def worker_pool(timeout: float, memory_bytes: int | None, course: str | None) -> WarmPool:
+MAX_POOLS = 4
+"""Warm pools one worker keeps at most (one per set of limits and course): a service's
+requests may each ask for other limits, and every pool holds children with jax loaded."""
+
+
+def worker_pool(timeout: float, memory_bytes: int | None,
+                course: str | None) -> WarmPool | None:
     """This worker process's warm pool for these limits and course: made on first use with
     one child per worker thread (refilled at once, as ``grade batch`` does), reused by
     every later grade here, closed at the worker's exit (the pool registers that itself).
+    ``None`` (the grade runs in a cold child) once :data:`MAX_POOLS` other pools exist.
     Thread-safe."""
     hidden = tuple(str(p) for p in _worker_course(course).hidden_paths)
     key = (timeout, memory_bytes, hidden)
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
+        if pool is None and len(_POOLS) >= MAX_POOLS:
+            return None
         if pool is None or pool.closed:
             pool = WarmPool(_worker_threads(), timeout=timeout, memory_bytes=memory_bytes,
                             defer_refill=False, hidden=[Path(p) for p in hidden])
@@ -266,13 +275,18 @@ def grade(cluster: Client | str, exercise_id: str, path: Path | None = None, *,
     report is back, so call it from a thread (e.g. the service's job runner). Same
     arguments, same report, same usage errors, plus :class:`ClusterError`; a grade that
     keeps failing on the workers raises what it raised there."""
-    from syncgrade.grading import read_submission
+    from syncgrade.grading import SubmissionError, read_submission
 
     timeout = check_timeout(timeout)
     memory_bytes = None if memory_bytes is None else check_memory_bytes(memory_bytes)
+    # Checked (and named) as a local grade would; the worker gets the bytes themselves, so
+    # an unreadable file gets the same report there as here.
     submission = read_submission(path, source=source, display_name=display_name)
     if path is not None:
-        data = path.read_bytes()
+        try:
+            data = path.read_bytes()
+        except OSError as exc:  # gone or unreadable since: a usage error, as locally
+            raise SubmissionError(f"cannot read {path}: {exc.strerror or exc}") from None
     else:
         assert source is not None
         data = source.encode("utf-8", "surrogatepass")

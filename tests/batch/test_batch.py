@@ -128,3 +128,26 @@ def test_tally_summary_counts_each_status() -> None:
     assert tally.summary() == ("graded 4 of 4: 1 full marks, 2 not yet (1 timeout), "
                                "1 grader faults")
     assert tally.internal_errors == 1
+
+
+def test_closing_the_report_stream_early_cancels_the_grades_not_started() -> None:
+    """An interrupted batch (Ctrl-C, a closed output) stops grading at once: the grades
+    not yet started are cancelled, not run and thrown away."""
+    import threading
+
+    from syncgrade.batch import grade_all
+
+    started: list[Path] = []
+    release = threading.Event()
+
+    def grader(path: Path) -> Path:
+        started.append(path)  # one worker thread: no two appends at once
+        if path.name != "0.py":
+            release.wait(60)  # still running when the stream is closed
+        return path
+
+    reports = grade_all([Path(f"{i}.py") for i in range(20)], grader, jobs=1)  # type: ignore[arg-type]
+    assert next(reports) == Path("0.py")
+    threading.Timer(0.2, release.set).start()  # lets the running grade end during close
+    reports.close()
+    assert len(started) <= 2, started  # the one yielded and the one running, no more

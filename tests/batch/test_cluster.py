@@ -328,3 +328,23 @@ def test_two_service_replicas_grade_their_jobs_on_one_cluster(
             assert failed_ids(report) == case.expected_failures, case.path
     # six jobs and two self-tests, each one task of the cluster's
     assert _graded_on_workers(client) - before >= len(ids) + 2
+
+
+def test_a_worker_keeps_at_most_max_pools_warm_pools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each set of limits gets its own pool on a worker (a service's requests may each ask
+    for others); past MAX_POOLS a grade runs cold instead of starting yet another pool of
+    children with jax loaded."""
+    made: list[tuple[Any, ...]] = []
+
+    class Pool:
+        closed = False
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append((args, kwargs))
+
+    monkeypatch.setattr(cluster, "WarmPool", Pool)
+    monkeypatch.setattr(cluster, "_POOLS", {})
+    pools = [cluster.worker_pool(10.0 + i, None, None) for i in range(cluster.MAX_POOLS + 2)]
+    assert len(made) == cluster.MAX_POOLS
+    assert pools[cluster.MAX_POOLS:] == [None, None]
+    assert cluster.worker_pool(10.0, None, None) is pools[0]  # the same limits: reused

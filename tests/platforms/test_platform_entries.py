@@ -241,3 +241,22 @@ def test_run_autograder_piped_into_head(tmp_path: Path) -> None:
 def test_exercism_entry_without_its_three_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert exercism_main(["exercise-1", "/tmp"]) == 2
     assert "usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR" in capsys.readouterr().err
+
+
+def test_exercism_config_beside_the_solution_cannot_reveal_or_change_the_course(
+        tmp_path: Path) -> None:
+    """INPUT_DIR is the learner's solution folder: its .meta/syncgrade.json may name the
+    exercise, but `reveal` and `course` come only from options or the environment."""
+    from syncgrade.platforms.entry import ConfigError, load_config
+    from syncgrade.platforms.exercism import layout
+
+    meta = tmp_path / ".meta"
+    meta.mkdir()
+    (meta / "syncgrade.json").write_text('{"exercise": "exercise-1"}')
+    assert load_config(layout(), tmp_path, {}, {}).exercise == "exercise-1"
+    for key, value in (("reveal", "true"), ("course", '"/tmp/mine"')):
+        (meta / "syncgrade.json").write_text(f'{{"exercise": "exercise-1", "{key}": {value}}}')
+        with pytest.raises(ConfigError, match=f"may not set {key}"):
+            load_config(layout(), tmp_path, {}, {})
+    (meta / "syncgrade.json").write_text('{"exercise": "exercise-1"}')
+    assert load_config(layout(), tmp_path, {"reveal": True}, {}).reveal is True

@@ -118,6 +118,25 @@ def test_gradescope_top_level_never_reveals_an_after_due_date_check(html: bool) 
     assert "visibility" not in revealed
 
 
+@pytest.mark.parametrize("html", [False, True])
+def test_the_learners_stderr_does_not_tell_a_withheld_check_failed(html: bool) -> None:
+    """Every shown check passed and the code wrote to stderr: the top-level output reads
+    the same whether the after_due_date check passed or failed (stderr is shown for a
+    failed report, so its presence alone would tell)."""
+    def report(later: str) -> GradeReport:
+        return make_report(make_check("runs", "passed"),
+                           make_check("sync-before-stop", later, visibility="after_due_date"),
+                           status="failed" if later == "failed" else "passed",
+                           stderr="a warning the code printed\n")
+
+    failed, passed = (to_gradescope(report(s), html=html)["output"]
+                      for s in ("failed", "passed"))
+    assert failed == passed and "a warning the code printed" not in failed
+    shown_failure = make_report(make_check("runs"), make_check(
+        "sync-before-stop", visibility="after_due_date"), stderr="a warning the code printed\n")
+    assert "a warning the code printed" in to_gradescope(shown_failure, html=html)["output"]
+
+
 def test_reveal_shows_everything_in_every_format() -> None:
     for fmt in OUTPUT_FORMATS:
         text = format_report(_report(), fmt, reveal=True)

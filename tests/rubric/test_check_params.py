@@ -10,7 +10,7 @@ from typing import Any
 import builders
 import numpy as np
 import pytest
-from test_samples_measured import Trace, context
+from test_samples_measured import F, Trace, context
 
 from syncgrade.child import harness, workloads
 from syncgrade.rubric import checks as c
@@ -114,6 +114,30 @@ def test_static_arguments_explain_a_compile_after_a_warm_up_on_the_same_arrays()
     assert "another callable" in plain.message and "static" not in plain.message
     assert "a static argument had a value no earlier call used" in static.message
     assert "every static value" in static.hint
+
+
+def test_a_static_value_never_warmed_is_named_by_its_index_never_by_its_value() -> None:
+    """The static value is the grader's setting (a hidden input): the message says a
+    static value was not warmed up, never which value."""
+    t = Trace()
+    t.add("call", name="fn", site=[F, 2], inputs=[1, 2], numpy_args=0, fn=1, static=[7])
+    t.add("return", call=1, outputs=[90])
+    t.add("wait", how="block_until_ready", arrays=[90], site=[F, 3])
+    start, v0 = t.read()
+    t.add("compile", event="backend_compile", fun="fn", site=[F, 2])
+    call = t.add("call", name="fn", site=[F, 2], inputs=[1, 2], numpy_args=0, fn=1,
+                 static=[24])
+    t.add("return", call=call, outputs=[91])
+    t.add("wait", how="block_until_ready", arrays=[91], site=[F, 3])
+    stop, v1 = t.read()
+    t.ready(stop, call, ready=True)
+    t.pair(start, stop)
+    outcome = c.warmup_excluded(context(t.events(), [None, [float(v1) - float(v0)]]),
+                                "main", (1,))
+    assert outcome.status == "failed"
+    assert "no earlier call used the static value this interval times" in outcome.message
+    assert "24" not in outcome.message and "7" not in outcome.message
+    assert "every static value" in outcome.hint
 
 
 def test_public_interval_helpers() -> None:

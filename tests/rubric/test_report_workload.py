@@ -36,7 +36,9 @@ def test_spellings_of_the_real_workload_pass(workload: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("workload", "said"), [
     ({"shapes": [[64, 32], [32, 16]], "dtypes": ["float32"] * 2},
-     "`workload.shapes[0]` is [64, 32], but `args[0]` has shape [6, 4]."),
+     "`workload.shapes[0]` is [64, 32], which is not the shape of `args[0]`."),
+    ({"shapes": [[6], [4, 3]], "dtypes": ["float32"] * 2},
+     "`workload.shapes[0]` is [6], which is not the shape of `args[0]` (it has 2 axes)."),
     ({"shapes": [[6, 4], [3, 4]], "dtypes": ["float32"] * 2}, "`workload.shapes[1]`"),
     ({"shapes": [[6, 4]], "dtypes": ["float32"]}, "lists 1 item(s), but `args` held 2"),
     ({"shapes": [[6, 4], [4, 3]], "dtypes": ["float32", "float64"]},
@@ -48,6 +50,7 @@ def test_a_workload_that_is_not_the_real_one_fails(workload: dict[str, Any], sai
     outcome = _check(workload)
     assert outcome.status == "failed" and said in outcome.message
     assert "0." not in outcome.message  # never a value
+    assert "[6, 4]" not in outcome.message and "[4, 3]" not in outcome.message  # nor a size
 
 
 @pytest.mark.parametrize("workload", [

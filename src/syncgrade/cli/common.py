@@ -139,9 +139,3 @@ def known_exercise(exercise_id: str, course: Course) -> None:
         raise UsageError(f"{exc}; run `grade list{where}`") from None
     except RubricError as exc:  # the author's mistake, shown to the author: exit 2
         raise UsageError(str(exc)) from None
-
-def source_lines(path: Path) -> list[str] | None:
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None

@@ -36,7 +36,6 @@ from syncgrade.cli.common import (
     open_course,
     parse_anywhere,
     prestart_hidden,
-    source_lines,
 )
 from syncgrade.limits import GIB
 from syncgrade.version import __version__
@@ -247,6 +246,8 @@ def cmd_grade(argv: Sequence[str]) -> int:
                        draw_passing=args.passing)
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
+    from syncgrade.batch import source_lines
+
     text = _render(report, fmt, reveal=args.reveal, lines=source_lines(path),
                    terminal=args.out is None and not args.open, html=args.html,
                    passing=args.passing)

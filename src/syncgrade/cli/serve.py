@@ -194,7 +194,7 @@ def cmd_serve(argv: Sequence[str]) -> int:
             callback_hosts=tuple(args.callback_host))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    grade = None
+    grade, client = None, None
     if args.cluster is not None:
         from syncgrade.cluster import ClusterError, connect
         from syncgrade.service.runner import cluster_grade
@@ -213,5 +213,9 @@ def cmd_serve(argv: Sequence[str]) -> int:
         memory_gib=config.memory_bytes / GIB, max_memory_gib=config.memory_cap / GIB,
         auth="bearer token" if token else "off", cluster=args.cluster,
         callback_hosts=list(config.callback_hosts) or ["loopback"])
-    uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
+    finally:
+        if client is not None:  # after the app's shutdown, which waits for its grades
+            client.close()
     return 0

@@ -30,16 +30,26 @@ def headline(report: GradeReport) -> str:
             f"{report.summary}")
 
 
-def stderr_tail(report: GradeReport, max_lines: int = 20, max_chars: int = 2000) -> str:
+STDERR_TITLE = "Last lines your code wrote to stderr:"
+
+
+def stderr_lines(report: GradeReport, max_lines: int = 20, max_chars: int = 2000) -> str:
     """The last lines the learner's code wrote to stderr, when it did not get full marks
-    (the terminal view shows the same). Their own output, so visibility does not apply;
-    empty after a grader fault, whose stderr is not the learner's business."""
+    (the terminal view shows the same); ``""`` otherwise. Their own output, so visibility
+    does not apply; empty after a grader fault, whose stderr is not the learner's
+    business."""
     if report.status != "failed" or not report.stderr.text.strip():
         return ""
     tail = "\n".join(report.stderr.text.strip().splitlines()[-max_lines:])
     if len(tail) > max_chars:
         tail = "…" + tail[-(max_chars - 1):]
-    return "Last lines your code wrote to stderr:\n" + tail
+    return tail
+
+
+def stderr_tail(report: GradeReport) -> str:
+    """:func:`stderr_lines` under :data:`STDERR_TITLE`, or ``""``."""
+    lines = stderr_lines(report)
+    return f"{STDERR_TITLE}\n{lines}" if lines else ""
 
 
 def cap(text: str, limit: int, notice: str) -> str:
@@ -64,6 +74,9 @@ class Layout:
     render: Callable[..., dict[str, Any]]
     fallback: Callable[[str, float], dict[str, Any]]
     log_full_report: bool
+    # Keys a config file may not set when it sits beside the learner's files (the
+    # learner's own folder could hold one): they come from options or the environment.
+    refused_in_config_files: frozenset[str] = frozenset()
 
 
 # Learner-controlled text (file names, what their code printed, their quoted lines) ends up

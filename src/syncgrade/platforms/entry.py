@@ -120,7 +120,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser(layout: Layout) -> argparse.ArgumentParser:
+    # No abbreviations: the fallback results file is placed by a scan for the exact
+    # option names before parsing, so `--out` must not silently mean `--output`.
     parser = _Parser(prog=f"python -m syncgrade.platforms.{layout.platform}",
+                     allow_abbrev=False,
                      description=f"Grade one {layout.platform} submission into its results "
                                  "file (always writes one).")
     parser.add_argument("--root", type=Path, default=Path(layout.default_root),
@@ -230,7 +233,13 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
     for name in layout.config_files:
         path = root / name
         if path.is_file():
-            merged.update(_relative(_checked(_read_json(path), str(path)), path.parent))
+            found = _checked(_read_json(path), str(path))
+            refused = sorted(layout.refused_in_config_files & set(found))
+            if refused:
+                raise ConfigError(f"{path} may not set {', '.join(refused)} (it sits beside "
+                                  "the learner's files); give it with an option or the "
+                                  "environment")
+            merged.update(_relative(found, path.parent))
     if layout.data_json is not None and (root / layout.data_json).is_file():
         data = _read_json(root / layout.data_json)
         params = data.get("params") if isinstance(data, dict) else None

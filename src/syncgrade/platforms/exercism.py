@@ -104,9 +104,11 @@ def fallback(message: str, seconds: float = 0.0) -> dict[str, Any]:
 def layout() -> Layout:
     """Where the Exercism test runner keeps things: the root is ``INPUT_DIR`` (the
     solution, read-only), the results go to ``OUTPUT_DIR/results.json`` (the entry point's
-    ``--output``); configuration in ``INPUT_DIR/.meta/syncgrade.json``."""
+    ``--output``); configuration in ``INPUT_DIR/.meta/syncgrade.json``, which may not
+    set ``reveal`` or ``course``: INPUT_DIR is the learner's solution folder."""
     return Layout(
         platform="exercism", default_root="/solution",
         submission_dir=".", results_file="results.json",
         config_files=(".meta/syncgrade.json",), data_json=None,
-        render=to_exercism, fallback=fallback, log_full_report=False)
+        render=to_exercism, fallback=fallback, log_full_report=False,
+        refused_in_config_files=frozenset({"reveal", "course"}))

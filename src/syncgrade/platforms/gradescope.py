@@ -45,11 +45,12 @@ from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport, Visibility
 from syncgrade.platforms.common import (
+    STDERR_TITLE,
     Layout,
     clean_tree,
     headline,
     name_of,
-    stderr_tail,
+    stderr_lines,
 )
 from syncgrade.platforms.html import check_html, paragraphs, preformatted
 from syncgrade.platforms.visibility import redact
@@ -77,12 +78,16 @@ def to_gradescope(report: GradeReport, *, reveal: bool = False,
     if not fault:
         tests = [_test(check, reveal, source_lines, html) for check in view.checks]
     line = before_due_headline(safe) if later else headline(safe)
-    tail = stderr_tail(report)
+    # While checks are withheld, the learner's stderr shows (as it does for any failed
+    # report) only when a shown check failed: its presence must not tell that a withheld
+    # one did.
+    shown_failed = any(c.status != "passed" for c in safe.checks if c.visibility != LATER)
+    lines = stderr_lines(report) if not later or shown_failed else ""
     if html:
-        output = paragraphs(line) + (paragraphs(tail.split("\n", 1)[0])
-                                     + preformatted(tail.split("\n", 1)[1]) if tail else "")
+        output = paragraphs(line) + (paragraphs(STDERR_TITLE) + preformatted(lines)
+                                     if lines else "")
     else:
-        output = line + ("\n\n" + tail if tail else "")
+        output = line + (f"\n\n{STDERR_TITLE}\n{lines}" if lines else "")
     results: dict[str, Any] = {
         "score": report.score if not fault else 0.0,
         "execution_time": round(report.grading.seconds, 2),

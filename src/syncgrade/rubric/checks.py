@@ -633,9 +633,9 @@ def _why_compiled(ctx: Context, call: str, interval: Interval,
                  if w.inputs == timed.inputs and w.numpy_args == timed.numpy_args]
     if same_args and timed.static is not None and not any(
             w.static == timed.static for w in same_args):
-        value = ", ".join(repr(v) for v in timed.static)
-        return (f"no earlier call used the static value {value} this interval times, so "
-                "it traced and compiled (each static value is a new program).",
+        # The value itself is the grader's (a hidden setting): the message never names it.
+        return ("no earlier call used the static value this interval times, so it traced "
+                "and compiled (each static value is a new program).",
                 f"Warm up every static value you time: call {call_it} once per value and wait "
                 "for the output before timing that value.", "")
     if same_args and static_arguments and timed.static is None:

@@ -131,7 +131,7 @@ def function_of(ctx: Context, call_id: str) -> str:
 
 
 NOT_CALLEES = frozenset({
-    "jax", "jnp", "np", "numpy", "time", "timeit", "statistics", "math", "functools",
+    "jax", "jnp", "lax", "np", "numpy", "time", "timeit", "statistics", "math", "functools",
     "print", "float", "int", "len", "list", "tuple", "dict", "set", "sorted", "sum", "min",
     "max", "range", "enumerate", "zip", "iter", "next", "isinstance", "str", "repr",
 })

@@ -271,8 +271,10 @@ def workload_matches(ctx: Context, call: str, report: ValuePath,
 
     A shape is a list or tuple of ints; a dtype is any name NumPy parses to the argument's
     dtype (``"float32"``, ``"<f4"``, ``"f4"``, ``"single"``). The learner was handed these
-    arrays, so naming their shapes in a message reveals nothing hidden; values never appear.
-    Ill-typed fields are :class:`Skip` (``report-schema`` reports them)."""
+    arrays, but their sizes are hidden inputs: a message quotes what the learner reported
+    and says which argument it does not describe (and how many axes that argument has),
+    never its sizes, as :func:`~syncgrade.rubric.checks.shape_difference` does; values
+    never appear. Ill-typed fields are :class:`Skip` (``report-schema`` reports them)."""
     workload = ctx.value(call, report)
     if not isinstance(workload, dict):
         raise Skip("the workload is not a dict (see `report-schema`)")
@@ -285,27 +287,30 @@ def workload_matches(ctx: Context, call: str, report: ValuePath,
         raise Skip("`workload.dtypes` is not a list of text (see `report-schema`)")
     hint = ("Describe the arguments your function received, read at run time: "
             "`[list(a.shape) for a in args]` and `[str(a.dtype) for a in args]`.")
-    wrong = [f"`workload.{field}` lists {len(listed)} item(s), but `args` held "
-             f"{len(real)} arrays (one entry per argument, in order)"
-             for field, listed in (("shapes", shapes), ("dtypes", dtypes))
-             if len(listed) != len(real)]
-    fields = [("shapes" if "shapes" in w else "dtypes", -1) for w in wrong]
+    wrong: list[tuple[str, int, str]] = [  # (field, index or -1 for the list, words)
+        (field, -1, f"`workload.{field}` lists {len(listed)} item(s), but `args` held "
+                    f"{len(real)} arrays (one entry per argument, in order)")
+        for field, listed in (("shapes", shapes), ("dtypes", dtypes))
+        if len(listed) != len(real)]
     for index, (shape, array) in enumerate(zip(shapes, real, strict=False)):
-        if tuple(int(n) for n in shape) != array.shape:
-            wrong.append(f"`workload.shapes[{index}]` is {[int(n) for n in shape]}, but "
-                         f"`args[{index}]` has shape {list(array.shape)}")
-            fields.append(("shapes", index))
+        listed_shape = [int(n) for n in shape]
+        if tuple(listed_shape) != array.shape:
+            axes = (f" (it has {array.ndim} ax{'i' if array.ndim == 1 else 'e'}s)"
+                    if len(listed_shape) != array.ndim else "")
+            wrong.append(("shapes", index, f"`workload.shapes[{index}]` is {listed_shape}, "
+                                           f"which is not the shape of `args[{index}]`{axes}"))
     for index, (name, array) in enumerate(zip(dtypes, real, strict=False)):
         if dtype_of(name) != array.dtype:
-            wrong.append(f"`workload.dtypes[{index}]` is {name[:40]!r}, but `args[{index}]` "
-                         f"has dtype {array.dtype.name!r}")
-            fields.append(("dtypes", index))
+            wrong.append(("dtypes", index, f"`workload.dtypes[{index}]` is {name[:40]!r}, "
+                                           f"but `args[{index}]` has dtype "
+                                           f"{array.dtype.name!r}"))
     if wrong:
-        facts: dict[str, Any] = {"field": fields[0][0], "wrong": len(wrong)}
-        if fields[0][1] >= 0:
-            facts["index"] = fields[0][1]
+        field, index, _ = wrong[0]
+        facts: dict[str, Any] = {"field": field, "wrong": len(wrong)}
+        if index >= 0:
+            facts["index"] = index
         more = f" And {len(wrong) - MAX_LISTED} more." if len(wrong) > MAX_LISTED else ""
-        return Outcome.fail(" ".join(f"{w}." for w in wrong[:MAX_LISTED]) + more, hint,
+        return Outcome.fail(" ".join(f"{w}." for _, _, w in wrong[:MAX_LISTED]) + more, hint,
                             Evidence(facts=facts))
     return Outcome.ok("The reported workload shapes and dtypes are those of `args`.")
 
@@ -452,12 +457,14 @@ EXPLAINED_MISSING = {"device execution": "no output wait", "output wait": "no ou
 """A phase an interval lacks but should hold, by the flaw an interval check sees for it."""
 
 
-def _explained_by(extra: set[str], missing: set[str]) -> str:
+def _explained_by(*, held_not_declared: set[str], declared_not_held: set[str]) -> str:
     """The flaws (``follows``, see :func:`~syncgrade.rubric.intervals.flaw_facts`) that
-    account for every difference between a declared and a measured boundary, or ``""``
-    when one difference is the declaration's own (then the boundary check leads)."""
-    groups = [EXPLAINED_EXTRA.get(p) for p in PHASES if p in extra]
-    groups += [EXPLAINED_MISSING.get(p) for p in PHASES if p in missing]
+    account for every difference between a declared and a measured boundary: phases an
+    interval holds but the declaration (the contract) leaves out, and phases declared but
+    not held; ``""`` when one difference is the declaration's own (then the boundary check
+    leads)."""
+    groups = [EXPLAINED_EXTRA.get(p) for p in PHASES if p in held_not_declared]
+    groups += [EXPLAINED_MISSING.get(p) for p in PHASES if p in declared_not_held]
     if not groups or None in groups:
         return ""
     return "; ".join(dict.fromkeys(g for g in groups if g))
@@ -500,19 +507,21 @@ def boundary_matches(ctx: Context, call: str, boundary: ValuePath,
         measured = interval.phases()
         if measured == declared:
             continue
-        extra, missing = declared - measured, measured - declared
+        declared_not_held, held_not_declared = declared - measured, measured - declared
         parts = []
-        if missing and declared:
-            parts.append(f"it also holds {phase_words(missing)}")
-        if extra:
-            parts.append(f"it does not hold {phase_words(extra)}")
-        follows = _explained_by(missing, extra) if declared else ""
+        if held_not_declared and declared:
+            parts.append(f"it also holds {phase_words(held_not_declared)}")
+        if declared_not_held:
+            parts.append(f"it does not hold {phase_words(declared_not_held)}")
+        follows = (_explained_by(held_not_declared=held_not_declared,
+                                 declared_not_held=declared_not_held) if declared else "")
         return Outcome.fail(
             f"You declared {phase_words(declared)}, but {named} {index + 1} measured "
             f"{phase_words(measured)}" + (f": {' and '.join(parts)}." if parts else "."),
             _boundary_hint(measured == set(iv.declared_phases(ctx, call))),
             iv.with_timeline(ctx, call, interval, flaws={
-                flaw for phase in extra | missing for flaw in PHASE_FLAWS.get(phase, ())},
+                flaw for phase in declared_not_held | held_not_declared
+                for flaw in PHASE_FLAWS.get(phase, ())},
                 declared=len(declared), measured=len(measured),
                 **iv.flaw_facts("", interval, follows)),
         )
