@@ -172,6 +172,7 @@ def run_entry(layout: Layout, argv: Sequence[str],
     Returns the exit code: 0, or 1 when the results file could not be written."""
     started = time.perf_counter()
     log: list[str] = []
+    alerts: list[str] = []  # the staff's warnings, on stderr
     root = Path(_option_from(argv, "--root") or layout.default_root)
     results_path = results_path_of(layout, root, _option_from(argv, "--output"))
     try:
@@ -180,7 +181,8 @@ def run_entry(layout: Layout, argv: Sequence[str],
         results_path = results_path_of(layout, root, args.output)
         config = load_config(layout, root, vars(args),
                              os.environ if environ is None else environ, defaults)
-        results = _grade(layout, root, config, log)
+        lock_answers(layout, root, config, alerts)
+        results = _grade(layout, root, config, log, alerts)
     except ConfigError as exc:
         log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
@@ -194,7 +196,57 @@ def run_entry(layout: Layout, argv: Sequence[str],
         log.append(f"syncgrade: cannot write {results_path}: {exc}")
         code = 1
     emit(log)
+    emit(alerts, sys.stderr)
     return code
+
+
+def lock_answers(layout: Layout, root: Path, config: Config, alerts: list[str]) -> list[Path]:
+    """Root without namespaces (Docker's default capabilities, so Gradescope's): no jail can
+    mask the folders that hold answers, so make each one mode 0700, owned by root, for the
+    child's unprivileged uid to be kept out by permissions (docs/security.md, "Modes"):
+    the course folder, the installed package's ``course/`` and ``rubric/``, and the
+    platform's own folder of configuration (Gradescope's ``source/``: the bundle, its
+    wheel). The grader, root, still reads them. Nothing changes in any other mode (the
+    jail masks them; an unprivileged grader cannot help it). Returns the folders locked;
+    a folder that cannot be changed is a line in ``alerts``."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return []
+    from syncgrade import sandbox
+    from syncgrade.courses import open_course
+    from syncgrade.pool import child_command
+
+    if sandbox.namespaces_available():
+        return []
+    staff = [(root / name).parent for name in layout.config_files]
+    folders = [*child_command(open_course(config.course).hidden_paths).hidden_paths,
+               *(Path(os.path.realpath(f)) for f in staff if f.resolve() != root.resolve())]
+    locked = []
+    for folder in dict.fromkeys(folders):
+        if not folder.is_dir():
+            continue
+        try:
+            os.chown(folder, 0, 0)
+            os.chmod(folder, 0o700)
+            locked.append(folder)
+        except OSError as exc:
+            alerts.append(f"syncgrade: WARNING: cannot lock {folder} away from learner "
+                          f"code: {exc}")
+    return locked
+
+
+def hidden_paths_alert(protections: Sequence[Any]) -> list[str]:
+    """The staff's warning when the grading child could read the course's hidden files
+    (its ``hidden-paths`` protection was not applied), with what the sandbox said."""
+    found = {p.name: p for p in protections}
+    hidden = found.get("hidden-paths")
+    if hidden is None or hidden.applied:
+        return []
+    privileges = found.get("drop-privileges")
+    return [f"syncgrade: WARNING: learner code could read the course's hidden files "
+            f"(solutions, declarations): hidden-paths not applied: {hidden.detail}"
+            + (f"; drop-privileges: {privileges.detail}" if privileges is not None else "")
+            + ". Give the container CAP_SYS_ADMIN, or install Python and the grader where an "
+            "unprivileged uid can reach them (docs/security.md)."]
 
 
 def emit(lines: Sequence[str], stream: TextIO | None = None) -> bool:
@@ -381,8 +433,10 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
                               python_version=_platform.python_version()))
 
 
-def _grade(layout: Layout, root: Path, config: Config, log: list[str]) -> dict[str, Any]:
-    """Grade the submission under ``root``; the staff log's lines go to ``log``."""
+def _grade(layout: Layout, root: Path, config: Config, log: list[str],
+           alerts: list[str]) -> dict[str, Any]:
+    """Grade the submission under ``root``; the staff log's lines go to ``log``, its
+    warnings to ``alerts``."""
     from syncgrade.grading import SubmissionError, grade
     from syncgrade.render import render
 
@@ -413,6 +467,7 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str]) -> dict[s
                f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}")
     if report.grading.internal_error:
         log.append(f"syncgrade: {report.grading.internal_error}")
+    alerts.extend(hidden_paths_alert(report.grading.protections))
     if layout.log_full_report:
         log.append(render(report, source_lines).rstrip("\n"))
     return layout.render(report, reveal=config.reveal, source_lines=source_lines,
