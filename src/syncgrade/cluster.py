@@ -247,17 +247,25 @@ def grade_all(cluster: Client | str, exercise_id: str, paths: Sequence[Path], *,
         started = time.perf_counter()
         for future in _distributed().as_completed(list(futures), loop=client.loop):
             path = futures.pop(future)
-            if future.status == "finished":
-                yield GradeReport.model_validate_json(future.result())
-            elif future.status == "error":  # it kept failing: a fault, never no report
-                error = future.exception()
-                fault = error if isinstance(error, Exception) else RuntimeError(str(error))
-                yield internal_error_report(
-                    exercise, Submission(None, str(path)), None,
-                    sandbox.Limits(wall_s=timeout), fault, time.perf_counter() - started)
-            else:  # cancelled: the scheduler went away; what was yielded stays yielded
+            try:
+                if future.status == "finished":
+                    report = GradeReport.model_validate_json(future.result())
+                elif future.status == "error":  # it kept failing: a fault, never no report
+                    error = future.exception()
+                    fault = error if isinstance(error, Exception) else RuntimeError(str(error))
+                    report = internal_error_report(
+                        exercise, Submission(None, str(path)), None,
+                        sandbox.Limits(wall_s=timeout), fault, time.perf_counter() - started)
+                else:
+                    raise ClusterError("cancelled")
+            except Exception as exc:
+                if client.status == "running" and not isinstance(exc, ClusterError):
+                    raise
+                # Cancelled, or the scheduler went away while this result was fetched:
+                # what was yielded stays yielded; never Dask's traceback.
                 raise ClusterError(f"lost the Dask scheduler with {len(futures) + 1} "
-                                   f"grades left")
+                                   f"grades left") from None
+            yield report
     finally:
         for future in futures:
             future.cancel()

@@ -366,7 +366,8 @@ def main() -> int:
                                           values.encode))
     attempts = guard.arm(sealed=[core], protected=[*guard.grader_objects(modules),
                                                    *installation.hooks()],
-                         fds={fd for fd in (channel_fd, stack_fd) if fd is not None})
+                         fds={fd for fd in (channel_fd, stack_fd) if fd is not None},
+                         note_fd=stack_fd)
     for name in [n for n in sys.modules if n == "syncgrade" or n.startswith("syncgrade.")]:
         del sys.modules[name]  # a learner's `import syncgrade...` is refused, not served
     del modules

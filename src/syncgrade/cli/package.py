@@ -1,7 +1,8 @@
 """``grade package``: the bundle a platform needs to grade one exercise with syncgrade.
 
     grade package gradescope EXERCISE [-o autograder.zip] [--course DIR] [--wheel FILE]
-                                      [--timeout S] [--memory GIB] [--html]
+                                      [--timeout S] [--overhead S] [--memory GIB]
+                                      [--html]
 
 Gradescope's autograder zip (its spec: ``setup.sh`` and ``run_autograder`` at the root; the
 zip is unpacked into ``/autograder/source``)::
@@ -10,8 +11,10 @@ zip is unpacked into ``/autograder/source``)::
                      its dependencies (once, when Gradescope builds the image)
     run_autograder   grade /autograder/submission into /autograder/results/results.json
                      (syncgrade-gradescope; a results file even if setup had failed)
-    syncgrade.json   {"exercise": ..., "timeout": ..., "memory_gib": ..., "html": ...[,
-                     "course": "course"]}
+    syncgrade.json   {"exercise": ..., "timeout": ..., "overhead": ..., "memory_gib": ...,
+                     "html": ...[, "course": "course"]}: the results file is written
+                     within timeout + overhead seconds (default 60 + 20): set the
+                     assignment's autograder timeout above that, with a margin
     wheels/syncgrade-<version>-py3-none-any.whl
                      with only EXERCISE of the built-in course (its declaration,
                      statement and stub), not the other exercises
@@ -53,6 +56,7 @@ from syncgrade.cli.common import (
     UsageError,
     add_course,
     add_memory,
+    add_overhead,
     add_timeout,
     known_exercise,
     open_course,
@@ -124,12 +128,14 @@ def cmd_package(argv: Sequence[str]) -> int:
                         help="HTML outputs with pictures of each failing interval")
     add_course(parser)
     add_timeout(parser)
+    add_overhead(parser)
     add_memory(parser)
     args = parse_anywhere(parser, argv)
     course = open_course(args.course)
     known_exercise(args.exercise, course)
     config: dict[str, object] = {"exercise": args.exercise, "timeout": args.timeout,
-                                 "memory_gib": args.memory, "html": args.html}
+                                 "overhead": args.overhead, "memory_gib": args.memory,
+                                 "html": args.html}
     course_dir = None if course.builtin else Path(course.root)
     if course_dir is not None:
         config["course"] = "course"

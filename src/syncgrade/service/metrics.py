@@ -9,6 +9,10 @@ Counted as grades end (synchronous ones and jobs alike):
   report's ``status`` and ``cause``;
 - ``syncgrade_grade_seconds``: histogram of each report's ``grading.seconds`` (what the
   report records, so any runner's grades are timed alike);
+- ``syncgrade_grader_faults_total{cause}``: reports that are grader faults (``status``
+  ``error``), by cause (:func:`syncgrade.grading.cause.fault_cause`: ``killed``, a
+  grading child killed from outside twice; ``startup``, ``out_of_time``, ``sandbox``,
+  ``other``);
 - ``syncgrade_grade_faults_total``: grades that raised instead, a usage error (422)
   excepted: the service's fault, a 500 or a ``failed`` job;
 - ``syncgrade_rejected_total{reason}``: requests refused for want of a slot (``busy``);
@@ -34,6 +38,7 @@ from prometheus_client import (
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from syncgrade.grading.cause import FAULT_CAUSES, fault_cause
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.service.runner import JobRunner
@@ -59,6 +64,11 @@ class ServiceMetrics:
         self.faults = Counter("syncgrade_grade_faults", "Grades that raised instead of "
                               "producing a report (the service's fault)",
                               registry=self.registry)
+        self.grader_faults = Counter("syncgrade_grader_faults", "Reports that are grader "
+                                     "faults (status error), by cause", ["cause"],
+                                     registry=self.registry)
+        for cause in (*FAULT_CAUSES.values(), "other"):
+            self.grader_faults.labels(cause=cause)
         self.rejected = Counter("syncgrade_rejected", "Grade requests and jobs refused "
                                 "for want of a slot", ["reason"], registry=self.registry)
         self.jobs = Counter("syncgrade_jobs", "Jobs finished, by final status", ["status"],
@@ -77,6 +87,8 @@ class ServiceMetrics:
         """Count one grade that produced ``report`` in ``seconds``."""
         self.grades.labels(status=report.status, cause=report.cause).inc()
         self.latency.observe(seconds)
+        if report.status == "error":
+            self.grader_faults.labels(cause=fault_cause(report.grading.internal_error)).inc()
 
     def render(self) -> bytes:
         """The exposition text of every metric of this app."""
