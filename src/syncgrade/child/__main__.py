@@ -328,7 +328,8 @@ def main() -> int:
     inputs_npz = _take_file(job.get("inputs"))
     call_ids = [call["id"] for call in job["calls"]]
     display = job["display_name"]
-    with open(job["submission"], encoding="utf-8") as handle:
+    # utf-8-sig: a byte-order mark is not part of the source (the parent drops it too).
+    with open(job["submission"], encoding="utf-8-sig") as handle:
         source = handle.read()
     code, unparsable = _compile(source, display)
 
