@@ -359,8 +359,8 @@ def main() -> int:
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
     modules = [instrument, rec, harness, values, workloads, guard, sys.modules[__name__]]
-    core.send((rec.PROTECT, instrument.hook_codes() | {harness.run_call.__code__},
-               frozenset({harness.run_call.__code__, harness.checked_reply.__code__}),
+    core.send((rec.PROTECT, instrument.hook_codes() | {harness.call_steps.__code__},
+               frozenset({harness.call_steps.__code__, harness.checked_reply.__code__}),
                rec.EMIT_CODES, integrity_table(
                    installation.hooks(), instrument.EMITTING_HELPERS, [instrument, rec])))
     ask = _start_worker(_make_worker_step(harness.check_signature, harness.describe_error,
