@@ -20,6 +20,7 @@ from __future__ import annotations
 import copyreg
 import ctypes
 import datetime as _datetime_module
+import enum
 import functools
 import inspect
 import sys
@@ -620,11 +621,45 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
             statics = None
             if static is not None:  # the static arguments' values, where given
                 positions, names = static
-                statics = [args[i] if 0 <= i < len(args) else None for i in positions] + [
-                    kwargs.get(n) for n in names]
+                statics = [_static_value(args[i]) if 0 <= i < len(args) else None
+                           for i in positions] + [_static_value(kwargs.get(n)) for n in names]
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
                                 recorder.learner_files, callee, statics))
+
+
+_PLAIN_SCALARS = (int, float, str, bool)
+_NUMPY_ITEM = np.generic.item  # the scalar's own value, past any subclass's override
+
+
+def _static_value(value: Any, depth: int = 0) -> Any:
+    """A static argument's value as the exact built-in the core can send: a NumPy scalar
+    (``np.int64(384)``) by its Python value, an enum member by its value, a tuple item by
+    item; anything else (or too deeply nested) is ``None``, which matches no declared
+    value. jax keys its compiled programs by a static value's hash and equality, under
+    which ``np.int64(384)`` and ``384`` are the same program: so is the recorded value."""
+    kind = type(value)
+    if value is None or kind in _PLAIN_SCALARS:
+        return value
+    if depth > 8:
+        return None
+    try:
+        if isinstance(value, np.generic):
+            return _static_value(_NUMPY_ITEM(value), depth + 1)
+        if isinstance(value, enum.Enum):
+            return _static_value(value._value_, depth + 1)
+        if isinstance(value, tuple):
+            return [_static_value(item, depth + 1) for item in tuple.__iter__(value)]
+        # A subclass of a built-in (an IntEnum is caught above): the base type's value.
+        if isinstance(value, int):
+            return int.__int__(value)
+        if isinstance(value, float):
+            return float.__float__(value)
+        if isinstance(value, str):
+            return str.__str__(value)
+    except Exception:  # a learner's object that raised when read: no value
+        return None
+    return None
 
 
 class JitProxy:

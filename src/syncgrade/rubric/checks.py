@@ -12,6 +12,7 @@ docs/authoring.md.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable
 from typing import Any
@@ -461,16 +462,28 @@ def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | No
             return (f"Timed interval {index + 1} times another function{where}, not the "
                     f"jit of your `{fn}`.",
                     f"Time the `jax.jit` of `{fn}` that you warmed up.")
-        if static is not None and event.static != list(static):
-            got = ", ".join(repr(v) for v in event.static or [])
-            want = ", ".join(repr(v) for v in static)
+        if static is not None and event.static != plain_static(static):
+            # The values are the grader's settings: the message never names them.
             return (f"Timed interval {index + 1}{on_line(line_of(event))} calls the "
-                    f"function with static argument {got or 'missing'}, but this list of "
-                    f"samples is for {want}.",
+                    "function with another static argument value than the setting this "
+                    "list of samples is for.",
                     "Time each setting with its own value, and return the lists in the "
                     "order the settings were given (check that the loop variable you pass "
                     "is the current one).")
     return None
+
+
+def plain_static(values: Any) -> Any:
+    """Declared static values as the child records them (``instrument._static_value``):
+    NumPy scalars by their Python value, enum members by their value, tuples as lists;
+    so ``np.int64(384)`` and ``384`` compare equal, as jax treats them (one program)."""
+    if isinstance(values, (tuple, list)):
+        return [plain_static(v) for v in values]
+    if isinstance(values, np.generic):
+        return plain_static(values.item())
+    if isinstance(values, enum.Enum):
+        return plain_static(values.value)
+    return values
 
 
 def _readback_problem(interval: Interval, index: int) -> tuple[str, str] | None:
