@@ -212,3 +212,23 @@ def _value(spec: dict[str, Any]) -> Any:
 
 def test_value_specs_pass_lists_through() -> None:
     assert _value(s.value([384, 192])) == [384, 192]
+
+
+def test_an_operation_compiling_inside_the_interval_is_named_not_the_timed_function() -> None:
+    """``jnp.sum(x)`` first used inside the timer compiles there, outside the timed call:
+    the message names what compiled and its line, and does not say the timed function
+    had no warm-up (it had one)."""
+    t = Trace()
+    t.timed_call(wait=True)  # the warm-up of the timed function
+    start, v0 = t.read()
+    t.add("compile", event="backend_compile", fun="sum", site=[F, 7])
+    call = t.timed_call(wait=True)
+    stop, v1 = t.read()
+    t.ready(stop, call, ready=True)
+    t.pair(start, stop)
+    outcome = c.warmup_excluded(context(t.events(), [None, [float(v1) - float(v0)]]),
+                                "main", (1,))
+    assert outcome.status == "failed"
+    assert "`sum` compiled inside the interval on line 7" in outcome.message
+    assert "no warm-up" not in outcome.message and "fn" not in outcome.message
+    assert "before the timer" in outcome.hint

@@ -590,9 +590,15 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.work_compiles:
-            message, hint, follows = _why_compiled(ctx, call, interval, static_arguments)
+            eager = _eager_compile(interval)
+            if eager is not None:
+                message, hint, follows = eager
+                head = f"Interval {index + 1} includes a compilation: "
+            else:
+                message, hint, follows = _why_compiled(ctx, call, interval, static_arguments)
+                head = f"Interval {index + 1} includes compiling the function: "
             return Outcome.fail(
-                f"Interval {index + 1} includes compiling the function: {message}", hint,
+                head + message, hint,
                 with_timeline(ctx, call, interval,
                               **flaw_facts("compilation", interval, follows)),
             )
@@ -616,6 +622,33 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
                           **flaw_facts("warm-up not waited", first)),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
+
+
+def _eager_compile(interval: Interval) -> tuple[str, str, str] | None:
+    """(what happened, what to change, follows) when every compilation of ``interval``'s
+    timed work happened outside its jitted calls: an operation outside the timed function
+    (``jnp.sum(x)`` first used inside the timer) compiled, not the function, which must not
+    be blamed. ``None`` when a timed call compiled itself (or there is none)."""
+    spans = [(timed.call.seq, timed.ret.seq if timed.ret else timed.call.seq)
+             for timed in interval.calls]
+    if not spans:
+        return None
+    compiles = interval.work_compiles
+    names = {timed.call.name for timed in interval.calls}
+    lines = {line_of(timed.call) for timed in interval.calls} - {None}
+    # Inside a call (the recorder numbers a call's compilations between the call and its
+    # return), named as a timed function or on a timed call's line: the timed work's own.
+    if any(lo < c.seq < hi or c.fun in names or line_of(c) in lines
+           for c in compiles for lo, hi in spans):
+        return None
+    first = compiles[0]
+    name = first.fun.lstrip("_")  # jax's private helpers: `_reduce_sum` -> `reduce_sum`
+    what = f"`{name}`" if name.isidentifier() else "an operation"
+    return (f"{what} compiled inside the interval{on_line(line_of(first))}, outside the "
+            "timed call: an operation's first use traces and compiles it, and the timer "
+            "counted that.",
+            "Move that operation out of the timed interval, or run it once before the timer "
+            "starts so that it is compiled already.", "")
 
 
 def _why_compiled(ctx: Context, call: str, interval: Interval,
