@@ -50,7 +50,8 @@ class Call(_Event):
     """One jitted call. ``fn``: which callable the grader handed over for this call was
     called (1, 2, ... in argument order), 0 for any other (the learner's own jit, a
     re-wrapped ``jax.jit(fn)``, an AOT-compiled copy). ``static``: the values of its static
-    arguments (``static_argnums`` then ``static_argnames``), ``None`` when it has none."""
+    arguments (``static_argnums`` then ``static_argnames``), ``None`` when it has none;
+    ``jit_disabled``: jax's ``jax_disable_jit`` was on for it."""
 
     kind: Literal["call"]
     name: str
@@ -59,6 +60,8 @@ class Call(_Event):
     numpy_args: int = 0
     fn: int = 0
     static: list[Any] | None = None
+    jit_disabled: bool = False
+    """jax's ``jax_disable_jit`` was on for this call: it ran op by op, nothing compiled."""
 
 
 class Return(_Event):

@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import monitoring
+from jax._src import config as _jax_config
 from jax._src import stages
 from jax._src.lib import xla_client as xc
 
@@ -623,11 +624,16 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                 positions, names = static
                 statics = [_static_value(args[i]) if 0 <= i < len(args) else None
                            for i in positions] + [_static_value(kwargs.get(n)) for n in names]
+            # Whether jit was disabled for this call: it then ran op by op, compiling nothing.
+            jit_disabled = _DISABLE_JIT.value is True
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
-                                recorder.learner_files, callee, statics))
+                                recorder.learner_files, callee, statics, jit_disabled))
 
 
+# jax's ``jax_disable_jit`` setting (``jax.config.update`` or ``with jax.disable_jit()``,
+# thread-local included): read after each recorded call, which then ran op by op.
+_DISABLE_JIT = _jax_config.disable_jit
 _PLAIN_SCALARS = (int, float, str, bool)
 _NUMPY_ITEM = np.generic.item  # the scalar's own value, past any subclass's override
 

@@ -399,6 +399,7 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
     for index, interval in enumerate(intervals):
         found = [(flaw, problem) for flaw, problem in (
             ("", _count_problem(interval, index, calls)),
+            ("jit disabled", _jit_disabled_problem(interval, index)),
             ("another callable" if fn is None else "",
              _identity_problem(ctx, interval, index, fn, None)),
             ("", _identity_problem(ctx, interval, index, "" if fn is None else fn,
@@ -415,6 +416,21 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
         return order
     what = "exactly one call" if calls == 1 else f"exactly {calls} calls"
     return Outcome.ok(f"Each of the {len(intervals)} intervals times {what}.")
+
+
+def _jit_disabled_problem(interval: Interval, index: int) -> tuple[str, str] | None:
+    """A timed call ran with jax's ``jax_disable_jit`` on: op by op, nothing compiled, so
+    the sample times no compiled program (``times-the-call`` owns this flaw; the checks
+    that claim a compiled call follow it)."""
+    off = next((t.call for t in interval.calls if t.call.jit_disabled), None)
+    if off is None:
+        return None
+    return (f"Timed interval {index + 1}: jit was disabled for the call on line "
+            f"{line_of(off)} (`jax.config.update(\"jax_disable_jit\", True)` or `with "
+            "jax.disable_jit():`), so it ran op by op with nothing compiled: the sample "
+            "does not time the compiled function.",
+            "Remove the `jax_disable_jit` setting (and any `with jax.disable_jit():` around "
+            "the timed code), so that each timed call runs the compiled program.")
 
 
 def _matched_intervals(ctx: Context, call: str, samples: ValuePath) -> list[Interval] | None:
@@ -587,6 +603,9 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     intervals = judged_intervals(ctx, call, samples)
     if not intervals:
         return no_intervals(function_of(ctx, call))
+    if any(t.call.jit_disabled for i in intervals for t in i.calls):
+        # Op by op, each operation compiles on its first use: no warm-up question to judge.
+        raise Skip("jit was disabled for the timed calls (see `times-the-call`)")
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.work_compiles:
