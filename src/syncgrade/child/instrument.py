@@ -530,13 +530,23 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
     def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(x, *args, **kwargs)
         if recorder.enabled:
-            arrays = [a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)]
+            given = jax.tree_util.tree_leaves(x)
+            placed = jax.tree_util.tree_leaves(out)
+            arrays = [a for a in placed if isinstance(a, ArrayImpl)]
             # Only host data is a host-to-device transfer: a device array put on its own
-            # device again moves nothing (``host`` counts the leaves that came from the host).
-            host = sum(1 for leaf in jax.tree_util.tree_leaves(x)
-                       if not isinstance(leaf, ArrayImpl))
+            # device again moves nothing. ``host_leaves`` says, for each of ``arrays``,
+            # whether its leaf came from the host (device_put keeps the tree's structure,
+            # so the leaves pair up); ``host`` counts them, for older readers.
+            if len(given) == len(placed):
+                host_leaves = [not isinstance(g, ArrayImpl)
+                               for g, a in zip(given, placed, strict=True)
+                               if isinstance(a, ArrayImpl)]
+            host = sum(1 for leaf in given if not isinstance(leaf, ArrayImpl))
+            if len(given) != len(placed):  # not paired up: as the count alone decided
+                host_leaves = [host > 0] * len(arrays)
             with lock:
-                send((_OP_SITED, "placement", {"site": None, "arrays": arrays, "host": host},
+                send((_OP_SITED, "placement", {"site": None, "arrays": arrays, "host": host,
+                                               "host_leaves": host_leaves},
                       "arrays", 2, recorder.learner_files))
         return out
 

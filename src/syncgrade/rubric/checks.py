@@ -744,7 +744,10 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
     missing = needed - covered
     if missing:
         start = line_of(intervals[0].start)
-        placed = [e for e in before if isinstance(e, Placement) and missing.intersection(e.arrays)]
+        placements = [e for e in before if isinstance(e, Placement)]
+        # The placement that moved the input from the host (leaf by leaf), else any.
+        placed = ([e for e in placements if missing.intersection(e.host_arrays)]
+                  or [e for e in placements if missing.intersection(e.arrays)])
         if placed:
             what = (f"The input placed on line {line_of(placed[-1])} was not waited on before the "
                     f"timer started on line {start}")
