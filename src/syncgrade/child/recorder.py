@@ -676,7 +676,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                                "call": latest_call, "ready": ready})
             elif op == CALL:
                 # (CALL, name, inputs, NumPy argument count, outputs or None if the call
-                # raised, depth, learner files): one jitted call, sent once, after it
+                # raised, depth, learner files, callee, statics, jit disabled: True when
+                # jax_disable_jit was on): one jitted call, sent once, after it
                 # returned (the proxy does nothing before dispatching, so a learner's
                 # back-to-back calls keep jax's dispatch thread busy as they would
                 # uninstrumented). Records "call" and, for a call that returned, "return"
@@ -701,6 +702,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                           "fn": entry[1] if entry is not None and entry[0] is callee else 0}
                 if statics is not None:
                     fields["static"] = statics
+                if len(message) > 9 and message[9] is True:  # run with jit disabled
+                    fields["jit_disabled"] = True
                 events.append(fields)
                 reply = number = fields["seq"]
                 if pending_compiles:
