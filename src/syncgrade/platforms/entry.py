@@ -484,7 +484,7 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str],
                                     seconds=time.perf_counter() - started,
                                     course=config.course)
         try:
-            source_lines = path.read_text(encoding="utf-8").splitlines()
+            source_lines = path.read_text(encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError):
             source_lines = None
     log.append(f"syncgrade {layout.platform}: {report.exercise} {report.submission}: "
