@@ -305,16 +305,17 @@ def cmd_serve(argv: Sequence[str]) -> int:
         raise UsageError(str(exc)) from None
     grade, client = None, None
     if args.cluster is not None:
-        from syncgrade.cluster import ClusterError, connect
+        from syncgrade.cluster import ClusterError, Reconnecting
         from syncgrade.service.runner import cluster_grade
 
-        try:
-            client = connect(args.cluster)
+        try:  # a client that outlives scheduler outages (not ready meanwhile)
+            client = Reconnecting(args.cluster)
         except ClusterError as exc:
             raise UsageError(str(exc)) from None
         grade = cluster_grade(client, str(course.root))
     logging.config.dictConfig(log_config())  # JSON lines on stderr, uvicorn's and Dask's
-    app = create_app(config, grade=grade)
+    app = create_app(config, grade=grade,
+                     cluster=client.problem if client is not None else None)
     log("serving", course=course.title, exercises=len(course.exercises),
         course_root=str(course.root), url=f"http://{args.host}:{args.port}",
         workers=config.workers, queue=config.queue, warm_pool=config.warm_pool,

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response
 
 import syncgrade
 from syncgrade import grading
+from syncgrade.cluster import ClusterUnavailable
 from syncgrade.courses import Course
 from syncgrade.limits import GIB
 from syncgrade.models import SCHEMA_VERSION, GradeReport
@@ -125,7 +126,8 @@ class Service:
     metrics and the logs are the same for both, whichever runner runs it."""
 
     def __init__(self, config: ServiceConfig, course: Course, runner: JobRunner | None,
-                 grade: Callable[[GradeTask], GradeReport] | None = None) -> None:
+                 grade: Callable[[GradeTask], GradeReport] | None = None,
+                 cluster: Callable[[], str] | None = None) -> None:
         self.config = config
         self.course = course
         self.pool: WarmPool | None = None
@@ -134,7 +136,8 @@ class Service:
         self.grade_one = grade or self.grade_task
         self.runner = runner or LocalJobRunner(self.grade_one, config.workers, config.queue)
         self.jobs = JobStore(config.max_jobs, config.job_store)
-        self.readiness = Readiness(choose_self_test(course) if config.self_test else None)
+        self.readiness = Readiness(choose_self_test(course) if config.self_test else None,
+                                   cluster)
         self.metrics = ServiceMetrics(lambda: self.runner, lambda: self.pool,
                                       self.readiness.ready)
         self.callbacks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="callback")
@@ -340,17 +343,20 @@ class Service:
 
 def create_app(config: ServiceConfig | None = None, *,
                runner: JobRunner | None = None,
-               grade: Callable[[GradeTask], GradeReport] | None = None) -> FastAPI:
+               grade: Callable[[GradeTask], GradeReport] | None = None,
+               cluster: Callable[[], str] | None = None) -> FastAPI:
     """The FastAPI application for ``config`` (defaults: :class:`ServiceConfig`).
     ``runner``: where grades run (default: a :class:`LocalJobRunner` of ``workers``
     threads and a queue of ``queue``). ``grade``: how one task is graded by the default
     runner and the self-test (default: here, in this service's warm pool; see
-    :func:`syncgrade.service.runner.cluster_grade` for a Dask cluster). Raises
+    :func:`syncgrade.service.runner.cluster_grade` for a Dask cluster). ``cluster``:
+    why the cluster cannot be used now ("" when it can; e.g.
+    :meth:`syncgrade.cluster.Reconnecting.problem`): not ready meanwhile. Raises
     :class:`~syncgrade.courses.CourseError` when its course cannot be opened."""
     from syncgrade.courses import open_course
 
     config = config or ServiceConfig()
-    service = Service(config, open_course(config.course), runner, grade)
+    service = Service(config, open_course(config.course), runner, grade, cluster)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -409,6 +415,9 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
                             media_type="application/json", headers=_view_headers(staff))
         except Drained as exc:  # a shutdown's drain time ran out
             return error(503, str(exc), {"Retry-After": "5"})
+        except ClusterUnavailable as exc:  # grade serve --cluster, scheduler gone
+            return error(503, f"cannot grade now: {exc}; retry later",
+                         {"Retry-After": "5"})
         except ValueError as exc:  # SubmissionError, or a limit grading.grade refused
             return error(422, str(exc))
         except asyncio.CancelledError:

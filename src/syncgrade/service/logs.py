@@ -69,13 +69,24 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str, ensure_ascii=False)
 
 
+def _dask_loggers() -> list[str]:
+    """The loggers of Dask and its libraries that hold handlers now."""
+    return [name for name, made in logging.root.manager.loggerDict.items()
+            if name.split(".")[0] in ("distributed", "tornado", "bokeh")
+            and isinstance(made, logging.Logger) and made.handlers]
+
+
 def log_config(level: str = "INFO") -> dict[str, Any]:
     """A :func:`logging.config.dictConfig` (uvicorn's ``log_config``) that writes the
-    service's and uvicorn's records as JSON lines to stderr."""
+    service's, uvicorn's and Dask's records as JSON lines to stderr."""
     handler = {"class": "logging.StreamHandler", "formatter": "json",
                "stream": "ext://sys.stderr"}
     loggers = {name: {"handlers": ["json"], "level": level, "propagate": False}
                for name in ("syncgrade.service", "uvicorn", "uvicorn.error")}
+    # Dask (grade serve --cluster) installs plain-text handlers of its own on import, on
+    # several loggers: these replace them, keeping Dask's levels.
+    loggers.update({name: {"handlers": ["json"], "propagate": False}
+                    for name in ("distributed", "tornado", "bokeh", *_dask_loggers())})
     loggers["uvicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
     return {"version": 1, "disable_existing_loggers": False,
             "formatters": {"json": {"()": JsonFormatter}},
