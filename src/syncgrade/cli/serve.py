@@ -314,8 +314,13 @@ def cmd_serve(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
         grade = cluster_grade(client, str(course.root))
     logging.config.dictConfig(log_config())  # JSON lines on stderr, uvicorn's and Dask's
-    app = create_app(config, grade=grade,
-                     cluster=client.problem if client is not None else None)
+    import sqlite3
+
+    try:
+        app = create_app(config, grade=grade,
+                         cluster=client.problem if client is not None else None)
+    except (OSError, sqlite3.Error) as exc:  # the job store cannot be opened there
+        raise UsageError(f"--job-store: cannot open {config.job_store}: {exc}") from None
     log("serving", course=course.title, exercises=len(course.exercises),
         course_root=str(course.root), url=f"http://{args.host}:{args.port}",
         workers=config.workers, queue=config.queue, warm_pool=config.warm_pool,
