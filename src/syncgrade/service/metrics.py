@@ -17,7 +17,11 @@ Counted as grades end (synchronous ones and jobs alike):
   excepted: the service's fault, a 500 or a ``failed`` job;
 - ``syncgrade_rejected_total{reason}``: requests refused for want of a slot (``busy``);
 - ``syncgrade_jobs_total{status}``: jobs finished, ``done`` or ``failed``;
-- ``syncgrade_callbacks_total{outcome}``: callback POSTs ``delivered`` or ``failed``.
+- ``syncgrade_callbacks_total{outcome}``: callback POSTs ``delivered`` or ``failed``;
+- ``syncgrade_http_requests_total{method, route, code}``: every HTTP answer, by method,
+  route template (``/v1/jobs/{job_id}``; ``other`` for paths the service does not serve)
+  and status code, the ones middleware gives (401, 413, 415, ...) included;
+- ``syncgrade_http_request_seconds{method, route}``: histogram of the time to answer.
 
 Read at each scrape: ``syncgrade_running``, ``syncgrade_queue_depth``,
 ``syncgrade_pool_hits_total`` / ``syncgrade_pool_misses_total{reason}`` (child runs served
@@ -75,6 +79,12 @@ class ServiceMetrics:
                             registry=self.registry)
         self.callbacks = Counter("syncgrade_callbacks", "Job callback POSTs, by outcome",
                                  ["outcome"], registry=self.registry)
+        self.http_requests = Counter("syncgrade_http_requests", "HTTP requests answered, "
+                                     "by method, route and status code",
+                                     ["method", "route", "code"], registry=self.registry)
+        self.http_seconds = Histogram("syncgrade_http_request_seconds", "Seconds to answer "
+                                      "an HTTP request", ["method", "route"],
+                                      buckets=LATENCY_BUCKETS, registry=self.registry)
         for reason in ("busy",):  # every series from the start, at 0: alerts see them
             self.rejected.labels(reason=reason)
         for status in ("done", "failed"):
@@ -89,6 +99,12 @@ class ServiceMetrics:
         self.latency.observe(seconds)
         if report.status == "error":
             self.grader_faults.labels(cause=fault_cause(report.grading.internal_error)).inc()
+
+    def answered(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one HTTP answer (a :class:`~syncgrade.service.logs.RequestContext`
+        observer)."""
+        self.http_requests.labels(method=method, route=route, code=str(status)).inc()
+        self.http_seconds.labels(method=method, route=route).observe(seconds)
 
     def render(self) -> bytes:
         """The exposition text of every metric of this app."""
