@@ -489,8 +489,12 @@ class Analysis:
                  if (iv.start.seq, iv.stop.seq) not in exclude
                  and _same_family(iv.start, iv.stop) and iv.seconds > 0
                  and close(sample, iv.seconds, factor)]
-        # Every candidate is within tolerance: one that times a call first, then nearest.
-        found.sort(key=lambda iv: (not iv.calls, abs(iv.seconds - target)))
+        # Every candidate is within tolerance: one that times a call first, then nearest,
+        # then the earliest. Two intervals can be equally near (a sweep's no-wait samples
+        # of two settings can last the same nanoseconds): the lists are matched in order,
+        # each excluding what the ones before took, so the earliest keeps each list on its
+        # own intervals, whatever the machine's timing.
+        found.sort(key=lambda iv: (not iv.calls, abs(iv.seconds - target), iv.start.seq))
         return found[:cap]
 
     def _read_candidates(self, sample: float, factor: float, cap: int,
@@ -522,8 +526,9 @@ class Analysis:
                         _, lo_call, hi_call = self.index.span("call", start.seq, stop.seq)
                         found.append((hi_call <= lo_call, abs(duration - target),
                                       stop.seq - start.seq, start, stop))
-        # As for subtracted pairs: one that times a call, then nearest, then the tightest.
-        found.sort(key=lambda f: (f[0], f[1], f[2]))
+        # As for subtracted pairs: one that times a call, then nearest, then the tightest,
+        # then the earliest.
+        found.sort(key=lambda f: (f[0], f[1], f[2], f[3].seq))
         readiness = self.index.readiness
         return [Interval(start=s, stop=e, index=self.index, ready_at_stop=readiness.get(e.seq),
                          inferred=True) for _, _, _, s, e in found[:cap]]

@@ -84,3 +84,22 @@ def test_a_huge_interval_draws_a_bounded_timeline() -> None:
     assert timeline.entries[-1].what == "timer stop"
     gap = next(e for e in timeline.entries if e.what == "...")
     assert gap.detail == f"{499 - MAX_INSIDE} more events"
+
+
+def test_lists_of_equal_samples_each_keep_their_own_intervals() -> None:
+    """A sweep's two lists whose samples last exactly the same: each list is matched to
+    its own (earlier list, earlier intervals), whatever order the candidates come in."""
+    raw: list[dict[str, object]] = []
+    value = 0.0
+    for _setting in range(2):
+        for _ in range(2):
+            seq = len(raw) + 1
+            raw += [read(value), call([1]), ret(seq + 1, [2]),
+                    read(value + 0.5), {"kind": "pair", "start": seq, "stop": seq + 3}]
+            value += 1.0
+    analysis = analyse(trace(*raw))
+    first = analysis.match([0.5, 0.5])
+    taken = frozenset((iv.start.seq, iv.stop.seq) for iv in first.matched)
+    second = analysis.match([0.5, 0.5], exclude=taken)
+    assert [iv.start.seq for iv in first.matched] == [1, 6]
+    assert [iv.start.seq for iv in second.matched] == [11, 16]

@@ -135,7 +135,9 @@ def test_cpu_limit_is_cpu_not_timeout(run_auto: Runner) -> None:
     budget = LoadBudget()
     out = run_auto("while True: pass", limits=Limits(wall_s=budget.limit(20), cpu_s=1))
     assert (out.termination, out.signal_name) == ("cpu", "SIGXCPU")
-    assert out.cpu_s is not None and 0.9 <= out.cpu_s < 2.0  # stopped at its CPU second
+    # Stopped at its CPU second, not by the wall clock (the rlimit counts the whole process,
+    # the start-up included, so the CPU time measured of the loop may be a little under 1).
+    assert out.cpu_s is not None and 0.5 <= out.cpu_s < 2.0
     assert out.wall_s < budget.bound(5)
 
 

@@ -624,8 +624,13 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     first = min(intervals, key=lambda i: i.start.seq)
     before = analysis.before(first.start.seq)
     returns = analysis.returns()
+    # Only the warm-up's side: a call timed in an earlier interval (another setting's
+    # samples) that nobody waited on is `sync-before-stop`'s failure, and whether its work
+    # is still running here is a race, not a verdict (one lead per cause).
+    timed_before = {t.call.seq for i in analysis.intervals if i.start.seq < first.start.seq
+                    for t in i.calls}
     dispatched = [e for e in before if isinstance(e, Call) and e.seq in returns
-                  and returns[e.seq].outputs]
+                  and returns[e.seq].outputs and e.seq not in timed_before]
     if dispatched and dispatched[-1].seq > _completed_upto(before, returns) and not (
             waits_on_output(analysis.index, dispatched[-1], first.start.seq,
                             analysis.index.readiness.get(first.start.seq) is True)):
