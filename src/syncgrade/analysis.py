@@ -292,9 +292,18 @@ class Interval:
         if start.cpu is None or stop.cpu is None:
             return []
         th, spans = start.th, []
+        # A conversion of plain Python values (``np.array(out.tolist())``: a wait with no
+        # arrays) goes on until the thread's next event: freeing the list it converted
+        # happens after its hook returned, and is the readback's too.
+        freed_from: int | None = None
         for event in self.inside:
             if event.th != th or event.cpu is None:
                 continue
+            if freed_from is not None:
+                spans.append((freed_from, event.cpu))
+                freed_from = None
+            if isinstance(event, Wait) and not event.arrays and event.cpu0 is not None:
+                freed_from = event.cpu
             if isinstance(event, Call):
                 ret = self.index.returns.get(event.seq)
                 if ret is not None and ret.cpu is not None:
@@ -305,6 +314,8 @@ class Interval:
                     spans.append((event.cpu, end))
                 elif event.cpu0 is not None:
                     spans.append((event.cpu0, event.cpu))
+        if freed_from is not None:
+            spans.append((freed_from, stop.cpu))
         spans.extend((e.cpu0, e.cpu) for e in self._eager_split[0]
                      if e.th == th and e.cpu0 is not None and e.cpu is not None)
         spans.extend((g.cpu, g.cpu_end) for g in self.index.of_kind("gc")

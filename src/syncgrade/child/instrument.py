@@ -491,7 +491,9 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
         result = original(obj, *args, **kwargs)  # recorded only after it returned
         if recorder.enabled:
             leaves = list(_array_leaves(obj))
-            if leaves:
+            # A list of plain values (``np.array(out.tolist())``) is recorded too, with no
+            # arrays: the host side of a readback, CPU time that is explained, not a wait.
+            if leaves or type(obj) in (list, tuple):
                 with lock:
                     send((_OP_SITED, "wait", {"how": f"numpy.{name}", "arrays": leaves,
                                               "site": None, "cpu0": began},
