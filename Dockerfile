@@ -38,6 +38,8 @@ WORKDIR /home/syncgrade
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
+# Jobs are kept in ~/.local/state/syncgrade/jobs.sqlite3: mount a volume there (or set
+# SYNCGRADE_SERVE_JOB_STORE) to keep them across containers and share them between replicas.
 # Off loopback `grade serve` needs a token: set SYNCGRADE_SERVE_TOKEN (or mount a file and
 # pass --token-file), or SYNCGRADE_SERVE_NO_AUTH=1 behind a proxy that authenticates.
 CMD ["grade", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import http.server
 import json
 import os
 import socket
@@ -161,7 +162,8 @@ def grade_serve(tmp: Path, *args: str, env: dict[str, str] | None = None,
         process = subprocess.Popen(
             [sys.executable, "-m", "syncgrade.cli", "serve", "--port", str(port), *args],
             stdout=subprocess.DEVNULL, stderr=stderr,
-            env={**os.environ, "TMPDIR": str(children), **(env or {})})
+            env={**os.environ, "TMPDIR": str(children),
+                 "SYNCGRADE_SERVE_JOB_STORE": str(tmp / "jobs.sqlite3"), **(env or {})})
     try:
         if ready:
             wait_until_ready(port, process)
@@ -215,3 +217,51 @@ def thread_server(config: Any = None, app: Any = None) -> Iterator[int]:
         server.should_exit = True
         thread.join(120)
         assert not thread.is_alive(), "the server did not shut down"
+
+
+class Callbacks:
+    """What a loopback HTTP server received as POSTs: (JSON body, headers) in order."""
+
+    def __init__(self, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}/hook"
+        self.received: list[tuple[dict[str, Any], dict[str, str]]] = []
+        self.lock = threading.Lock()
+
+    def bodies(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [body for body, _ in self.received]
+
+    def for_job(self, job_id: str) -> tuple[dict[str, Any], dict[str, str]] | None:
+        with self.lock:
+            return next(((b, h) for b, h in self.received if b.get("id") == job_id), None)
+
+
+@contextlib.contextmanager
+def callback_server() -> Iterator[Callbacks]:
+    """A threading HTTP server on a free loopback port that records each POST and
+    answers 204."""
+    holder: list[Callbacks] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length))
+            with holder[0].lock:
+                holder[0].received.append(
+                    (body, {k.lower(): v for k, v in self.headers.items()}))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    holder.append(Callbacks(server.server_address[1]))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield holder[0]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)

@@ -14,11 +14,12 @@ from pathlib import Path
 _NOT_LINKED = ("syncgrade", "__editable__", "__pycache__")
 
 
-def venv_without_syncgrade(where: Path) -> Path:
+def venv_without_syncgrade(where: Path, base: str = sys.executable) -> Path:
     """Make a venv at ``where`` (no pip) whose site-packages holds hard links of this
     environment's packages (jax, numpy, pydantic...; links, so the sandbox sees them inside
-    the venv) and no syncgrade; returns its python."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True,
+    the venv) and no syncgrade; returns its python. ``base``: the interpreter it is made
+    from (the same Python version as this one: the packages' compiled parts are linked)."""
+    subprocess.run([base, "-m", "venv", "--without-pip", str(where)], check=True,
                    timeout=120)
     python = where / "bin" / "python"
     site = Path(subprocess.run(

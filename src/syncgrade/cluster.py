@@ -21,6 +21,7 @@ install).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import tempfile
@@ -128,6 +129,88 @@ def _quiet_half_made_clients() -> None:
             previous(unraisable)
 
     sys.unraisablehook = hook
+
+
+class ClusterUnavailable(ClusterError):
+    """The scheduler cannot be reached now (a grade may be asked for again later)."""
+
+
+RECONNECT_S = 2.0
+"""How often :class:`Reconnecting` tries a new client once Dask's own gave up."""
+
+
+class Reconnecting:
+    """A client of the scheduler at ``address`` that outlives scheduler outages, for a
+    long-running process (``grade serve --cluster``).
+
+    Dask's :class:`~distributed.Client` tries to reconnect for its connect timeout
+    (``timeout``) and then closes for good: every later call raises
+    ``ClosedClientError``. Here a watcher thread checks the client every
+    :data:`RECONNECT_S` and, once it is closed, connects a new one (each try fails fast
+    while nothing listens). :meth:`problem` says what is wrong ("" when connected), for
+    readiness; :meth:`client` gives the connected client or raises
+    :class:`ClusterUnavailable`. The first connection is made in the constructor
+    (:class:`ClusterError` as :func:`connect`)."""
+
+    def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT_S,
+                 retry_s: float = RECONNECT_S) -> None:
+        self.address = address.strip()
+        self._timeout = timeout
+        self._client = connect(self.address, timeout=timeout)
+        self._why = ""  # why the last new client could not be made
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, args=(retry_s,), daemon=True,
+                                         name="syncgrade-cluster-watch")
+        self._watcher.start()
+
+    def problem(self) -> str:
+        """"" when the client is connected, else one line: ``reconnecting: ...`` while
+        Dask's client still tries, ``unreachable: ...`` once a new one is needed."""
+        with self._lock:
+            client, why = self._client, self._why
+        status = getattr(client, "status", "closed")
+        if status == "running":
+            return ""
+        if status in ("connecting", "newly-created"):
+            return f"reconnecting: lost the Dask scheduler at {self.address}"
+        return f"unreachable: {why or f'the Dask scheduler at {self.address} went away'}"
+
+    def client(self) -> Client:
+        """The connected client, or :class:`ClusterUnavailable`."""
+        problem = self.problem()
+        if problem:
+            raise ClusterUnavailable(problem)
+        with self._lock:
+            return self._client
+
+    def _watch(self, retry_s: float) -> None:
+        while not self._closed.wait(retry_s):
+            with self._lock:
+                old = self._client
+            if getattr(old, "status", "closed") not in ("closing", "closed"):
+                continue
+            try:
+                new = connect(self.address, timeout=self._timeout)
+            except ClusterError as exc:
+                with self._lock:
+                    self._why = str(exc)
+                continue
+            with self._lock:
+                self._client, self._why = new, ""
+            _close_quietly(old)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._watcher.join(self._timeout + 10)
+        with self._lock:
+            client = self._client
+        _close_quietly(client)
+
+
+def _close_quietly(client: Any) -> None:
+    with contextlib.suppress(Exception):  # its scheduler gone, it may fail to say bye
+        client.close()
 
 
 # ------------------------------------------------------------------ on the worker
@@ -247,17 +330,25 @@ def grade_all(cluster: Client | str, exercise_id: str, paths: Sequence[Path], *,
         started = time.perf_counter()
         for future in _distributed().as_completed(list(futures), loop=client.loop):
             path = futures.pop(future)
-            if future.status == "finished":
-                yield GradeReport.model_validate_json(future.result())
-            elif future.status == "error":  # it kept failing: a fault, never no report
-                error = future.exception()
-                fault = error if isinstance(error, Exception) else RuntimeError(str(error))
-                yield internal_error_report(
-                    exercise, Submission(None, str(path)), None,
-                    sandbox.Limits(wall_s=timeout), fault, time.perf_counter() - started)
-            else:  # cancelled: the scheduler went away; what was yielded stays yielded
+            try:
+                if future.status == "finished":
+                    report = GradeReport.model_validate_json(future.result())
+                elif future.status == "error":  # it kept failing: a fault, never no report
+                    error = future.exception()
+                    fault = error if isinstance(error, Exception) else RuntimeError(str(error))
+                    report = internal_error_report(
+                        exercise, Submission(None, str(path)), None,
+                        sandbox.Limits(wall_s=timeout), fault, time.perf_counter() - started)
+                else:
+                    raise ClusterError("cancelled")
+            except Exception as exc:
+                if client.status == "running" and not isinstance(exc, ClusterError):
+                    raise
+                # Cancelled, or the scheduler went away while this result was fetched:
+                # what was yielded stays yielded; never Dask's traceback.
                 raise ClusterError(f"lost the Dask scheduler with {len(futures) + 1} "
-                                   f"grades left")
+                                   f"grades left") from None
+            yield report
     finally:
         for future in futures:
             future.cancel()

@@ -21,6 +21,20 @@ STARTUP_TIMEOUT_S = 120.0
 instrumentation, until its hello frame), apart from the learner's timeout, which counts
 from that frame (``sandbox.Limits.startup_s``). Generous: a loaded machine, not a
 learner, makes it slow, and an overrun is a grader fault, never the learner's timeout."""
+DEFAULT_OVERHEAD_S = 120.0
+"""The grader's own budget in one grade, besides the learner's timeout: the start-up of
+every grading child, stopping it, and reading its results. A grade ends within
+``timeout + overhead`` seconds of its call (``grading.grade(overhead=)``): each child's
+start-up gets what is left of it less :data:`STOP_RESERVE_S`, and a grade with nothing
+left to start a child ends at once as a grader fault. Platform bundles set a tighter one
+(docs/platforms.md, "Time limits on each platform")."""
+PLATFORM_OVERHEAD_S = 20.0
+"""The overhead the Gradescope and PrairieLearn bundles use (``"overhead"`` in their
+``syncgrade.json``): with the 60 s timeout, a results file within 80 s of the entry
+point's start (measured: docs/platforms.md, "Time limits on each platform")."""
+STOP_RESERVE_S = 3.0
+"""The part of the overhead kept back, whatever the start-ups took, for stopping a child
+at its limit (the stack dump's grace, the kill, the reap) and building the report."""
 DEFAULT_MEMORY_GIB = 4.0
 MAX_TIMEOUT_S = 3600.0
 """An hour: no exercise needs more, and a larger limit is a typo (milliseconds?)."""
@@ -39,6 +53,16 @@ def check_timeout(seconds: object, name: str = "timeout") -> float:
     """``seconds`` as a float; ``ValueError`` unless finite, > 0 and at most
     :data:`MAX_TIMEOUT_S`, ``TypeError`` if it is not a real number."""
     return _checked(seconds, name, MAX_TIMEOUT_S, "seconds")
+
+
+def check_overhead(seconds: object, name: str = "overhead") -> float:
+    """The grader's overhead budget as a float: like :func:`check_timeout`, and more than
+    :data:`STOP_RESERVE_S` (nothing would be left to start a child)."""
+    value = _checked(seconds, name, MAX_TIMEOUT_S, "seconds")
+    if value <= STOP_RESERVE_S:
+        raise ValueError(f"{name} must be more than {STOP_RESERVE_S:g} seconds (the "
+                         f"grader's reserve for stopping a child), not {seconds!r}")
+    return value
 
 
 def check_memory_gib(gib: object, name: str = "memory") -> float:

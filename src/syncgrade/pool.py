@@ -240,6 +240,7 @@ class WarmPool:
         child = self._take(limits)
         if child is None:
             return run_cold(stdin, files, limits, hidden=hidden)
+        delivered = time.monotonic()
         try:
             outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s)
         except sandbox.SandboxError:
@@ -258,7 +259,8 @@ class WarmPool:
             # comes before any learner code), e.g. killed between the liveness check
             # and delivery. Never the learner's doing; run the same job cold.
             self._count_fallback("lost at delivery")
-            return run_cold(stdin, files, limits, hidden=hidden)
+            return run_cold(stdin, files, _less_startup(limits, time.monotonic() - delivered),
+                            hidden=hidden)
         return outcome
 
     def close(self) -> None:
@@ -455,6 +457,14 @@ def prestart(timeout: float = DEFAULT_TIMEOUT_S, memory_bytes: int | None = None
 PRESTART_IDLE_LIMIT_S = 30.0
 """A pre-started child nobody used (the command stopped at a usage error, in a process
 that lives on, e.g. a test calling ``cli.main``) is discarded after this long."""
+
+
+def _less_startup(limits: sandbox.Limits, spent: float) -> sandbox.Limits:
+    """``limits`` with ``spent`` seconds less of start-up (the grade's overall deadline
+    sized it), never below a hair."""
+    if limits.startup_s is None:
+        return limits
+    return dataclasses.replace(limits, startup_s=max(limits.startup_s - spent, 0.001))
 
 
 def _without_wall(limits: sandbox.Limits) -> sandbox.Limits:

@@ -22,6 +22,15 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
+# -- the stack-dump pipe ----------------------------------------------------------------
+
+SIGNAL_NOTE = "syncgrade: the submission's code may have signalled its own process"
+"""Written (one line) on the stack-dump pipe by the child's audit hook before the
+learner's code sends a signal (``os.kill``, ``os.killpg``, ``signal.pthread_kill``,
+``signal.raise_signal``), starts a process or changes a resource limit: whatever then
+ends the child with SIGKILL or SIGTERM may be the learner's own doing. Without it, such
+an ending that the sandbox did not cause came from outside: a grader fault."""
+
 # -- frames ---------------------------------------------------------------------------
 
 HELLO, LOAD, CALL_FRAME, END = "hello", "load", "call", "end"

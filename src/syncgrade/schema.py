@@ -180,8 +180,9 @@ class SamplesContract(_Strict):
     label: str
     phases: list[str] = Field(description="the lesson's phases each interval holds")
     timed: str = Field(description="what each sample times")
-    static: list[Any] | None = Field(description="static argument values each timed call "
-                                     "uses, when the contract fixes them")
+    static: list[Any] | None = Field(description="one \"hidden\" per static argument whose "
+                                     "value the contract fixes for each timed call (the "
+                                     "values are the grader's, never shown)")
     probe: bool = Field(description="the list comes from the grader's calibrated probe")
 
 

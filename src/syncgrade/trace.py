@@ -60,7 +60,8 @@ class Call(_Event):
     """One jitted call. ``fn``: which callable the grader handed over for this call was
     called (1, 2, ... in argument order), 0 for any other (the learner's own jit, a
     re-wrapped ``jax.jit(fn)``, an AOT-compiled copy). ``static``: the values of its static
-    arguments (``static_argnums`` then ``static_argnames``), ``None`` when it has none."""
+    arguments (``static_argnums`` then ``static_argnames``), ``None`` when it has none;
+    ``jit_disabled``: jax's ``jax_disable_jit`` was on for it."""
 
     kind: Literal["call"]
     name: str
@@ -69,6 +70,8 @@ class Call(_Event):
     numpy_args: int = 0
     fn: int = 0
     static: list[Any] | None = None
+    jit_disabled: bool = False
+    """jax's ``jax_disable_jit`` was on for this call: it ran op by op, nothing compiled."""
 
 
 class Return(_Event):
@@ -93,13 +96,25 @@ class Wait(_Event):
 class Placement(_Event):
     """An explicit placement (``jax.device_put``, ``jnp.asarray`` of host data). ``host``:
     how many of its leaves came from host memory; 0 means it only re-placed arrays
-    already on a device, which transfers nothing from the host."""
+    already on a device, which transfers nothing from the host. ``host_leaves``: the same
+    leaf by leaf (see :attr:`host_arrays`)."""
 
     kind: Literal["placement"]
     arrays: list[int] = []
     site: Site = None
     host: int = 1
     cpu0: Cpu | None = None
+    host_leaves: list[bool] | None = None
+    """For each of ``arrays``: whether that leaf came from host memory (``None``: not
+    recorded leaf by leaf; then ``host`` alone decides, for every array)."""
+
+    @property
+    def host_arrays(self) -> list[int]:
+        """The arrays this placement moved from the host, judged leaf by leaf: one
+        ``device_put((x_host, w_placed))`` moves ``x`` only."""
+        if self.host_leaves is not None and len(self.host_leaves) == len(self.arrays):
+            return [a for a, moved in zip(self.arrays, self.host_leaves, strict=True) if moved]
+        return list(self.arrays) if self.host > 0 else []
 
 
 class Compile(_Event):

@@ -110,9 +110,9 @@ def test_huge_arrays_do_not_travel_and_say_so() -> None:
     got = decode(json.loads(json.dumps(encode(np.zeros(3 * 2**20, np.float32)))))
     assert isinstance(got, Opaque) and "too large" in got.reason
     # A broadcast view of 8 TB costs nothing to refuse.
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a load-proof measure of work done here
     got = roundtrip(np.broadcast_to(np.float64(1), (10**6, 10**6)))
-    assert isinstance(got, Opaque) and time.perf_counter() - started < 1
+    assert isinstance(got, Opaque) and time.process_time() - started < 1
 
 
 def test_a_process_sends_at_most_the_run_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -126,9 +126,9 @@ def test_huge_containers_and_strings_stay_bounded() -> None:
     nested: Any = ["x" * 5000] * 10
     for _ in range(6):
         nested = [nested] * 50  # 10**11 strings if walked naively
-    started = time.perf_counter()
+    started = time.process_time()
     wire = json.dumps(encode(nested))
-    assert time.perf_counter() - started < 5 and len(wire) < 20 * 2**20
+    assert time.process_time() - started < 5 and len(wire) < 20 * 2**20
     decode(json.loads(wire))  # no exception
 
 
@@ -203,9 +203,9 @@ def test_forged_nesting_is_bounded() -> None:
     deep: Any = {"t": "none"}
     for _ in range(50_000):
         deep = {"t": "list", "items": [deep]}
-    started = time.perf_counter()
+    started = time.process_time()
     got = decode(deep)
-    assert time.perf_counter() - started < 1
+    assert time.process_time() - started < 1
     while isinstance(got, list):
         got = got[0]
     assert got == MALFORMED

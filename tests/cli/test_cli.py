@@ -186,6 +186,13 @@ def test_an_option_before_the_file_grades_the_file(tmp_path: Path) -> None:
     ["start", "--force", "exercise-1", "--course", "{missing}"],
     ["list", "--course", "{missing}", "--json"],
     ["exercise-1", "--course", "{missing}", "a.py", "--json"],
+    # Options before the subcommand (issue 26): `grade --course DIR list` graded "list".
+    ["--course", "{missing}", "list"],
+    ["--json", "--course", "{missing}", "list"],
+    ["--course", "{missing}", "batch", "a.py", "--exercise", "exercise-1"],
+    ["--course={missing}", "--jobs", "1", "batch", "--exercise", "exercise-1", "a.py"],
+    ["--course", "{missing}", "start", "exercise-1"],
+    ["--course", "{missing}", "validate", "exercise-1"],
 ])
 def test_every_subcommand_takes_options_anywhere(tmp_path: Path, argv: list[str]) -> None:
     """Each command line parses (positionals after options included) and reaches the

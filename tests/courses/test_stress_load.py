@@ -7,6 +7,10 @@ its declared ``expect-fail`` ids every time, no verdict may flip between rounds,
 may end in a timeout or a crash. A verdict that noise can move is a grader bug: the race
 checks are calibrated for a shared, loaded machine, and this is where that is measured.
 
+Beside the same two loops, every correct corpus file of every exercise is graded
+``SYNCGRADE_STRESS_CORPUS_ROUNDS`` times (default 1): each must get full marks every time
+(its expected verdict; a correct file's only failure under load would be a flip).
+
 Run a short version with ``SYNCGRADE_STRESS_ROUNDS=2 pytest -m slow
 tests/courses/test_stress_load.py -k exercise-1``.
 """
@@ -20,12 +24,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from corpus_support import ROOT, failed_ids
+from corpus_support import ROOT, CorpusCase, corpus_cases, failed_ids
 
 import syncgrade
 from syncgrade.authoring.mutants import Mutant, read_mutants
 
 ROUNDS = int(os.environ.get("SYNCGRADE_STRESS_ROUNDS", "20"))
+CORPUS_ROUNDS = int(os.environ.get("SYNCGRADE_STRESS_CORPUS_ROUNDS", "1"))
+CORRECT = [case for case in corpus_cases() if not case.expected_failures]
 SPINNERS = 2
 """Busy processes beside the grades: as many as the CI machine has cores."""
 
@@ -123,3 +129,23 @@ def test_verdicts_hold_under_load(exercise: str,
         assert failed == declared, (
             f"{no_wait.name}: failed {sorted(failed)}, declared {sorted(declared)}",
             [c for c in checks if c[0] in failed ^ declared])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CORRECT, ids=[case.id for case in CORRECT])
+def test_correct_corpus_files_keep_full_marks_under_load(
+        case: CorpusCase, cpu_load: list[subprocess.Popen[bytes]]) -> None:
+    # The default timeout: a limit is the product's, and the product's default is what
+    # a loaded grading machine runs with.
+    rounds = [_grade_rounds_of(case, cpu_load) for _ in range(CORPUS_ROUNDS)]
+    _no_crash(case.id, rounds)
+    for status, cause, failed, checks in rounds:
+        assert (status, cause, failed) == ("passed", "graded", frozenset()), (
+            case.id, [c for c in checks if c[1] != "passed"])
+
+
+def _grade_rounds_of(case: CorpusCase, spinners: list[subprocess.Popen[bytes]]) -> Round:
+    assert all(proc.poll() is None for proc in spinners), "a load process died"
+    report = syncgrade.grade(case.exercise, case.path)
+    return (report.status, report.cause, failed_ids(report),
+            [(c.id, c.status, c.message) for c in report.checks])

@@ -84,3 +84,55 @@ def test_a_wrong_rubric_spec_is_still_a_grader_fault(monkeypatch: pytest.MonkeyP
     with pytest.raises(RuntimeError, match="no hidden input named 'no-such-input'"):
         engine.unbuilt_calls(broken, exercise.make_inputs(), frames)
     assert engine.unbuilt_calls(broken, exercise.make_inputs(), {}) == []
+
+
+HARMLESS_STATE = """
+import gc, sys, time
+{at_import}
+
+def synchronized_samples(fn, args, repeats):
+    {in_function}
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return out, samples
+"""
+
+
+@pytest.mark.parametrize(("at_import", "in_function"), [
+    # A low limit set inside the function: the next call's arguments (the probe's) were
+    # built under it and failed, which was reported as tampering ("7 not trusted").
+    ("", "sys.setrecursionlimit(45)"),
+    ("sys.setrecursionlimit(60)", "pass"),
+    ("sys.setrecursionlimit(100_000)", "pass"),
+    ("sys.setswitchinterval(1e-4); gc.disable()", "gc.collect(); gc.freeze()"),
+])
+def test_harmless_interpreter_settings_are_not_tampering(at_import: str,
+                                                         in_function: str) -> None:
+    import syncgrade
+
+    source = HARMLESS_STATE.format(at_import=at_import, in_function=in_function)
+    report = syncgrade.grade("exercise-1", source=source)
+    assert report.cause == "graded", [c.message for c in report.checks]
+    assert report.score == report.max_score, [c.message for c in report.checks
+                                              if c.status != "passed"]
+
+
+def test_the_recursion_limit_is_lifted_for_the_grader_and_restored_for_the_learner() -> None:
+    import sys
+
+    seen: list[int] = []
+    before = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(80)
+        learner_limit = harness._lift_recursion_limit()
+        seen.append(sys.getrecursionlimit())
+        harness._restore_recursion_limit(learner_limit)
+        seen.append(sys.getrecursionlimit())
+    finally:
+        sys.setrecursionlimit(before)
+    assert (learner_limit, seen) == (80, [harness.GRADER_RECURSION_LIMIT, 80])

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from process_support import LoadBudget
+
 import syncgrade
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +39,7 @@ def test_hang_at_import_is_stopped_at_the_time_limit() -> None:
     assert report.grading.termination == "timeout"
     assert "6 s time limit" in _runs(report).message
     assert "line 3" in _runs(report).message or "line 2" in _runs(report).message
-    assert report.grading.seconds < 30
+    assert report.grading.seconds < 6 + LoadBudget().bound(24)  # the limit, then idle 24 s
 
 
 def test_hang_inside_the_function_names_the_line_and_keeps_decided_checks() -> None:

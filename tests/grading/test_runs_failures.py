@@ -61,7 +61,8 @@ def test_exception_at_import_names_the_line() -> None:
 
 @pytest.mark.parametrize(
     ("data", "phrase"),
-    [(b"", "empty"), (b"\x00\x01\x02binary", "binary"), (b"x = '\xff\xfe'\n", "UTF-8")],
+    [(b"", "empty"), (b"\xef\xbb\xbf\n", "empty"), (b"\x00\x01\x02binary", "binary"),
+     (b"x = '\xff\xfe'\n", "UTF-8")],
 )
 def test_unreadable_files_get_a_clear_error(tmp_path, data: bytes, phrase: str) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "submission.py"
@@ -79,6 +80,26 @@ def test_source_string_and_path_grade_the_same(tmp_path) -> None:  # type: ignor
     from_source = syncgrade.grade("exercise-1", source=GOOD_BODY)
     assert from_path.status == from_source.status == "passed"
     assert from_path.submission.endswith("mine.py")
+
+
+def test_a_file_with_a_byte_order_mark_is_graded_like_one_without(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Editors on Windows save UTF-8 with a byte-order mark; Python runs such a file, so
+    # it is no syntax error: graded as the same file without the mark, by path or text.
+    path = tmp_path / "mine.py"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD_BODY.encode("utf-8"))
+    by_path = syncgrade.grade("exercise-1", path)
+    by_source = syncgrade.grade("exercise-1", source="\ufeff" + GOOD_BODY)
+    for report in (by_path, by_source):
+        assert (report.status, report.cause) == ("passed", "graded"), report.summary
+        assert report.score == report.max_score
+
+
+def test_a_byte_order_mark_does_not_shift_a_syntax_error_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "mine.py"
+    path.write_bytes(b"\xef\xbb\xbfimport time\n\ndef synchronized_samples(fn, args, repeats)\n")
+    report = syncgrade.grade("exercise-1", path)
+    assert (report.status, report.cause) == ("failed", "syntax_error")
+    assert "line 3" in _runs(report).message and "U+FEFF" not in _runs(report).message
 
 
 def test_unknown_exercise_raises_a_usage_error() -> None:

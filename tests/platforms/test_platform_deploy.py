@@ -5,6 +5,7 @@ question template under deploy/prairielearn/ on a simulated `/grade`."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -51,8 +52,9 @@ def test_the_zip_has_what_gradescope_requires(bundle: Path) -> None:
         f"wheels/{n.split('/')[-1]}" for n in names if n.endswith(".whl")]
     for script in ("setup.sh", "run_autograder"):  # executable, at the zip's root
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    assert config == {"exercise": "exercise-1", "timeout": 30.0, "memory_gib": 4.0,
-                      "html": True}
+    # The overhead bounds the whole run with the timeout (issue 26): 30 + 20 s.
+    assert config == {"exercise": "exercise-1", "timeout": 30.0, "overhead": 20.0,
+                      "memory_gib": 4.0, "html": True}
     assert wheel[:2] == b"PK"  # a wheel is a zip
     for text in (SETUP_SH, RUN_AUTOGRADER):
         result = subprocess.run(["bash", "-n"], input=text, text=True, capture_output=True)
@@ -127,29 +129,95 @@ def test_run_autograder_without_setup_still_writes_results(tmp_path: Path) -> No
     assert results["score"] == 0 and "not your fault" in results["output"]
 
 
-def test_package_ships_a_course_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    course = tmp_path / "my-course"
-    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("corpus", "__pycache__"))
-    wheel = tmp_path / "syncgrade-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"PK")  # the command ships it as given
+def fake_wheel(where: Path) -> Path:
+    """A small wheel shaped like syncgrade's: a module, the built-in course's files for
+    three exercises (including what must never ship), a RECORD naming them all."""
+    wheel = where / "syncgrade-0.1.0-py3-none-any.whl"
+    names = ["syncgrade/__init__.py", "syncgrade/course/course.toml",
+             *(f"syncgrade/course/exercise-{n}/{f}" for n in (1, 2, 3)
+               for f in ("exercise.py", "README.md", "stub.py", "solution.py")),
+             "syncgrade-0.1.0.dist-info/METADATA"]
+    record = "".join(f"{n},sha256=x,1\n" for n in names)
+    record += "syncgrade-0.1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name in names:
+            archive.writestr(name, f"# {name}\n")
+        archive.writestr("syncgrade-0.1.0.dist-info/RECORD", record)
+    return wheel
+
+
+def _wheel_in(bundle: Path) -> zipfile.ZipFile:
+    with zipfile.ZipFile(bundle) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".whl"))
+        return zipfile.ZipFile(io.BytesIO(archive.read(name)))
+
+
+def test_package_ships_only_its_exercise_of_a_course_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    course = tmp_path / "my-course"  # a whole course: solutions, mutants, corpus
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "exercise-2" / "__pycache__").mkdir()
+    (course / "exercise-2" / "__pycache__" / "exercise.cpython-311.pyc").write_bytes(b"x")
     target = tmp_path / "out" / "autograder.zip"
     assert cli.main(["package", "gradescope", "exercise-2", "--course", str(course),
-                     "--wheel", str(wheel), "-o", str(target)]) == 0
+                     "--wheel", str(fake_wheel(tmp_path)), "-o", str(target)]) == 0
     assert "wrote" in capsys.readouterr().out
     with zipfile.ZipFile(target) as archive:
-        names = set(archive.namelist())
+        names = archive.namelist()
         config = json.loads(archive.read("syncgrade.json"))
     assert config["course"] == "course" and config["exercise"] == "exercise-2"
-    assert "course/exercise-2/exercise.py" in names and "course/course.toml" in names
-    assert not any("__pycache__" in n for n in names)
+    assert sorted(n for n in names if n.startswith("course/")) == [
+        "course/course.toml", "course/exercise-2/README.md", "course/exercise-2/exercise.py",
+        "course/exercise-2/stub.py"]
+    wheel = _wheel_in(target)
+    assert sorted(n for n in wheel.namelist() if "/course/" in n) == [
+        "syncgrade/course/course.toml", "syncgrade/course/exercise-2/README.md",
+        "syncgrade/course/exercise-2/exercise.py", "syncgrade/course/exercise-2/stub.py"]
+    record = wheel.read("syncgrade-0.1.0.dist-info/RECORD").decode()
+    assert sorted(line.split(",")[0] for line in record.splitlines()) == sorted(
+        wheel.namelist())  # RECORD names exactly what is left
+
+
+def test_the_built_wheel_keeps_only_the_graded_exercise(bundle: Path) -> None:
+    wheel = _wheel_in(bundle)  # `grade package gradescope exercise-1`, the real wheel
+    course = sorted(n for n in wheel.namelist() if n.startswith("syncgrade/course/"))
+    assert course == ["syncgrade/course/course.toml", "syncgrade/course/exercise-1/README.md",
+                      "syncgrade/course/exercise-1/exercise.py",
+                      "syncgrade/course/exercise-1/stub.py"]
+    assert not any(n.endswith(("solution.py", "mutants.toml")) or "corpus" in n
+                   for n in wheel.namelist())
+
+
+def test_the_zip_is_reproducible(tmp_path: Path) -> None:
+    """Same wheel, course and options: byte-identical zips, whenever the files were last
+    touched and wherever the zip is written."""
+    course = tmp_path / "my-course"
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("corpus", "__pycache__"))
+    wheel = fake_wheel(tmp_path)
+    zips = []
+    for n, when in enumerate((1_000_000_000, 1_700_000_000)):
+        for path in [wheel, *course.rglob("*")]:
+            os.utime(path, (when, when))
+        target = tmp_path / f"out-{n}" / "autograder.zip"
+        assert cli.main(["package", "gradescope", "exercise-3", "--course", str(course),
+                         "--wheel", str(wheel), "-o", str(target), "--html"]) == 0
+        zips.append(target.read_bytes())
+    assert zips[0] == zips[1]
+    other = tmp_path / "other.zip"
+    assert cli.main(["package", "gradescope", "exercise-2", "--course", str(course),
+                     "--wheel", str(wheel), "-o", str(other), "--html"]) == 0
+    assert other.read_bytes() != zips[0]  # a different input does change it
 
 
 @pytest.mark.parametrize(("args", "says"), [
     (["exercise-99"], "unknown exercise"),
     (["exercise-1", "--wheel", "/nonexistent.whl"], "not a wheel file"),
+    (["exercise-1", "--wheel", "TMP/syncgrade-0.1.0-py3-none-any.whl"], "not a wheel file"),
 ])
 def test_package_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                            args: list[str], says: str) -> None:
+    (tmp_path / "syncgrade-0.1.0-py3-none-any.whl").write_bytes(b"PK")  # not a zip
+    args = [a.replace("TMP", str(tmp_path)) for a in args]
     code = cli.main(["package", "gradescope", *args, "-o", str(tmp_path / "a.zip")])
     err = capsys.readouterr().err
     assert code == cli.EXIT_USAGE and says in err and len(err.splitlines()) == 1

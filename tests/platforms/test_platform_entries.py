@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,9 +20,12 @@ from syncgrade.courses import get_exercise
 from syncgrade.platforms import gradescope, prairielearn
 from syncgrade.platforms.entry import (
     MISCONFIGURED,
+    Config,
     exercism_main,
     find_submission,
     gradescope_main,
+    hidden_paths_alert,
+    lock_answers,
     run_entry,
 )
 
@@ -260,3 +265,55 @@ def test_exercism_config_beside_the_solution_cannot_reveal_or_change_the_course(
             load_config(layout(), tmp_path, {}, {})
     (meta / "syncgrade.json").write_text('{"exercise": "exercise-1"}')
     assert load_config(layout(), tmp_path, {"reveal": True}, {}).reveal is True
+
+
+def _locking(monkeypatch: pytest.MonkeyPatch, namespaces: bool, course: Path) -> None:
+    """lock_answers as if run here without (or with) namespaces, its hidden folders only
+    ``course`` (the real ones are this checkout's package folders)."""
+    import syncgrade.pool
+    from syncgrade import sandbox
+
+    monkeypatch.setattr(sandbox, "namespaces_available", lambda: namespaces)
+    monkeypatch.setattr(syncgrade.pool, "child_command",
+                        lambda hidden=(): SimpleNamespace(hidden_paths=tuple(hidden)))
+
+
+@pytest.mark.parametrize(("platform", "staff"), [
+    ("gradescope", "source"), ("prairielearn", "tests"), ("exercism", ".meta")])
+@pytest.mark.skipif(os.geteuid() != 0, reason="locking is what a root grader does")
+def test_without_namespaces_the_answers_are_locked_to_root(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str, staff: str) -> None:
+    from syncgrade.platforms import exercism
+
+    layout = {"gradescope": gradescope, "prairielearn": prairielearn,
+              "exercism": exercism}[platform].layout()
+    course = tmp_path / "course"
+    shutil.copytree(COURSE / "exercise-1", course / "exercise-1",
+                    ignore=shutil.ignore_patterns("corpus", "__pycache__"))
+    (tmp_path / staff).mkdir(mode=0o755)
+    course.chmod(0o755)
+    tmp_path.chmod(0o755)  # the platform's root
+    config = Config(exercise="exercise-1", course=str(course))
+    _locking(monkeypatch, True, course)
+    assert lock_answers(layout, tmp_path, config, []) == []  # the jail will mask them
+    assert course.stat().st_mode & 0o777 == 0o755
+    _locking(monkeypatch, False, course)
+    alerts: list[str] = []
+    assert lock_answers(layout, tmp_path, config, alerts) == [course, tmp_path / staff]
+    for folder in (course, tmp_path / staff):
+        assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == 0
+    assert alerts == [] and tmp_path.stat().st_mode & 0o777 != 0o700  # root itself stays
+
+
+def test_the_staff_warning_names_what_the_sandbox_said() -> None:
+    from syncgrade.models import Protection
+
+    assert hidden_paths_alert([]) == []  # nothing was run: nothing to warn about
+    masked = Protection(name="hidden-paths", applied=True, detail="masked")
+    assert hidden_paths_alert([masked]) == []
+    alert = hidden_paths_alert([Protection(name="hidden-paths", applied=False,
+                                           detail="child runs as ROOT"),
+                                Protection(name="drop-privileges", applied=False,
+                                           detail="uid 7 could not")])
+    assert len(alert) == 1 and "WARNING" in alert[0]
+    assert "child runs as ROOT" in alert[0] and "uid 7 could not" in alert[0]

@@ -119,6 +119,12 @@ def test_a_syntax_error_is_not_gradable_on_prairielearn(
     gs = to_gradescope(report)
     assert gs["score"] == 0 and gs["tests"][0]["status"] == "failed"
     assert "line 1" in gs["tests"][0]["output"]
+    # Every test is red on Gradescope, so the top line does not say "1 check(s) failed"
+    # (issue 26): it gives the syntax error and says the other checks did not run.
+    assert {t["status"] for t in gs["tests"]} == {"failed"}
+    assert "check(s) failed" not in gs["output"]
+    assert "SyntaxError on line 1" in gs["output"]
+    assert f"{len(gs['tests']) - 1} other checks could not run" in gs["output"]
 
 
 def test_a_learner_timeout_is_graded_not_a_grader_failure(

@@ -17,7 +17,7 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import validation
-from syncgrade.rubric.base import Context
+from syncgrade.rubric.base import Context, Skip
 from syncgrade.trace import CallFrame
 
 
@@ -212,3 +212,50 @@ def _value(spec: dict[str, Any]) -> Any:
 
 def test_value_specs_pass_lists_through() -> None:
     assert _value(s.value([384, 192])) == [384, 192]
+
+
+def test_an_operation_compiling_inside_the_interval_is_named_not_the_timed_function() -> None:
+    """``jnp.sum(x)`` first used inside the timer compiles there, outside the timed call:
+    the message names what compiled and its line, and does not say the timed function
+    had no warm-up (it had one)."""
+    t = Trace()
+    t.timed_call(wait=True)  # the warm-up of the timed function
+    start, v0 = t.read()
+    t.add("compile", event="backend_compile", fun="sum", site=[F, 7])
+    call = t.timed_call(wait=True)
+    stop, v1 = t.read()
+    t.ready(stop, call, ready=True)
+    t.pair(start, stop)
+    outcome = c.warmup_excluded(context(t.events(), [None, [float(v1) - float(v0)]]),
+                                "main", (1,))
+    assert outcome.status == "failed"
+    assert "`sum` compiled inside the interval on line 7" in outcome.message
+    assert "no warm-up" not in outcome.message and "fn" not in outcome.message
+    assert "before the timer" in outcome.hint
+
+
+def test_a_call_run_with_jit_disabled_is_times_the_calls_failure_alone() -> None:
+    """jax_disable_jit on: the call is recorded (``jit_disabled``) but ran op by op, nothing
+    compiled. times-the-call says so with the call's line; warmup-excluded, whose question
+    (was the compiled function warm?) has no answer then, is skipped, not a second lead."""
+    t = Trace()
+    t.add("call", name="fn", site=[F, 2], inputs=[1, 2], numpy_args=0, fn=1)
+    t.add("return", call=1, outputs=[90])
+    t.add("wait", how="block_until_ready", arrays=[90], site=[F, 3])
+    start, v0 = t.read()
+    call = t.add("call", name="fn", site=[F, 5], inputs=[1, 2], numpy_args=0, fn=1,
+                 jit_disabled=True)
+    t.add("compile", event="backend_compile", fun="tanh", site=[F, 5])
+    t.add("return", call=call, outputs=[91])
+    t.add("wait", how="block_until_ready", arrays=[91], site=[F, 6])
+    stop, v1 = t.read()
+    t.ready(stop, call, ready=True)
+    t.pair(start, stop)
+    ctx = context(t.events(), [None, [float(v1) - float(v0)]])
+    timed = c.times_the_call(ctx, "main", (1,))
+    assert timed.status == "failed"
+    assert "jit was disabled for the call on line 5" in timed.message
+    assert "jax_disable_jit" in timed.hint
+    assert timed.evidence.facts["flaw"] == "jit disabled"
+    with pytest.raises(Skip):
+        c.warmup_excluded(ctx, "main", (1,))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import resource
 
+from process_support import LoadBudget
 from sandbox_support import Runner
 
 from syncgrade.sandbox import Limits
@@ -75,30 +76,32 @@ def test_result_frames_past_the_cap_are_truncated_and_the_child_stopped(
         run_auto: Runner) -> None:
     out = run_auto(SEND_FRAMES + "for i in range(10):\n    send(bytes([i]) * 300_000)\n"
                    "import time; time.sleep(30)\n",
-                   limits=Limits(wall_s=20, result_bytes=1_000_000))
+                   limits=Limits(wall_s=LoadBudget().limit(20), result_bytes=1_000_000))
     assert [f[:1] for f in out.frames] == [b"\x00", b"\x01", b"\x02"]
     assert all(len(f) == 300_000 for f in out.frames)
     assert out.frames_truncated
     # Stopped as soon as the cap was passed, not at the wall limit, without a stack dump.
-    assert out.termination == "signal" and out.wall_s < 5, (out.termination, out.wall_s)
+    assert out.termination == "signal" and out.wall_s < LoadBudget().bound(5), (
+        out.termination, out.wall_s)
     assert out.stack_dump is None
 
 
 def test_a_flood_of_empty_frames_is_capped_and_stopped(run: Runner) -> None:
     out = run(SEND_FRAMES + "data = b'\\x00' * 2**16\n"
               "while True:\n    os.write(fd, data)\n",
-              limits=Limits(wall_s=20, result_frames=100))
+              limits=Limits(wall_s=LoadBudget().limit(20), result_frames=100))
     assert out.frames == [b""] * 100
-    assert out.frames_truncated and out.wall_s < 5, out.wall_s
+    assert out.frames_truncated and out.wall_s < LoadBudget().bound(5), out.wall_s
     assert out.termination == "signal"
 
 
 def test_empty_frames_count_toward_the_byte_cap(run_auto: Runner) -> None:
     out = run_auto(SEND_FRAMES + "for _ in range(1000):\n    send(b'')\n"
                    "import time; time.sleep(30)\n",
-                   limits=Limits(wall_s=20, result_bytes=400, result_frames=10**6))
+                   limits=Limits(wall_s=LoadBudget().limit(20), result_bytes=400,
+                                 result_frames=10**6))
     assert out.frames == [b""] * 100  # 4 header bytes each
-    assert out.frames_truncated and out.wall_s < 5
+    assert out.frames_truncated and out.wall_s < LoadBudget().bound(5)
 
 
 def test_a_frame_header_claiming_gigabytes_costs_nothing(run_auto: Runner) -> None:

@@ -1,9 +1,15 @@
-"""How a child ends is reported as data: exits, signals, timeouts, memory, CPU."""
+"""How a child ends is reported as data: exits, signals, timeouts, memory, CPU.
+
+Wall limits and wall-time bounds are stated for an idle machine and scaled by the load
+budget measured at run time (``process_support.LoadBudget``, issue 25): on a machine loaded
+at ten times its cores a child needs ten times the wall time for the same work.
+"""
 
 from __future__ import annotations
 
 import re
 
+from process_support import LoadBudget
 from sandbox_support import ARM_STACK_DUMP, Runner
 
 from syncgrade.sandbox import Limits
@@ -32,11 +38,14 @@ def test_segfault_is_reported_as_sigsegv(run: Runner) -> None:
 
 
 def test_infinite_loop_in_function_stops_with_stack_dump(run: Runner) -> None:
+    budget = LoadBudget()
+    limit, grace = budget.limit(2.0), budget.limit(5.0)
     out = run(ARM_STACK_DUMP + "def spin():\n    n = 0\n    while True:\n        n += 1\n"
-              "spin()\n", limits=Limits(wall_s=2.0, stack_grace_s=1.0))
+              "spin()\n", limits=Limits(wall_s=limit, stack_grace_s=grace))
     assert out.termination == "timeout"
     assert out.signal_name == "SIGKILL"
-    assert 2.0 <= out.wall_s < 2.9  # the dump ends the grace period early
+    # The dump ends the grace period early: an idle machine needs under 0.9 s of it.
+    assert limit <= out.wall_s < limit + min(budget.bound(0.9), 0.9 * grace), out.wall_s
     assert out.stack_dump is not None
     # faulthandler: 'File ".../main.py", line 7 in spin' (or the loop header, line 6,
     # depending on where the interpreter was when the signal came), then the caller.
@@ -47,7 +56,7 @@ def test_infinite_loop_in_function_stops_with_stack_dump(run: Runner) -> None:
 def test_infinite_loop_at_import_names_the_module_line(run_auto: Runner) -> None:
     loop = b"import time\nx = 0\nwhile True:\n    x += 1\n"
     out = run_auto(ARM_STACK_DUMP + "import learner\n", extra_files={"learner.py": loop},
-                   limits=Limits(wall_s=2.0))
+                   limits=Limits(wall_s=LoadBudget().limit(2.0)))
     assert out.termination == "timeout"
     assert out.stack_dump is not None
     assert re.search(r'learner\.py", line [34] in <module>', out.stack_dump), out.stack_dump
@@ -55,10 +64,11 @@ def test_infinite_loop_at_import_names_the_module_line(run_auto: Runner) -> None
 
 def test_timeout_without_a_stack_dump_handler(run_auto: Runner) -> None:
     # SIGUSR1 kills an unprepared child outright; still a timeout, with no dump.
-    out = run_auto("while True: pass", limits=Limits(wall_s=0.5))
+    budget = LoadBudget()
+    out = run_auto("while True: pass", limits=Limits(wall_s=budget.limit(0.5)))
     assert out.termination == "timeout"
     assert out.stack_dump is None
-    assert out.wall_s < 3.0
+    assert out.wall_s < budget.bound(3.0)
 
 
 # A child whose start-up (everything before its first result frame) is slow: the grading
@@ -72,27 +82,34 @@ os.write(fd, struct.pack(">I", 5) + b"hello")
 
 
 def test_the_wall_limit_counts_from_the_first_frame_after_a_start_up(run: Runner) -> None:
-    out = run(_SLOW_START.format(delay=1.5), limits=Limits(wall_s=1.0, startup_s=30))
+    limit = LoadBudget().limit(1.0)  # time for the child to exit after its frame
+    delay = limit + 0.5  # a start-up longer than the whole limit
+    out = run(_SLOW_START.format(delay=delay), limits=Limits(wall_s=limit, startup_s=30))
     assert (out.termination, out.returncode, out.startup_timeout) == ("exited", 0, False)
     assert out.frames == [b"hello"]
-    assert out.wall_s >= 1.5
-    assert 0 <= out.clock_s < 1.0 and out.clock_s <= out.wall_s - 1.5
+    assert out.wall_s >= delay
+    assert 0 <= out.clock_s < limit and out.clock_s <= out.wall_s - delay
     wall = out.protection("wall-limit")
     assert wall is not None and "start-up: 30 s" in wall.detail, wall
 
 
 def test_without_a_start_up_budget_the_wall_limit_counts_from_spawn(run: Runner) -> None:
-    out = run(_SLOW_START.format(delay=1.5), limits=Limits(wall_s=1.0))
+    # A start-up far past the limit, so that no load lets the frame come before it.
+    out = run(_SLOW_START.format(delay=30), limits=Limits(wall_s=1.0))
     assert (out.termination, out.startup_timeout, out.frames) == ("timeout", False, [])
     assert out.clock_s == out.wall_s
 
 
 def test_code_after_the_first_frame_still_times_out_at_the_wall_limit(run: Runner) -> None:
+    budget = LoadBudget()
+    limit, grace = budget.limit(1.0), budget.limit(5.0)
     out = run(ARM_STACK_DUMP + _SLOW_START.format(delay=1.5) + "while True:\n    pass\n",
-              limits=Limits(wall_s=1.0, startup_s=30, stack_grace_s=1.0))
+              limits=Limits(wall_s=limit, startup_s=30, stack_grace_s=grace))
     assert (out.termination, out.startup_timeout) == ("timeout", False)
     assert out.frames == [b"hello"]
-    assert 1.0 <= out.clock_s < 1.9 and out.wall_s >= 2.5
+    # Counted from the frame, not from spawn; the dump ends the grace period early.
+    assert limit <= out.clock_s < limit + min(budget.bound(0.9), 0.9 * grace), out.clock_s
+    assert out.wall_s >= 1.5 + limit
     assert out.stack_dump is not None
     assert re.search(r'main\.py", line [89] in <module>', out.stack_dump), out.stack_dump
 
@@ -101,7 +118,8 @@ def test_a_start_up_past_its_budget_is_a_start_up_timeout(run: Runner) -> None:
     out = run(_SLOW_START.format(delay=60), limits=Limits(wall_s=30, startup_s=0.5))
     assert (out.termination, out.startup_timeout, out.frames) == ("timeout", True, [])
     assert out.clock_s == 0.0
-    assert out.wall_s < 4.0  # the start-up budget, the stack-dump grace, the kill
+    # The start-up budget, the stack-dump grace, the kill (idle: under 4 s).
+    assert out.wall_s < LoadBudget().bound(4.0)
 
 
 def test_address_space_exhaustion_is_memory(run: Runner) -> None:
@@ -112,10 +130,13 @@ def test_address_space_exhaustion_is_memory(run: Runner) -> None:
 
 
 def test_cpu_limit_is_cpu_not_timeout(run_auto: Runner) -> None:
-    out = run_auto("while True: pass", limits=Limits(wall_s=20, cpu_s=1))
+    # A loaded machine gives the child a fraction of a core: its 1 CPU second may take
+    # ten on the wall, and the wall limit must not win that race.
+    budget = LoadBudget()
+    out = run_auto("while True: pass", limits=Limits(wall_s=budget.limit(20), cpu_s=1))
     assert (out.termination, out.signal_name) == ("cpu", "SIGXCPU")
-    assert out.wall_s < 5
-    assert out.cpu_s is not None and out.cpu_s >= 0.9
+    assert out.cpu_s is not None and 0.9 <= out.cpu_s < 2.0  # stopped at its CPU second
+    assert out.wall_s < budget.bound(5)
 
 
 def test_file_size_limit_stops_big_writes(run: Runner) -> None:

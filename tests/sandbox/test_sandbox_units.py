@@ -59,10 +59,10 @@ def test_frame_decoder_counts_empty_frames() -> None:
 def test_frame_decoder_stops_a_flood_in_constant_work() -> None:
     dec = FrameDecoder(limit=32 * 2**20, max_frames=4096)
     chunk = b"\x00" * 2**20
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a load-proof measure of the work done
     for _ in range(256):  # 256 MiB of empty frames: only the first 4096 are ever looked at
         dec.feed(chunk)
-    assert time.perf_counter() - started < 1
+    assert time.process_time() - started < 1
     assert len(dec.frames) == 4096 and dec.truncated and dec.total == 256 * 2**20
 
 

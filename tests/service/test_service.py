@@ -14,6 +14,8 @@ import os
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -149,6 +151,22 @@ def test_an_oversize_body_is_413(port: int) -> None:
     assert len(fits) <= MAX_BODY
     assert_error(http_request(port, "POST", "/v1/grade", fits,
                            {"Content-Type": "application/json"}), 422, "pad")
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_an_oversize_body_is_413_to_urllib_too(port: int, chunked: bool) -> None:
+    """urllib sends the whole body before it reads an answer: the service reads what it
+    refuses (up to DISCARD_LIMIT) rather than close on unread bytes, which resets the
+    connection before urllib sees the 413 (issue 26)."""
+    big = json.dumps({"exercise": "exercise-1", "source": "#" * (64 * MAX_BODY)}).encode()
+    pieces = [big[i:i + 65536] for i in range(0, len(big), 65536)]
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/grade", data=iter(pieces) if chunked else big,
+        headers={"Content-Type": "application/json"}, method="POST")
+    with pytest.raises(urllib.error.HTTPError) as raised:
+        urllib.request.urlopen(request, timeout=120)
+    assert raised.value.code == 413
+    assert str(MAX_BODY) in json.loads(raised.value.read())["error"]
 
 
 @pytest.mark.parametrize(("body", "words"), [

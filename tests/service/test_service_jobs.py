@@ -10,11 +10,9 @@ Servers run in-process (uvicorn on a thread) with their temp directory under the
 from __future__ import annotations
 
 import contextlib
-import http.server
 import json
 import tempfile
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ import pytest
 from builders import wait_until
 from service_support import (
     Response,
+    callback_server,
     find_gate,
     free_port,
     gated,
@@ -38,54 +37,6 @@ from syncgrade.service import ServiceConfig, create_app
 from syncgrade.service.jobs import callback_problem, post_callback
 
 SYNTAX_ERROR = "def broken(:\n"
-
-
-class Callbacks:
-    """What a loopback HTTP server received as POSTs: (JSON body, headers) in order."""
-
-    def __init__(self, port: int) -> None:
-        self.url = f"http://127.0.0.1:{port}/hook"
-        self.received: list[tuple[dict[str, Any], dict[str, str]]] = []
-        self.lock = threading.Lock()
-
-    def bodies(self) -> list[dict[str, Any]]:
-        with self.lock:
-            return [body for body, _ in self.received]
-
-    def for_job(self, job_id: str) -> tuple[dict[str, Any], dict[str, str]] | None:
-        with self.lock:
-            return next(((b, h) for b, h in self.received if b.get("id") == job_id), None)
-
-
-@contextlib.contextmanager
-def callback_server() -> Iterator[Callbacks]:
-    """A threading HTTP server on a free loopback port that records each POST and
-    answers 204."""
-    holder: list[Callbacks] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length))
-            with holder[0].lock:
-                holder[0].received.append(
-                    (body, {k.lower(): v for k, v in self.headers.items()}))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    holder.append(Callbacks(server.server_address[1]))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield holder[0]
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
 
 
 @pytest.fixture
@@ -209,7 +160,8 @@ def test_jobs_queued_at_shutdown_end_failed_and_are_called_back(tmp_children: Pa
     waiting are cancelled and end failed, and all three are called back."""
     import uvicorn
 
-    config = ServiceConfig(workers=1, queue=2, self_test=False)
+    # a drain time that outlasts A's grade on a loaded machine: this test is about waiting
+    config = ServiceConfig(workers=1, queue=2, self_test=False, drain_timeout=600)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=port,
                                            log_level="warning"))

@@ -195,6 +195,33 @@ def test_metrics_count_grades_by_status_and_cause(ops: Served) -> None:
     assert after[("syncgrade_grade_faults_total", ())] == 0
 
 
+def test_metrics_count_http_answers_by_route_and_status_code(ops: Served) -> None:
+    port = ops.port
+    before = _metrics(port)
+    assert http_request(port, "GET", "/v1/exercises")[0] == 401  # no token
+    assert http_request(port, "GET", "/v1/jobs/nope", headers=AUTH)[0] == 404
+    assert http_request(port, "GET", "/no/such/path/42", headers=AUTH)[0] == 404
+    assert http_request(port, "POST", "/v1/grade", b"{", {
+        "Content-Type": "application/json", **AUTH})[0] == 400
+    assert http_request(port, "GET", "/healthz")[0] == 200
+    after = _metrics(port)
+
+    def grown(route: str, code: str, method: str = "GET") -> float:
+        key = ("syncgrade_http_requests_total",
+               tuple(sorted({"method": method, "route": route, "code": code}.items())))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
+    assert grown("/v1/exercises", "401") == 1
+    assert grown("/v1/jobs/{job_id}", "404") == 1
+    assert grown("other", "404") == 1  # a client's made-up path is no label of its own
+    assert grown("/v1/grade", "400", "POST") == 1
+    assert grown("/healthz", "200") == 1
+    assert not any("/no/such" in str(labels) for _, labels in after)
+    seconds = ("syncgrade_http_request_seconds_count",
+               (("method", "GET"), ("route", "/healthz")))
+    assert after[seconds] - before.get(seconds, 0.0) == 1
+
+
 def test_each_app_has_its_own_registry() -> None:
     config = ServiceConfig(self_test=False)
     one, two = Service(config, open_course(None), None), Service(config, open_course(None),

@@ -178,7 +178,7 @@ def corpus_case(path: Path) -> Case:
     above ``correct/`` or ``flawed/`` when that is not ``corpus``)."""
     origin = str(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
     fields = parse_header(text, origin)
@@ -206,7 +206,7 @@ def integrity_case(path: Path) -> Case:
     cause of :data:`LEARNER_CAUSES`) or ``expect-fail: ids``."""
     origin = str(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
         raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
     fields = parse_header(text, origin)

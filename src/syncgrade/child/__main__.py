@@ -328,7 +328,8 @@ def main() -> int:
     inputs_npz = _take_file(job.get("inputs"))
     call_ids = [call["id"] for call in job["calls"]]
     display = job["display_name"]
-    with open(job["submission"], encoding="utf-8") as handle:
+    # utf-8-sig: a byte-order mark is not part of the source (the parent drops it too).
+    with open(job["submission"], encoding="utf-8-sig") as handle:
         source = handle.read()
     code, unparsable = _compile(source, display)
 
@@ -358,15 +359,16 @@ def main() -> int:
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
     modules = [instrument, rec, harness, values, workloads, guard, sys.modules[__name__]]
-    core.send((rec.PROTECT, instrument.hook_codes() | {harness.run_call.__code__},
-               frozenset({harness.run_call.__code__, harness.checked_reply.__code__}),
+    core.send((rec.PROTECT, instrument.hook_codes() | {harness.call_steps.__code__},
+               frozenset({harness.call_steps.__code__, harness.checked_reply.__code__}),
                rec.EMIT_CODES, integrity_table(
                    installation.hooks(), instrument.EMITTING_HELPERS, [instrument, rec])))
     ask = _start_worker(_make_worker_step(harness.check_signature, harness.describe_error,
                                           values.encode))
     attempts = guard.arm(sealed=[core], protected=[*guard.grader_objects(modules),
                                                    *installation.hooks()],
-                         fds={fd for fd in (channel_fd, stack_fd) if fd is not None})
+                         fds={fd for fd in (channel_fd, stack_fd) if fd is not None},
+                         note_fd=stack_fd)
     for name in [n for n in sys.modules if n == "syncgrade" or n.startswith("syncgrade.")]:
         del sys.modules[name]  # a learner's `import syncgrade...` is refused, not served
     del modules

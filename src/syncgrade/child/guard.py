@@ -16,6 +16,15 @@ grades one submission only), it refuses:
   (``__code__``, ``__defaults__``, methods of ``Reading``), which CPython audits as
   ``object.__setattr__``.
 
+Before the learner's code sends a signal (``os.kill``, ``os.killpg``,
+``signal.pthread_kill``, ``signal.raise_signal``, which CPython does not audit and ``arm``
+wraps), starts a process or changes a resource limit, the hook writes
+``protocol.SIGNAL_NOTE`` once on the stack-dump pipe (``note_fd``): a SIGKILL or SIGTERM
+that then ends the child may be the learner's own (``os.kill(os.getpid(), 9)`` is their
+crash), and without the note the grader knows it came from outside. If the note cannot be
+written (the learner closed the pipe), the call is refused, so the parent is never left
+to guess.
+
 A refusal raises ``RuntimeError`` in the learner's code and is remembered; the child reports
 the remembered attempts as tampering (report status ``error``). Grader code never performs
 these operations after arming, so refusing them for every caller is both simpler and
@@ -31,6 +40,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from syncgrade.protocol import SIGNAL_NOTE
+
 REFUSED_EVENTS = frozenset({
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
     "sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._getframemodulename",
@@ -39,34 +50,86 @@ REFUSED_EVENTS = frozenset({
 WATCHED = REFUSED_EVENTS | {"import", "open", "os.symlink", "object.__getattr__",
                             "object.__setattr__", "object.__delattr__"}
 FRAME_ATTRIBUTES = frozenset({"gi_frame", "gi_code", "cr_frame", "ag_frame"})
+SIGNALLING = frozenset({
+    "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen", "os.system",
+    "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+    "resource.setrlimit", "resource.prlimit",
+})
+"""Audited events after which the child's own process may be ended by a signal the
+learner's code caused (a process it started can signal it, a lowered RLIMIT_CPU kills)."""
 
 
-def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int]
-        ) -> Callable[[], tuple[str, ...]]:
+def arm(*, sealed: Iterable[Any], protected: Iterable[Any], fds: Iterable[int],
+        note_fd: int | None = None) -> Callable[[], tuple[str, ...]]:
     """Install the hook; return a function that lists the refused attempts so far.
 
     ``sealed``: objects whose frame/code attributes are refused (the core generator).
     ``protected``: grader classes and functions whose attributes must not be set.
     ``fds``: the private fds (report channel, stack dump) that must not be reopened.
+    ``note_fd``: where :data:`~syncgrade.protocol.SIGNAL_NOTE` goes (the stack-dump
+    pipe); None: nowhere (signals are then not noted).
     """
     # Identity by address without id(): id() is itself audited ("builtins.id"), so
     # calling it here re-entered this hook. object.__hash__ is the address, rotated (one
     # to one for live objects), and is not audited.
     address = object.__hash__
     attempts: list[str] = []
+    note = _make_note(note_fd, attempts.append)
     hook = _make_hook(frozenset(map(address, sealed)), frozenset(map(address, protected)),
-                      frozenset(fds), attempts.append)
+                      frozenset(fds), attempts.append, note)
     sys.addaudithook(hook)
+    _wrap_raise_signal(note)
     return lambda: tuple(attempts)
 
 
+def _make_note(fd: int | None, record: Callable[[str], None]) -> Callable[[], None]:
+    """Write :data:`SIGNAL_NOTE` on ``fd`` the first time it is called; if it cannot be
+    written, record and refuse (raise ``RuntimeError``) the call that asked."""
+    import os
+
+    write = os.write
+    line = (SIGNAL_NOTE + "\n").encode()
+    done: list[bool] = []
+
+    def note() -> None:
+        if done or fd is None:
+            return
+        try:
+            write(fd, line)
+        except OSError:
+            record("sending a signal with the grader's stack-dump pipe closed")
+            raise RuntimeError("syncgrade: sending a signal is not allowed after closing "
+                               "the grader's file descriptors") from None
+        done.append(True)
+
+    return note
+
+
+def _wrap_raise_signal(note: Callable[[], None]) -> None:
+    """``signal.raise_signal`` (not audited by CPython) notes first, then signals."""
+    import _signal
+    import signal
+
+    raise_signal = signal.raise_signal
+
+    def noted_raise_signal(signalnum: int, /) -> None:
+        note()
+        raise_signal(signalnum)
+
+    noted_raise_signal.__doc__ = raise_signal.__doc__
+    signal.raise_signal = noted_raise_signal
+    _signal.raise_signal = noted_raise_signal
+
+
 def _make_hook(sealed_ids: frozenset[int], protected_ids: frozenset[int],
-               fd_numbers: frozenset[int], record: Callable[[str], None]
+               fd_numbers: frozenset[int], record: Callable[[str], None],
+               note: Callable[[], None] = lambda: None
                ) -> Callable[[str, tuple[Any, ...]], None]:
     """``arm``'s audit hook: refuses (and records with ``record``) what ``arm`` says."""
     address = object.__hash__
     fd_names = frozenset(map(str, fd_numbers))
-    watched = WATCHED
+    signalling = SIGNALLING
+    watched = WATCHED | signalling
     refused = REFUSED_EVENTS
     frame_attributes = FRAME_ATTRIBUTES
     str_type, int_type, bytes_type = str, int, bytes
@@ -106,7 +169,9 @@ def _make_hook(sealed_ids: frozenset[int], protected_ids: frozenset[int],
             if startswith(event, "ctypes."):
                 refuse("ctypes")
             return
-        if event in refused:
+        if event in signalling:
+            note()
+        elif event in refused:
             refuse(event)
         elif event == "import":
             name = args[0]

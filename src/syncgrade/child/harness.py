@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import time
 import traceback
 import types
@@ -47,6 +48,13 @@ from syncgrade.child.recorder import DESIGNATE, NOTE, RESET, SEND, SET, Recorder
 
 Spec = dict[str, Any]
 ORIGINAL_PERF_COUNTER = time.perf_counter  # captured at import, before the timer hooks
+# The grader's own steps (building arguments, the probe, encoding and sending frames) need
+# CPython's default stack depth, whatever the learner set: ``sys.setrecursionlimit(45)`` is
+# the learner's choice for their own code, never grader state they broke (a build that
+# failed under it was reported as tampering). Bound at import, before any learner code.
+GRADER_RECURSION_LIMIT = 1000
+_GET_RECURSION_LIMIT = sys.getrecursionlimit
+_SET_RECURSION_LIMIT = sys.setrecursionlimit
 
 # Private copies of everything the builders use, taken when this module is imported (the
 # child imports it before the instrumentation and before any learner code). A submission
@@ -348,6 +356,41 @@ def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec)
     # (see Recorder.__init__). Written out at each send: the core accepts a control step
     # only from the frame of a registered control function.
     lock = recorder._lock
+    # Everything here but the learner's call runs with at least the grader's stack depth;
+    # the learner's call, and whatever follows this one, with the learner's own limit.
+    learner_limit = _lift_recursion_limit()
+    try:
+        call_steps(harness, core, ask, call, lock, learner_limit)
+    finally:
+        _restore_recursion_limit(learner_limit)
+
+
+def _lift_recursion_limit() -> int:
+    """Raise the recursion limit to the grader's if the learner lowered it; return the
+    learner's limit."""
+    learner_limit = _GET_RECURSION_LIMIT()
+    if learner_limit < GRADER_RECURSION_LIMIT:
+        _SET_RECURSION_LIMIT(GRADER_RECURSION_LIMIT)
+    return int(learner_limit)
+
+
+def _restore_recursion_limit(learner_limit: int) -> None:
+    """Put the learner's lower recursion limit back (if this frame is deeper than it
+    allows, CPython refuses; the grader's limit then stays, which only lets the learner's
+    code recurse deeper than it asked)."""
+    if learner_limit < GRADER_RECURSION_LIMIT:
+        try:  # noqa: SIM105 (contextlib is one more global a learner could replace)
+            _SET_RECURSION_LIMIT(learner_limit)
+        except RecursionError:
+            pass
+
+
+def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec,
+              lock: Any, learner_limit: int) -> None:
+    """:func:`run_call`'s steps, with the grader's recursion limit in place (the learner's
+    ``learner_limit`` only around the learner's call). Its code is a registered control
+    code (the core accepts control steps from its frame, see ``__main__``)."""
+    recorder = harness.recorder
     frame: dict[str, Any] = {"type": "call", "id": call["id"]}
     harness.designated = []
     try:
@@ -374,9 +417,11 @@ def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec)
     with lock:
         core.send((SET, True))
     recorder.emit("given", arrays=[recorder.token(a) for a in ready_inputs])
+    _restore_recursion_limit(learner_limit)
     try:
         reply = ask(("call", call["function"], args, kwargs))
     finally:
+        _lift_recursion_limit()
         with lock:
             core.send((SET, False))
     frame["wall_s"] = ORIGINAL_PERF_COUNTER() - start

@@ -21,6 +21,7 @@ import _thread
 import copyreg
 import ctypes
 import datetime as _datetime_module
+import enum
 import functools
 import gc
 import inspect
@@ -36,6 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import monitoring
+from jax._src import config as _jax_config
 from jax._src import stages
 from jax._src.lib import xla_client as xc
 
@@ -545,14 +547,23 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
         began = _thread_time_ns()
         out = original(x, *args, **kwargs)
         if recorder.enabled:
-            arrays = [a for a in jax.tree_util.tree_leaves(out) if isinstance(a, ArrayImpl)]
+            given = jax.tree_util.tree_leaves(x)
+            placed = jax.tree_util.tree_leaves(out)
+            arrays = [a for a in placed if isinstance(a, ArrayImpl)]
             # Only host data is a host-to-device transfer: a device array put on its own
-            # device again moves nothing (``host`` counts the leaves that came from the host).
-            host = sum(1 for leaf in jax.tree_util.tree_leaves(x)
-                       if not isinstance(leaf, ArrayImpl))
+            # device again moves nothing. ``host_leaves`` says, for each of ``arrays``,
+            # whether its leaf came from the host (device_put keeps the tree's structure,
+            # so the leaves pair up); ``host`` counts them, for older readers.
+            if len(given) == len(placed):
+                host_leaves = [not isinstance(g, ArrayImpl)
+                               for g, a in zip(given, placed, strict=True)
+                               if isinstance(a, ArrayImpl)]
+            host = sum(1 for leaf in given if not isinstance(leaf, ArrayImpl))
+            if len(given) != len(placed):  # not paired up: as the count alone decided
+                host_leaves = [host > 0] * len(arrays)
             with lock:
                 send((_OP_SITED, "placement", {"site": None, "arrays": arrays, "host": host,
-                                               "cpu0": began},
+                                               "host_leaves": host_leaves, "cpu0": began},
                       "arrays", 2, recorder.learner_files))
         return out
 
@@ -641,11 +652,51 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
             statics = None
             if static is not None:  # the static arguments' values, where given
                 positions, names = static
-                statics = [args[i] if 0 <= i < len(args) else None for i in positions] + [
-                    kwargs.get(n) for n in names]
+                statics = [_static_value(args[i]) if 0 <= i < len(args) else None
+                           for i in positions] + [_static_value(kwargs.get(n)) for n in names]
+            # Whether jit was disabled for this call: it then ran op by op, compiling nothing.
+            jit_disabled = _DISABLE_JIT.value is True
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
-                                recorder.learner_files, callee, statics, began))
+                                recorder.learner_files, callee, statics, began,
+                                jit_disabled))
+
+
+# jax's ``jax_disable_jit`` setting (``jax.config.update`` or ``with jax.disable_jit()``,
+# thread-local included): read after each recorded call, which then ran op by op.
+_DISABLE_JIT = _jax_config.disable_jit
+_PLAIN_SCALARS = (int, float, str, bool)
+_NUMPY_ITEM = np.generic.item  # the scalar's own value, past any subclass's override
+
+
+def _static_value(value: Any, depth: int = 0) -> Any:
+    """A static argument's value as the exact built-in the core can send: a NumPy scalar
+    (``np.int64(384)``) by its Python value, an enum member by its value, a tuple item by
+    item; anything else (or too deeply nested) is ``None``, which matches no declared
+    value. jax keys its compiled programs by a static value's hash and equality, under
+    which ``np.int64(384)`` and ``384`` are the same program: so is the recorded value."""
+    kind = type(value)
+    if value is None or kind in _PLAIN_SCALARS:
+        return value
+    if depth > 8:
+        return None
+    try:
+        if isinstance(value, np.generic):
+            return _static_value(_NUMPY_ITEM(value), depth + 1)
+        if isinstance(value, enum.Enum):
+            return _static_value(value._value_, depth + 1)
+        if isinstance(value, tuple):
+            return [_static_value(item, depth + 1) for item in tuple.__iter__(value)]
+        # A subclass of a built-in (an IntEnum is caught above): the base type's value.
+        if isinstance(value, int):
+            return int.__int__(value)
+        if isinstance(value, float):
+            return float.__float__(value)
+        if isinstance(value, str):
+            return str.__str__(value)
+    except Exception:  # a learner's object that raised when read: no value
+        return None
+    return None
 
 
 class JitProxy:

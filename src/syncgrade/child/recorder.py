@@ -730,7 +730,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                                "call": latest_call, "ready": ready})
             elif op == CALL:
                 # (CALL, name, inputs, NumPy argument count, outputs or None if the call
-                # raised, depth, learner files): one jitted call, sent once, after it
+                # raised, depth, learner files, callee, statics, CPU time before the
+                # dispatch, jit disabled: True when
+                # jax_disable_jit was on): one jitted call, sent once, after it
                 # returned (the proxy does nothing before dispatching, so a learner's
                 # back-to-back calls keep jax's dispatch thread busy as they would
                 # uninstrumented). Records "call" and, for a call that returned, "return"
@@ -763,6 +765,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     else ended_at
                 if "th" in returned:
                     fields["th"] = returned["th"]
+                if len(message) > 10 and message[10] is True:  # run with jit disabled
+                    fields["jit_disabled"] = True
                 events.append(fields)
                 reply = number = fields["seq"]
                 if pending_compiles:

@@ -15,7 +15,8 @@ containers, batch) are the only code that prints and picks exit codes.
     grade package gradescope EXERCISE   the Gradescope autograder zip (-o autograder.zip)
     grade serve [--port 8000] ...       the HTTP service (needs the `serve` extra)
 
-Every command takes ``--course DIR`` (a course folder, or an installed course's name;
+Options go anywhere, before the subcommand too (``grade --course DIR list``). Every
+command takes ``--course DIR`` (a course folder, or an installed course's name;
 default: ``$SYNCGRADE_COURSE``, else the built-in course; see :mod:`syncgrade.courses`).
 
 Exit codes: 0 full marks (for `batch`: every file got a report); 1 graded, not full marks
@@ -54,13 +55,41 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
 }
 
 
+FLAGS = frozenset({"-h", "--help", "--version", "--all", "--force", "--html", "--json",
+                   "--no-auth", "--no-corpus-grades", "--open", "--passing", "--resume",
+                   "--reveal"})
+"""The options of any subcommand that take no value: every other option before the
+subcommand takes the next word as its value (``--course DIR``), unless written
+``--option=value``."""
+
+
+def split_command(argv: Sequence[str]) -> tuple[Callable[[Sequence[str]], int] | None,
+                                                 list[str]]:
+    """The subcommand and its arguments, with options anywhere, before it too (``grade
+    --course DIR list`` is ``grade list --course DIR``): the first word that is neither
+    an option nor an option's value names it. None (grade an exercise, with ``argv``
+    as given) when that word is not a subcommand's name."""
+    words = list(argv)
+    takes_value = False
+    for index, word in enumerate(words):
+        if takes_value:
+            takes_value = False
+        elif word == "--":
+            break
+        elif word.startswith("-"):
+            takes_value = "=" not in word and word not in FLAGS
+        else:
+            command = COMMANDS.get(word)
+            return (command, words[:index] + words[index + 1:]) if command else (None, words)
+    return None, words
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    command = COMMANDS.get(argv[0]) if argv else None
+    command, args = split_command(sys.argv[1:] if argv is None else argv)
     try:
         if command is not None:
-            return command(argv[1:])
-        return cmd_grade(argv)
+            return command(args)
+        return cmd_grade(args)
     except UsageError as exc:
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE

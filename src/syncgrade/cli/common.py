@@ -18,7 +18,9 @@ from syncgrade.limits import (
     MAX_TIMEOUT_S,
     OUTPUT_FORMATS,
     PLATFORM_FORMATS,
+    PLATFORM_OVERHEAD_S,
     check_memory_gib,
+    check_overhead,
     check_timeout,
 )
 
@@ -67,6 +69,14 @@ def add_timeout(parser: argparse.ArgumentParser, default: float = DEFAULT_TIMEOU
     parser.add_argument("--timeout", type=_limit(check_timeout, "--timeout"),
                         default=default, metavar="SECONDS",
                         help=f"{what} (default: {default:g}; at most {MAX_TIMEOUT_S:g})")
+
+def add_overhead(parser: argparse.ArgumentParser,
+                 default: float = PLATFORM_OVERHEAD_S) -> None:
+    parser.add_argument("--overhead", type=_limit(check_overhead, "--overhead"),
+                        default=default, metavar="SECONDS",
+                        help=f"the grader's own seconds besides --timeout: the results "
+                             f"file is written within timeout + overhead (default: "
+                             f"{default:g})")
 
 def add_memory(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", type=_limit(check_memory_gib, "--memory"),

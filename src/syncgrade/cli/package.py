@@ -1,7 +1,8 @@
 """``grade package``: the bundle a platform needs to grade one exercise with syncgrade.
 
     grade package gradescope EXERCISE [-o autograder.zip] [--course DIR] [--wheel FILE]
-                                      [--timeout S] [--memory GIB] [--html]
+                                      [--timeout S] [--overhead S] [--memory GIB]
+                                      [--html]
 
 Gradescope's autograder zip (its spec: ``setup.sh`` and ``run_autograder`` at the root; the
 zip is unpacked into ``/autograder/source``)::
@@ -10,10 +11,21 @@ zip is unpacked into ``/autograder/source``)::
                      its dependencies (once, when Gradescope builds the image)
     run_autograder   grade /autograder/submission into /autograder/results/results.json
                      (syncgrade-gradescope; a results file even if setup had failed)
-    syncgrade.json   {"exercise": ..., "timeout": ..., "memory_gib": ..., "html": ...[,
-                     "course": "course"]}
+    syncgrade.json   {"exercise": ..., "timeout": ..., "overhead": ..., "memory_gib": ...,
+                     "html": ...[, "course": "course"]}: the results file is written
+                     within timeout + overhead seconds (default 60 + 20): set the
+                     assignment's autograder timeout above that, with a margin
     wheels/syncgrade-<version>-py3-none-any.whl
-    course/          the --course folder, when it is a folder (not the built-in course)
+                     with only EXERCISE of the built-in course (its declaration,
+                     statement and stub), not the other exercises
+    course/          of the --course folder, when it is a folder (not the built-in
+                     course): its course.toml and EXERCISE's exercise.py, README.md and
+                     stub.py; never a solution, mutants, corpus or another exercise
+
+The zip is reproducible: the same wheel, course and options give a byte-identical zip
+(fixed timestamps, modes and order). When Gradescope runs it as root without
+``CAP_SYS_ADMIN`` (Docker's default), ``syncgrade-gradescope`` keeps the learner's code out
+of ``source/`` and the course by permissions (docs/security.md, "Modes").
 
 Both scripts honour ``SYNCGRADE_AUTOGRADER_ROOT`` (default ``/autograder``) and
 ``SYNCGRADE_VENV`` (default ``$ROOT/venv``); ``setup.sh`` also ``SYNCGRADE_PYTHON`` (the
@@ -30,6 +42,7 @@ line on stderr.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import subprocess
@@ -43,6 +56,7 @@ from syncgrade.cli.common import (
     UsageError,
     add_course,
     add_memory,
+    add_overhead,
     add_timeout,
     known_exercise,
     open_course,
@@ -114,12 +128,14 @@ def cmd_package(argv: Sequence[str]) -> int:
                         help="HTML outputs with pictures of each failing interval")
     add_course(parser)
     add_timeout(parser)
+    add_overhead(parser)
     add_memory(parser)
     args = parse_anywhere(parser, argv)
     course = open_course(args.course)
     known_exercise(args.exercise, course)
     config: dict[str, object] = {"exercise": args.exercise, "timeout": args.timeout,
-                                 "memory_gib": args.memory, "html": args.html}
+                                 "overhead": args.overhead, "memory_gib": args.memory,
+                                 "html": args.html}
     course_dir = None if course.builtin else Path(course.root)
     if course_dir is not None:
         config["course"] = "course"
@@ -132,31 +148,88 @@ def cmd_package(argv: Sequence[str]) -> int:
     return 0
 
 
+SHIPPED = ("exercise.py", "README.md", "stub.py")
+"""What a bundle carries of the exercise it grades: its declaration, statement and stub.
+Never its solution, mutants or corpus, nor any other exercise of the course."""
+TIMESTAMP = (2024, 1, 1, 0, 0, 0)  # every entry's: the same input gives the same bytes
+WHEEL_COURSE = "syncgrade/course/"  # the built-in course inside the wheel
+
+
 def write_gradescope_zip(target: Path, config: dict[str, object], wheel: Path,
                          course_dir: Path | None) -> list[str]:
-    """Write Gradescope's autograder zip to ``target``; returns its top-level entries."""
+    """Write Gradescope's autograder zip to ``target``; returns its top-level entries.
+
+    Only ``config["exercise"]`` ships (:data:`SHIPPED` of its folder, the course's
+    ``course.toml``): the wheel is rewritten without the built-in course's other exercises,
+    and of ``course_dir`` nothing else is copied. Reproducible: every entry has the same
+    timestamp and a fixed mode, in a fixed order, so the same input gives a byte-identical
+    zip."""
+    exercise = str(config["exercise"])
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
-            _add(bundle, "setup.sh", SETUP_SH, EXECUTABLE)
-            _add(bundle, "run_autograder", RUN_AUTOGRADER, EXECUTABLE)
-            _add(bundle, "syncgrade.json", json.dumps(config, indent=2) + "\n", 0o644)
-            bundle.write(wheel, f"wheels/{wheel.name}")
+            _add(bundle, "setup.sh", SETUP_SH.encode(), EXECUTABLE)
+            _add(bundle, "run_autograder", RUN_AUTOGRADER.encode(), EXECUTABLE)
+            _add(bundle, "syncgrade.json", (json.dumps(config, indent=2) + "\n").encode(),
+                 0o644)
+            _add(bundle, f"wheels/{wheel.name}", exercise_only_wheel(wheel, exercise), 0o644)
             if course_dir is not None:
-                for path in sorted(course_dir.rglob("*")):
-                    if path.is_file() and "__pycache__" not in path.parts:
-                        bundle.write(path, f"course/{path.relative_to(course_dir)}")
+                for path in shipped_course_files(course_dir, exercise):
+                    _add(bundle, f"course/{path.relative_to(course_dir).as_posix()}",
+                         path.read_bytes(), 0o644)
+    except zipfile.BadZipFile:
+        raise UsageError(f"--wheel {wheel}: not a wheel file (not a zip archive)") from None
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     return ["setup.sh", "run_autograder", "syncgrade.json", f"wheels/{wheel.name}",
             *(["course/"] if course_dir is not None else [])]
 
 
-def _add(bundle: zipfile.ZipFile, name: str, text: str, mode: int) -> None:
-    info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+def shipped_course_files(course_dir: Path, exercise: str) -> list[Path]:
+    """The files of ``course_dir`` a bundle for ``exercise`` carries, sorted: its
+    ``course.toml`` and :data:`SHIPPED` of the exercise's folder (those that exist)."""
+    candidates = [course_dir / "course.toml", *(course_dir / exercise / n for n in SHIPPED)]
+    return sorted(p for p in candidates if p.is_file())
+
+
+def _shipped_from_wheel(name: str, exercise: str) -> bool:
+    """Whether the wheel entry ``name`` stays: everything but the built-in course's
+    exercise folders, of which only ``exercise``'s :data:`SHIPPED` files stay."""
+    if not name.startswith(WHEEL_COURSE):
+        return True
+    parts = name[len(WHEEL_COURSE):].split("/")
+    if len(parts) == 1:
+        return True  # course.toml
+    return len(parts) == 2 and parts[0] == exercise and parts[1] in SHIPPED
+
+
+def exercise_only_wheel(wheel: Path, exercise: str) -> bytes:
+    """``wheel`` rewritten with only ``exercise`` of its built-in course (see
+    :func:`_shipped_from_wheel`), its ``RECORD`` without the lines of what was left out,
+    and every entry with :data:`TIMESTAMP` and its original mode: the same wheel gives
+    the same bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(wheel) as source, \
+            zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as rewritten:
+        kept = [i for i in source.infolist()
+                if not i.is_dir() and _shipped_from_wheel(i.filename, exercise)]
+        names = {i.filename for i in kept}
+        for info in kept:
+            data = source.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                lines = data.decode("utf-8").splitlines(keepends=True)
+                data = "".join(line for line in lines
+                               if line.split(",", 1)[0] in names).encode("utf-8")
+            _add(rewritten, info.filename, data, (info.external_attr >> 16) & 0o777 or 0o644)
+    return out.getvalue()
+
+
+def _add(bundle: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, date_time=TIMESTAMP)
     info.external_attr = (0o100000 | mode) << 16  # a regular file with these permissions
     info.compress_type = zipfile.ZIP_DEFLATED
-    bundle.writestr(info, text)
+    info.create_system = 3  # Unix, wherever the zip is made: the modes are read as such
+    bundle.writestr(info, data)
 
 
 def source_tree() -> Path | None:

@@ -28,6 +28,8 @@ import logging.config
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from syncgrade.cli.common import (
     UsageError,
@@ -39,8 +41,12 @@ from syncgrade.cli.common import (
 )
 from syncgrade.limits import GIB, MAX_MEMORY_GIB, MAX_TIMEOUT_S, check_memory_gib, check_timeout
 
+if TYPE_CHECKING:
+    from syncgrade.service import ServiceConfig
+
 TOKEN_ENV = "SYNCGRADE_SERVE_TOKEN"
 NO_AUTH_ENV = "SYNCGRADE_SERVE_NO_AUTH"
+STAFF_TOKEN_ENV = "SYNCGRADE_SERVE_STAFF_TOKEN"
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -66,7 +72,58 @@ def _port(text: str) -> int:
     return value
 
 
-def serve_parser() -> argparse.ArgumentParser:
+ENV_PREFIX = "SYNCGRADE_SERVE_"
+COURSE_ENV = "SYNCGRADE_COURSE"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+
+
+def env_name(action: argparse.Action) -> str:
+    """The environment variable of an option: ``SYNCGRADE_SERVE_`` and its name in capitals
+    (``--max-body`` -> ``SYNCGRADE_SERVE_MAX_BODY``); ``--course`` keeps the variable every
+    command reads, ``SYNCGRADE_COURSE``."""
+    return COURSE_ENV if action.dest == "course" else ENV_PREFIX + action.dest.upper()
+
+
+def _options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if a.option_strings and a.dest != "help"]
+
+
+def apply_environment(parser: argparse.ArgumentParser, environ: Mapping[str, str]) -> None:
+    """Each option's default from its environment variable (:func:`env_name`) when set;
+    the command line still wins. A flag reads 1/true/yes/on or 0/false/no/off, a
+    repeatable option a comma-separated list. A bad value is a :class:`UsageError` that
+    names the variable."""
+    for action in _options(parser):
+        name = env_name(action)
+        text = environ.get(name)
+        if text is None or action.dest == "course":  # courses.open_course reads its own
+            continue
+        convert = action.type if callable(action.type) else str
+        try:
+            if isinstance(action, argparse._StoreTrueAction):
+                if text.strip().lower() not in _TRUE + _FALSE:
+                    raise argparse.ArgumentTypeError("not one of 1, true, yes, on, 0, "
+                                                     "false, no, off")
+                value: object = text.strip().lower() in _TRUE
+            elif isinstance(action, argparse._AppendAction):
+                value = [convert(part.strip()) for part in text.split(",") if part.strip()]
+            else:
+                value = convert(text.strip())
+        except (argparse.ArgumentTypeError, UsageError, ValueError) as exc:
+            raise UsageError(f"${name}: {exc}") from None
+        parser.set_defaults(**{action.dest: value})
+
+
+def _name_variables(parser: argparse.ArgumentParser) -> None:
+    """Each option's help ends with the variable it is also read from."""
+    for action in _options(parser):
+        if action.dest != "course":  # its help names $SYNCGRADE_COURSE already
+            action.help = f"{action.help} [env: {env_name(action)}]"
+
+
+def serve_parser(environ: Mapping[str, str] | None = None) -> argparse.ArgumentParser:
+    """``grade serve``'s options; with ``environ``, their defaults from its variables
+    (:func:`apply_environment`)."""
     from syncgrade.service import DEFAULT_MAX_BODY, ServiceConfig
 
     defaults = ServiceConfig()
@@ -113,8 +170,35 @@ def serve_parser() -> argparse.ArgumentParser:
                              "given the same ADDRESS shares its workers (needs "
                              "syncgrade[cluster]; docs/platforms.md, 'Scaling out')")
     add_course(parser)
+    _add_operations_options(parser, defaults)
     _add_security_options(parser)
+    _name_variables(parser)
+    if environ is not None:
+        apply_environment(parser, environ)
     return parser
+
+
+def _add_operations_options(parser: argparse.ArgumentParser, defaults: ServiceConfig
+                            ) -> None:
+    parser.add_argument("--drain-timeout", type=_limit(check_timeout, "--drain-timeout"),
+                        default=defaults.drain_timeout, metavar="SECONDS",
+                        help=f"on SIGTERM (or Ctrl-C), how long running grades may finish "
+                             f"and held-open requests be answered before the service stops "
+                             f"anyway (what is left: 503, jobs failed); keep it under the "
+                             f"orchestrator's grace period, 30 s on Kubernetes (default: "
+                             f"{defaults.drain_timeout:g})")
+    parser.add_argument("--job-store", default=None, metavar="PATH",
+                        help=f"the SQLite file jobs are kept in, so they survive a restart "
+                             f"and every replica given the same file reads every job; "
+                             f"':memory:' keeps them in this process only (default: "
+                             f"{default_job_store()})")
+
+
+def default_job_store(environ: Mapping[str, str] | None = None) -> str:
+    """``$XDG_STATE_HOME/syncgrade/jobs.sqlite3`` (``~/.local/state`` when unset)."""
+    environ = os.environ if environ is None else environ
+    state = environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return str(Path(state) / "syncgrade" / "jobs.sqlite3")
 
 
 def _add_security_options(parser: argparse.ArgumentParser) -> None:
@@ -126,6 +210,12 @@ def _add_security_options(parser: argparse.ArgumentParser) -> None:
     auth.add_argument("--no-auth", action="store_true",
                       help=f"no token even off loopback: a proxy or network in front "
                            f"authenticates (also {NO_AUTH_ENV}=1)")
+    parser.add_argument("--staff-token-file", type=Path, default=None, metavar="PATH",
+                        help=f"a second token (the file's first line) for staff: a request "
+                             f"with 'Authorization: Bearer STAFF_TOKEN' sees full reports, "
+                             f"hidden and after_due_date checks included; every other one "
+                             f"gets the learner's view. Default: ${STAFF_TOKEN_ENV} if set, "
+                             f"else no one sees the full view over HTTP")
     parser.add_argument("--callback-host", action="append", default=[], metavar="HOST",
                         help="a host job callbacks may go to besides loopback (repeat it; "
                              "'*': any). Default: loopback only")
@@ -144,15 +234,9 @@ def auth_token(args: argparse.Namespace, environ: Mapping[str, str]) -> str | No
     non-loopback ``--host`` has neither a token nor ``--no-auth``."""
     no_auth = args.no_auth or environ.get(NO_AUTH_ENV, "").strip().lower() in (
         "1", "true", "yes")
+    token: str | None
     if args.token_file is not None:
-        try:
-            lines = args.token_file.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"--token-file: cannot read {args.token_file}: {exc}") from None
-        token: str | None = lines[0].strip() if lines else ""
-        if not token:
-            raise UsageError(f"--token-file: {args.token_file} has no token on its first "
-                             "line")
+        token = _read_token(args.token_file, "--token-file")
     elif no_auth:
         token = None
     else:
@@ -166,12 +250,35 @@ def auth_token(args: argparse.Namespace, environ: Mapping[str, str]) -> str | No
     return token
 
 
+def staff_token(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """The staff's token (full reports), from ``--staff-token-file`` or
+    ``$SYNCGRADE_SERVE_STAFF_TOKEN``; None when neither is given."""
+    if args.staff_token_file is not None:
+        token: str | None = _read_token(args.staff_token_file, "--staff-token-file")
+    else:
+        token = environ.get(STAFF_TOKEN_ENV, "").strip() or None
+    if token is not None and any(c.isspace() for c in token):
+        raise UsageError("the staff token must not contain whitespace")
+    return token
+
+
+def _read_token(path: Path, option: str) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{option}: cannot read {path}: {exc}") from None
+    token = lines[0].strip() if lines else ""
+    if not token:
+        raise UsageError(f"{option}: {path} has no token on its first line")
+    return token
+
+
 def cmd_serve(argv: Sequence[str]) -> int:
-    args = serve_parser().parse_args(argv)
+    args = serve_parser(os.environ).parse_args(argv)
     try:
         import fastapi  # noqa: F401
         import prometheus_client  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError:
         raise UsageError("`grade serve` needs the serve extra: pip install "
                          "'syncgrade[serve]' (FastAPI, uvicorn and prometheus-client)") \
@@ -191,31 +298,68 @@ def cmd_serve(argv: Sequence[str]) -> int:
             warm_pool=0 if args.cluster is not None
             else args.workers if args.warm_pool is None else args.warm_pool,
             course=str(course.root), auth_token=token,
-            callback_hosts=tuple(args.callback_host))
+            staff_token=staff_token(args, os.environ),
+            callback_hosts=tuple(args.callback_host), drain_timeout=args.drain_timeout,
+            job_store=args.job_store or default_job_store())
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     grade, client = None, None
     if args.cluster is not None:
-        from syncgrade.cluster import ClusterError, connect
+        from syncgrade.cluster import ClusterError, Reconnecting
         from syncgrade.service.runner import cluster_grade
 
-        try:
-            client = connect(args.cluster)
+        try:  # a client that outlives scheduler outages (not ready meanwhile)
+            client = Reconnecting(args.cluster)
         except ClusterError as exc:
             raise UsageError(str(exc)) from None
         grade = cluster_grade(client, str(course.root))
-    logging.config.dictConfig(log_config())  # JSON lines on stderr, uvicorn's too
-    app = create_app(config, grade=grade)
+    logging.config.dictConfig(log_config())  # JSON lines on stderr, uvicorn's and Dask's
+    import sqlite3
+
+    try:
+        app = create_app(config, grade=grade,
+                         cluster=client.problem if client is not None else None)
+    except (OSError, sqlite3.Error) as exc:  # the job store cannot be opened there
+        raise UsageError(f"--job-store: cannot open {config.job_store}: {exc}") from None
     log("serving", course=course.title, exercises=len(course.exercises),
         course_root=str(course.root), url=f"http://{args.host}:{args.port}",
         workers=config.workers, queue=config.queue, warm_pool=config.warm_pool,
         max_body=config.max_body, timeout=config.timeout, max_timeout=config.timeout_cap,
         memory_gib=config.memory_bytes / GIB, max_memory_gib=config.memory_cap / GIB,
         auth="bearer token" if token else "off", cluster=args.cluster,
+        staff_view="staff token" if config.staff_token else "off",
+        drain_timeout=config.drain_timeout, job_store=config.job_store,
         callback_hosts=list(config.callback_hosts) or ["loopback"])
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
+        _run(app, args.host, args.port)
     finally:
         if client is not None:  # after the app's shutdown, which waits for its grades
             client.close()
+    if app.state.service.abandoned:
+        # Grades still run on threads the interpreter would wait for at exit: end the
+        # process now; the sandbox's children die with it (PR_SET_PDEATHSIG). (After a
+        # signal uvicorn raises it again first, and the process ends by it.)
+        logging.shutdown()
+        os._exit(0)
     return 0
+
+
+def _run(app: Any, host: str, port: int) -> None:
+    """uvicorn, whose first SIGTERM or Ctrl-C also starts the service's drain (readiness
+    off at once, the deadline set; :meth:`~syncgrade.service.app.Service.begin_drain`)."""
+    import uvicorn
+
+    from syncgrade.service.config import LAST_CALLBACKS_S
+
+    service = app.state.service
+
+    class Draining(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            service.begin_drain()
+            super().handle_exit(sig, frame)
+
+    # uvicorn's own bound on held-open requests: a backstop, as the service answers
+    # them by the drain's deadline itself
+    Draining(uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
+                            timeout_graceful_shutdown=int(service.config.drain_timeout
+                                                          + LAST_CALLBACKS_S) + 1)).run()

@@ -11,6 +11,7 @@ import numpy as np
 from syncgrade import sandbox
 from syncgrade.grading.frames import CHANNEL_TAMPERED, said_hello
 from syncgrade.models import Cause, CheckResult, Evidence
+from syncgrade.protocol import SIGNAL_NOTE
 from syncgrade.rubric.base import Exercise
 from syncgrade.rubric.validation import SPEC_KINDS
 from syncgrade.trace import CallFrame, Load
@@ -20,6 +21,47 @@ _CAUSE_OF_TERMINATION: dict[str, Cause] = {
 }
 
 _SYNTAX_ERRORS = frozenset({"SyntaxError", "IndentationError", "TabError"})
+
+
+class GraderKilled(RuntimeError):
+    """A grading child was killed from outside (an operator, the host's OOM killer), and
+    could not be run again: a grader fault, never the learner's crash."""
+
+
+class StartupOverrun(RuntimeError):
+    """A grading child did not start (send its hello frame) within its start-up budget."""
+
+
+class OutOfTime(RuntimeError):
+    """The grade's overhead budget left no time to start a grading child."""
+
+
+FAULT_CAUSES = {GraderKilled.__name__: "killed", StartupOverrun.__name__: "startup",
+                OutOfTime.__name__: "out_of_time", "SandboxError": "sandbox"}
+"""The cause of a grader fault, by the exception that made it (as
+``grading.internal_error`` names it); any other is ``other``."""
+
+
+def fault_cause(internal_error: str | None) -> str:
+    """The cause of a grader fault from its report's ``grading.internal_error``
+    (``internal error: <exception class>: ...``): a value of :data:`FAULT_CAUSES` or
+    ``other``."""
+    name = (internal_error or "").removeprefix("internal error: ").partition(":")[0]
+    return FAULT_CAUSES.get(name, "other")
+
+
+def killed_from_outside(outcome: sandbox.SandboxOutcome) -> str | None:
+    """What killed the child, when it came from outside; else None.
+
+    The sandbox says when a SIGKILL or SIGTERM ended the child that it did not send with
+    none of its limits reached (``SandboxOutcome.unexplained_kill``); the child's audit
+    hook wrote :data:`~syncgrade.protocol.SIGNAL_NOTE` on the stack pipe first if the
+    learner's code could have sent it (``os.kill(os.getpid(), 9)`` is the learner's
+    crash). Neither: an operator's kill or the host's OOM killer."""
+    if not outcome.unexplained_kill or SIGNAL_NOTE in (outcome.stack_dump or ""):
+        return None
+    return (f"the grading child was killed from outside ({outcome.signal_name}): neither "
+            "the sandbox's limits nor the submission's code sent it")
 
 def cause_of(outcome: sandbox.SandboxOutcome, load: Load | None,
            frames: dict[str, CallFrame], *, broken: bool, tampered: bool) -> Cause:
@@ -156,7 +198,7 @@ def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits
                 "Return only what the exercise asks for, and make only the calls and "
                 "clock readings it needs (not millions).")
     if outcome.startup_timeout:
-        raise RuntimeError(f"the grading child did not start within the grader's start-up "
+        raise StartupOverrun(f"the grading child did not start within the grader's start-up "
                            f"budget ({limits.startup_s or 0:g} s), before loading the "
                            f"submission: {outcome.stderr.text[-1500:]}")
     if outcome.termination in ("exited", "signal") and not said_hello(outcome.frames):

@@ -5,6 +5,7 @@ evaluates every check in the parent as a pure function over the frames."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -17,9 +18,12 @@ from syncgrade import sandbox
 from syncgrade.courses import open_course
 from syncgrade.grading.cause import (
     CHANNEL_TAMPERED,
+    GraderKilled,
+    OutOfTime,
     cause_of,
     charge_stop,
     describe_termination,
+    killed_from_outside,
     unbuilt_calls,
     void_for_tampering,
 )
@@ -29,7 +33,15 @@ from syncgrade.grading.job import call_groups
 from syncgrade.grading.report import build_report, internal_error_report, unreadable_report
 from syncgrade.grading.run import MIN_RUN_S, ChildRun, run_child
 from syncgrade.grading.submission import Submission, read_submission
-from syncgrade.limits import DEFAULT_TIMEOUT_S, STARTUP_TIMEOUT_S, check_memory_bytes, check_timeout
+from syncgrade.limits import (
+    DEFAULT_OVERHEAD_S,
+    DEFAULT_TIMEOUT_S,
+    STARTUP_TIMEOUT_S,
+    STOP_RESERVE_S,
+    check_memory_bytes,
+    check_overhead,
+    check_timeout,
+)
 from syncgrade.models import CheckResult, GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
@@ -52,6 +64,7 @@ def grade(
     pool: WarmPool | None = None,
     course: str | os.PathLike[str] | Course | None = None,
     draw_passing: bool = False,
+    overhead: float = DEFAULT_OVERHEAD_S,
 ) -> GradeReport:
     """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
     (``source=``), exactly one of them.
@@ -71,6 +84,10 @@ def grade(
     ``%%grade --passing`` and ``render_html(report, passing=True)``. Verdicts and scores
     are the same either way.
 
+    ``overhead``: the grader's own seconds besides ``timeout``; the grade returns within
+    ``timeout + overhead`` of this call (a start-up that would overrun it: a grader
+    fault). A child killed from outside (:func:`_run_group`) is run once more.
+
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given),
     ``TypeError`` (a ``str`` path, or a limit that is not a number),
@@ -83,7 +100,9 @@ def grade(
     Thread-safe: each call runs its own child process and shares no mutable state with
     other calls.
     """
+    begun = time.monotonic()
     timeout = check_timeout(timeout)
+    overhead = check_overhead(overhead)
     if memory_bytes is not None:
         memory_bytes = check_memory_bytes(memory_bytes)
     opened = open_course(course)
@@ -92,8 +111,7 @@ def grade(
     started = time.perf_counter()
     if submission.source is None:
         return unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
-    # The learner's timeout counts from each child's hello frame; the child's start-up
-    # before it (spawn, imports, instrumentation) has the grader's own budget.
+    # The learner's timeout counts from each child's hello frame; start-ups are overhead.
     limits = sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
                             **({"memory_bytes": memory_bytes} if memory_bytes else {}))
     hidden = hidden_data(exercise)
@@ -102,10 +120,9 @@ def grade(
     try:
         used = 0.0  # the learner's time in the children so far: they share one budget
         for calls in call_groups(exercise):
-            runs.append(run_child(exercise, submission, hidden.npz, calls,
-                                   dataclasses.replace(limits, wall_s=max(timeout - used,
-                                                                          MIN_RUN_S)),
-                                   pool=pool, hidden=opened.hidden_paths))
+            _run_group(runs, functools.partial(run_child, exercise, submission, hidden.npz,
+                                               calls, pool=pool, hidden=opened.hidden_paths),
+                       limits, max(timeout - used, MIN_RUN_S), begun + timeout + overhead)
             used += runs[-1].outcome.clock_s
             if runs[-1].outcome.termination != "exited":
                 break  # a timeout or crash: later calls would only repeat it
@@ -116,6 +133,35 @@ def grade(
         return internal_error_report(exercise, submission,
                                       runs[-1].outcome if runs else None, limits, exc,
                                       time.perf_counter() - started)
+
+def _run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
+               limits: sandbox.Limits, wall_s: float, deadline: float) -> None:
+    """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
+    time for the grade's ``deadline`` (``time.monotonic()``); append each attempt to
+    ``runs``. A child killed from outside is run once more if the deadline leaves room
+    for a start-up and ``wall_s``.
+
+    Raises :class:`OutOfTime` when no start-up fits before the deadline and
+    :class:`GraderKilled` for a kill from outside that cannot be retried: grader faults.
+    """
+    killed: str | None = None
+    for _ in range(2):
+        startup = min(STARTUP_TIMEOUT_S,
+                      deadline - time.monotonic() - wall_s - STOP_RESERVE_S)
+        if startup <= 0:
+            if killed is None:
+                raise OutOfTime("no time was left in the grader's overhead budget to start "
+                                "a grading child")
+            raise GraderKilled(f"{killed}; no time was left to run it again")
+        child = run(dataclasses.replace(limits, wall_s=wall_s, startup_s=startup))
+        if killed is not None:
+            runs.pop()  # the killed attempt: only the retry's results are graded
+        runs.append(child)
+        killed = killed_from_outside(child.outcome)
+        if killed is None:
+            return
+    raise GraderKilled(f"{killed}, twice")
+
 
 def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
               runs: Sequence[ChildRun], limits: sandbox.Limits, seconds: float, *,

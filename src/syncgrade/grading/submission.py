@@ -7,6 +7,9 @@ from pathlib import Path
 
 from syncgrade.errors import SubmissionError
 
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark some editors write at the start of a file."""
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -44,11 +47,14 @@ def read_submission(path: Path | None = None, *, source: str | None = None,
     return _decode(source.encode("utf-8", "surrogatepass"), display_name or "submission.py")
 
 def _decode(data: bytes, name: str) -> Submission:
-    if not data.strip():
+    """The text of ``data``, UTF-8 with or without a byte-order mark (editors on Windows
+    save one; Python itself reads such a file, so the grader does too: ``utf-8-sig``
+    drops a leading mark and is plain UTF-8 otherwise), or why it cannot be graded."""
+    if not data.removeprefix(BOM).strip():
         return Submission(None, name, "The file is empty.")
     if b"\x00" in data:
         return Submission(None, name, "The file is binary, not Python source.")
     try:
-        return Submission(data.decode("utf-8"), name)
+        return Submission(data.decode("utf-8-sig"), name)
     except UnicodeDecodeError as exc:
         return Submission(None, name, f"The file is not UTF-8 text (byte {exc.start}).")

@@ -15,6 +15,8 @@ layout, and never import it. All take::
     --exercise ID     which exercise this assignment grades
     --course DIR      the course it belongs to (a folder, or an installed course's name)
     --timeout S       wall-clock limit for the learner's code (default 60)
+    --overhead S      the grader's own seconds besides it (default 20): the whole run,
+                      from this process's start, ends within timeout + overhead
     --memory GIB      address-space limit for it (default 4)
     --reveal          no redaction of hidden checks (staff runs only)
     --html            HTML outputs with pictures (Gradescope), images (PrairieLearn)
@@ -24,11 +26,17 @@ Configuration, later sources winning: a JSON file (Gradescope ``source/syncgrade
 PrairieLearn ``tests/syncgrade.json``), then PrairieLearn's ``data/data.json``
 ``params.syncgrade`` object, then the ``SYNCGRADE_EXERCISE`` and ``SYNCGRADE_COURSE``
 environment variables, then the arguments. The JSON objects take the keys ``exercise``,
-``course``, ``timeout``, ``memory_gib``, ``submission`` (the file name to grade, default
-``submission.py``), ``reveal`` and ``html``; an unknown key is an error, so a typo cannot
-silently fall back to a default. Exercism: ``INPUT_DIR/.meta/syncgrade.json``; the
+``course``, ``timeout``, ``overhead``, ``memory_gib``, ``submission`` (the file name to
+grade, default ``submission.py``), ``reveal`` and ``html``; an unknown key is an error, so
+a typo cannot silently fall back to a default. Exercism: ``INPUT_DIR/.meta/syncgrade.json``; the
 exercise defaults to ``SLUG``, the file to the first ``.py`` of ``files.solution`` in
-``.meta/config.json``, the timeout to 15 s (Exercism stops a runner after 20 s).
+``.meta/config.json``, the timeout to 8 s and the overhead to 9 s (Exercism stops a
+runner after 20 s).
+
+Time: the results file is written within ``timeout + overhead`` seconds of this process's
+start (its own start-up, the grade, the file), so a platform's limit above that sum, with
+a margin for the container, always gets a results file (docs/platforms.md, "Time limits
+on each platform")
 
 ``course``: the course folder (or an installed course's name; default: the built-in
 course). A relative folder in a JSON file is relative to that file's folder (Gradescope:
@@ -74,7 +82,10 @@ from typing import Any, NoReturn, TextIO
 from syncgrade.limits import (
     DEFAULT_MEMORY_GIB,
     DEFAULT_TIMEOUT_S,
+    PLATFORM_OVERHEAD_S,
+    STOP_RESERVE_S,
     check_memory_gib,
+    check_overhead,
     check_timeout,
 )
 from syncgrade.models import (
@@ -91,9 +102,12 @@ from syncgrade.platforms.common import Layout as Layout  # re-exported
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
 COURSE_ENV = "SYNCGRADE_COURSE"  # syncgrade.courses.COURSE_ENV
-CONFIG_KEYS = frozenset({"exercise", "course", "timeout", "memory_gib", "submission",
-                         "reveal", "html"})
-EXERCISM_TIMEOUT_S = 15.0  # Exercism stops a test runner after 20 s
+CONFIG_KEYS = frozenset({"exercise", "course", "timeout", "overhead", "memory_gib",
+                         "submission", "reveal", "html"})
+EXERCISM_TIMEOUT_S = 8.0
+EXERCISM_OVERHEAD_S = 9.0
+"""Exercism stops a test runner after 20 s: 8 s for the learner's code and 9 s for the
+grader end within 17 s of the start, 3 s before that."""
 MISCONFIGURED = ("The autograder is not set up correctly, so your submission was not "
                  "graded; this is not your fault. Please tell course staff.")
 _IGNORED_PARTS = ("__MACOSX", "__pycache__")
@@ -107,6 +121,7 @@ class ConfigError(Exception):
 class Config:
     exercise: str
     timeout: float = DEFAULT_TIMEOUT_S
+    overhead: float = PLATFORM_OVERHEAD_S
     memory_gib: float = DEFAULT_MEMORY_GIB
     submission: str = DEFAULT_SUBMISSION
     reveal: bool = False
@@ -133,6 +148,8 @@ def _parser(layout: Layout) -> argparse.ArgumentParser:
                         help="the course folder, or an installed course's name (default: "
                              "the built-in course)")
     parser.add_argument("--timeout", type=float, help="seconds for the learner's code")
+    parser.add_argument("--overhead", type=float, help="the grader's own seconds besides "
+                        "the timeout (the run ends within timeout + overhead)")
     parser.add_argument("--memory", type=float, dest="memory_gib", metavar="GIB",
                         help="address-space limit for the learner's code in GiB")
     parser.add_argument("--reveal", action="store_true", default=None,
@@ -166,12 +183,17 @@ def results_path_of(layout: Layout, root: Path, output: Path | str | None) -> Pa
 
 def run_entry(layout: Layout, argv: Sequence[str],
               environ: Mapping[str, str] | None = None, *,
-              defaults: Mapping[str, Any] | None = None) -> int:
+              defaults: Mapping[str, Any] | None = None,
+              started_at: float | None = None) -> int:
     """Grade and write the results file, then print the staff log; see the module
     docstring. ``defaults``: configuration below every other source (Exercism's slug).
+    ``started_at``: the ``time.monotonic()`` the time limits count from (the process's
+    start, :func:`process_started`, when this is the program; default: now).
     Returns the exit code: 0, or 1 when the results file could not be written."""
+    begun = time.monotonic() if started_at is None else started_at
     started = time.perf_counter()
     log: list[str] = []
+    alerts: list[str] = []  # the staff's warnings, on stderr
     root = Path(_option_from(argv, "--root") or layout.default_root)
     results_path = results_path_of(layout, root, _option_from(argv, "--output"))
     try:
@@ -180,7 +202,8 @@ def run_entry(layout: Layout, argv: Sequence[str],
         results_path = results_path_of(layout, root, args.output)
         config = load_config(layout, root, vars(args),
                              os.environ if environ is None else environ, defaults)
-        results = _grade(layout, root, config, log)
+        lock_answers(layout, root, config, alerts)
+        results = _grade(layout, root, config, log, alerts, begun)
     except ConfigError as exc:
         log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
@@ -194,7 +217,57 @@ def run_entry(layout: Layout, argv: Sequence[str],
         log.append(f"syncgrade: cannot write {results_path}: {exc}")
         code = 1
     emit(log)
+    emit(alerts, sys.stderr)
     return code
+
+
+def lock_answers(layout: Layout, root: Path, config: Config, alerts: list[str]) -> list[Path]:
+    """Root without namespaces (Docker's default capabilities, so Gradescope's): no jail can
+    mask the folders that hold answers, so make each one mode 0700, owned by root, for the
+    child's unprivileged uid to be kept out by permissions (docs/security.md, "Modes"):
+    the course folder, the installed package's ``course/`` and ``rubric/``, and the
+    platform's own folder of configuration (Gradescope's ``source/``: the bundle, its
+    wheel). The grader, root, still reads them. Nothing changes in any other mode (the
+    jail masks them; an unprivileged grader cannot help it). Returns the folders locked;
+    a folder that cannot be changed is a line in ``alerts``."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return []
+    from syncgrade import sandbox
+    from syncgrade.courses import open_course
+    from syncgrade.pool import child_command
+
+    if sandbox.namespaces_available():
+        return []
+    staff = [(root / name).parent for name in layout.config_files]
+    folders = [*child_command(open_course(config.course).hidden_paths).hidden_paths,
+               *(Path(os.path.realpath(f)) for f in staff if f.resolve() != root.resolve())]
+    locked = []
+    for folder in dict.fromkeys(folders):
+        if not folder.is_dir():
+            continue
+        try:
+            os.chown(folder, 0, 0)
+            os.chmod(folder, 0o700)
+            locked.append(folder)
+        except OSError as exc:
+            alerts.append(f"syncgrade: WARNING: cannot lock {folder} away from learner "
+                          f"code: {exc}")
+    return locked
+
+
+def hidden_paths_alert(protections: Sequence[Any]) -> list[str]:
+    """The staff's warning when the grading child could read the course's hidden files
+    (its ``hidden-paths`` protection was not applied), with what the sandbox said."""
+    found = {p.name: p for p in protections}
+    hidden = found.get("hidden-paths")
+    if hidden is None or hidden.applied:
+        return []
+    privileges = found.get("drop-privileges")
+    return [f"syncgrade: WARNING: learner code could read the course's hidden files "
+            f"(solutions, declarations): hidden-paths not applied: {hidden.detail}"
+            + (f"; drop-privileges: {privileges.detail}" if privileges is not None else "")
+            + ". Give the container CAP_SYS_ADMIN, or install Python and the grader where an "
+            "unprivileged uid can reach them (docs/security.md)."]
 
 
 def emit(lines: Sequence[str], stream: TextIO | None = None) -> bool:
@@ -269,7 +342,8 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
     except (UnknownExercise, CourseError) as exc:
         raise ConfigError(str(exc)) from None
     config = Config(exercise=exercise, course=course)
-    for key, check in (("timeout", check_timeout), ("memory_gib", check_memory_gib)):
+    for key, check in (("timeout", check_timeout), ("overhead", check_overhead),
+                       ("memory_gib", check_memory_gib)):
         if key in merged:
             try:  # the rule every way in shares (syncgrade.limits)
                 config = _with(config, **{key: check(merged[key], key)})
@@ -381,8 +455,11 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
                               python_version=_platform.python_version()))
 
 
-def _grade(layout: Layout, root: Path, config: Config, log: list[str]) -> dict[str, Any]:
-    """Grade the submission under ``root``; the staff log's lines go to ``log``."""
+def _grade(layout: Layout, root: Path, config: Config, log: list[str],
+           alerts: list[str], begun: float) -> dict[str, Any]:
+    """Grade the submission under ``root``; the staff log's lines go to ``log``, its
+    warnings to ``alerts``. The grade ends within ``config.timeout + config.overhead`` of
+    ``begun`` (``time.monotonic()``)."""
     from syncgrade.grading import SubmissionError, grade
     from syncgrade.render import render
 
@@ -399,20 +476,22 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str]) -> dict[s
         try:
             report = grade(config.exercise, path, timeout=config.timeout,
                            memory_bytes=int(config.memory_gib * 2**30), display_name=display,
-                           course=config.course)
+                           course=config.course,
+                           overhead=_overhead_left(config.overhead, begun))
         except SubmissionError as exc:
             report = problem_report(config.exercise, f"Your file could not be read ({exc}).",
                                     display_name=display, timeout=config.timeout,
                                     seconds=time.perf_counter() - started,
                                     course=config.course)
         try:
-            source_lines = path.read_text(encoding="utf-8").splitlines()
+            source_lines = path.read_text(encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError):
             source_lines = None
     log.append(f"syncgrade {layout.platform}: {report.exercise} {report.submission}: "
                f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}")
     if report.grading.internal_error:
         log.append(f"syncgrade: {report.grading.internal_error}")
+    alerts.extend(hidden_paths_alert(report.grading.protections))
     if layout.log_full_report:
         log.append(render(report, source_lines).rstrip("\n"))
     return layout.render(report, reveal=config.reveal, source_lines=source_lines,
@@ -436,25 +515,30 @@ def write_results(path: Path, results: dict[str, Any]) -> None:
         raise
 
 
-def gradescope_main(argv: Sequence[str] | None = None) -> int:
+def gradescope_main(argv: Sequence[str] | None = None, *,
+                    started_at: float | None = None) -> int:
     """``run_autograder``: grade ``ROOT/submission`` into ``ROOT/results/results.json``."""
     from syncgrade.platforms import gradescope
 
-    return run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv)
+    return run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv,
+                     started_at=_program_start(argv, started_at))
 
 
-def prairielearn_main(argv: Sequence[str] | None = None) -> int:
+def prairielearn_main(argv: Sequence[str] | None = None, *,
+                      started_at: float | None = None) -> int:
     """The external-grader entry: grade ``ROOT/student`` into ``ROOT/results/results.json``."""
     from syncgrade.platforms import prairielearn
 
-    return run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv)
+    return run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv,
+                     started_at=_program_start(argv, started_at))
 
 
 EXERCISM_USAGE = ("usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR [options] "
                   "(Exercism's test-runner interface)")
 
 
-def exercism_main(argv: Sequence[str] | None = None) -> int:
+def exercism_main(argv: Sequence[str] | None = None, *,
+                  started_at: float | None = None) -> int:
     """Exercism's test runner: ``SLUG INPUT_DIR OUTPUT_DIR [options]`` grades the solution in
     ``INPUT_DIR`` into ``OUTPUT_DIR/results.json``. The exercise is ``SLUG`` unless
     ``.meta/syncgrade.json``, ``SYNCGRADE_EXERCISE`` or ``--exercise`` says otherwise; the
@@ -467,12 +551,40 @@ def exercism_main(argv: Sequence[str] | None = None) -> int:
         print(EXERCISM_USAGE, file=sys.stderr)
         return 2
     slug, input_dir, output_dir, *rest = args
-    defaults: dict[str, Any] = {"exercise": slug, "timeout": EXERCISM_TIMEOUT_S}
+    defaults: dict[str, Any] = {"exercise": slug, "timeout": EXERCISM_TIMEOUT_S,
+                                "overhead": EXERCISM_OVERHEAD_S}
     solution = _exercism_solution(Path(input_dir))
     if solution:
         defaults["submission"] = solution
     return run_entry(exercism.layout(),
-                     ["--root", input_dir, "--output", output_dir, *rest], defaults=defaults)
+                     ["--root", input_dir, "--output", output_dir, *rest], defaults=defaults,
+                     started_at=_program_start(argv, started_at))
+
+
+def process_started() -> float:
+    """The ``time.monotonic()`` of this process's start (Linux: ``/proc/self/stat``; now
+    elsewhere): the interpreter's own start and the imports count against the
+    platform's limit as much as the grade does."""
+    now = time.monotonic()
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - max(0.0, age)
+
+
+def _overhead_left(overhead: float, begun: float) -> float:
+    """What is left of ``overhead`` since ``begun``, for the grade; at least a hair over
+    the stop reserve (the grade then ends at once, a grader fault)."""
+    return max(overhead - (time.monotonic() - begun), STOP_RESERVE_S + 0.001)
+
+
+def _program_start(argv: Sequence[str] | None, started_at: float | None) -> float | None:
+    """Run as the program (``argv`` None: a console script) the limits count from the
+    process's start; called with arguments (tests, other code), from the call."""
+    return started_at if started_at is not None else (
+        process_started() if argv is None else None)
 
 
 def _exercism_solution(folder: Path) -> str | None:
@@ -498,4 +610,4 @@ if __name__ == "__main__":  # python -m syncgrade.platforms.entry PLATFORM [opti
         print(f"usage: python -m syncgrade.platforms.entry {{{','.join(MAINS)}}} [options]",
               file=sys.stderr)
         sys.exit(2)
-    sys.exit(MAINS[sys.argv[1]](sys.argv[2:]))
+    sys.exit(MAINS[sys.argv[1]](sys.argv[2:], started_at=process_started()))

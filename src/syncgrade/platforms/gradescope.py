@@ -46,6 +46,7 @@ from typing import Any
 from syncgrade.models import CheckResult, GradeReport, Visibility
 from syncgrade.platforms.common import (
     STDERR_TITLE,
+    VERDICTS,
     Layout,
     clean_tree,
     headline,
@@ -77,7 +78,7 @@ def to_gradescope(report: GradeReport, *, reveal: bool = False,
     tests: list[dict[str, Any]] = []
     if not fault:
         tests = [_test(check, reveal, source_lines, html) for check in view.checks]
-    line = before_due_headline(safe) if later else headline(safe)
+    line = before_due_headline(safe) if later else gradescope_headline(safe)
     # While checks are withheld, the learner's stderr shows (as it does for any failed
     # report) only when a shown check failed: its presence must not tell that a withheld
     # one did.
@@ -104,6 +105,21 @@ def to_gradescope(report: GradeReport, *, reveal: bool = False,
     if html:
         results["output_format"] = "html"
     return clean_tree(results)
+
+
+def gradescope_headline(view: GradeReport) -> str:
+    """The top-level line: :func:`headline`, unless some checks did not run. Gradescope
+    has no "not run" test, so each of them is a red test; the line then says so rather
+    than count only the failed checks ("1 check(s) failed" above nine red tests after a
+    syntax error). A syntax error is told by the ``runs`` message (what and which line)."""
+    skipped = sum(c.status == "skipped" for c in view.checks)
+    if not skipped or view.cause == "grader_fault":
+        return headline(view)
+    runs = next((c for c in view.checks if c.id == "runs" and c.status == "failed"), None)
+    what = runs.message if runs is not None and view.cause == "syntax_error" else view.summary
+    others = "1 other check" if skipped == 1 else f"{skipped} other checks"
+    return (f"{VERDICTS[view.status]} · score {view.score:g}/{view.max_score:g} · "
+            f"{what.rstrip('.')}. {others} could not run (shown as failed).")
 
 
 def before_due_headline(view: GradeReport) -> str:

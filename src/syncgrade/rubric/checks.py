@@ -12,6 +12,7 @@ docs/authoring.md.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable
 from typing import Any
@@ -398,6 +399,7 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
     for index, interval in enumerate(intervals):
         found = [(flaw, problem) for flaw, problem in (
             ("", _count_problem(interval, index, calls)),
+            ("jit disabled", _jit_disabled_problem(interval, index)),
             ("another callable" if fn is None else "",
              _identity_problem(ctx, interval, index, fn, None)),
             ("", _identity_problem(ctx, interval, index, "" if fn is None else fn,
@@ -414,6 +416,21 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
         return order
     what = "exactly one call" if calls == 1 else f"exactly {calls} calls"
     return Outcome.ok(f"Each of the {len(intervals)} intervals times {what}.")
+
+
+def _jit_disabled_problem(interval: Interval, index: int) -> tuple[str, str] | None:
+    """A timed call ran with jax's ``jax_disable_jit`` on: op by op, nothing compiled, so
+    the sample times no compiled program (``times-the-call`` owns this flaw; the checks
+    that claim a compiled call follow it)."""
+    off = next((t.call for t in interval.calls if t.call.jit_disabled), None)
+    if off is None:
+        return None
+    return (f"Timed interval {index + 1}: jit was disabled for the call on line "
+            f"{line_of(off)} (`jax.config.update(\"jax_disable_jit\", True)` or `with "
+            "jax.disable_jit():`), so it ran op by op with nothing compiled: the sample "
+            "does not time the compiled function.",
+            "Remove the `jax_disable_jit` setting (and any `with jax.disable_jit():` around "
+            "the timed code), so that each timed call runs the compiled program.")
 
 
 def _matched_intervals(ctx: Context, call: str, samples: ValuePath) -> list[Interval] | None:
@@ -461,16 +478,28 @@ def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | No
             return (f"Timed interval {index + 1} times another function{where}, not the "
                     f"jit of your `{fn}`.",
                     f"Time the `jax.jit` of `{fn}` that you warmed up.")
-        if static is not None and event.static != list(static):
-            got = ", ".join(repr(v) for v in event.static or [])
-            want = ", ".join(repr(v) for v in static)
+        if static is not None and event.static != plain_static(static):
+            # The values are the grader's settings: the message never names them.
             return (f"Timed interval {index + 1}{on_line(line_of(event))} calls the "
-                    f"function with static argument {got or 'missing'}, but this list of "
-                    f"samples is for {want}.",
+                    "function with another static argument value than the setting this "
+                    "list of samples is for.",
                     "Time each setting with its own value, and return the lists in the "
                     "order the settings were given (check that the loop variable you pass "
                     "is the current one).")
     return None
+
+
+def plain_static(values: Any) -> Any:
+    """Declared static values as the child records them (``instrument._static_value``):
+    NumPy scalars by their Python value, enum members by their value, tuples as lists;
+    so ``np.int64(384)`` and ``384`` compare equal, as jax treats them (one program)."""
+    if isinstance(values, (tuple, list)):
+        return [plain_static(v) for v in values]
+    if isinstance(values, np.generic):
+        return plain_static(values.item())
+    if isinstance(values, enum.Enum):
+        return plain_static(values.value)
+    return values
 
 
 def _readback_problem(interval: Interval, index: int) -> tuple[str, str] | None:
@@ -574,12 +603,21 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     intervals = judged_intervals(ctx, call, samples)
     if not intervals:
         return no_intervals(function_of(ctx, call))
+    if any(t.call.jit_disabled for i in intervals for t in i.calls):
+        # Op by op, each operation compiles on its first use: no warm-up question to judge.
+        raise Skip("jit was disabled for the timed calls (see `times-the-call`)")
     analysis = ctx.analysis(call)
     for index, interval in enumerate(intervals):
         if interval.work_compiles:
-            message, hint, follows = _why_compiled(ctx, call, interval, static_arguments)
+            eager = _eager_compile(interval)
+            if eager is not None:
+                message, hint, follows = eager
+                head = f"Interval {index + 1} includes a compilation: "
+            else:
+                message, hint, follows = _why_compiled(ctx, call, interval, static_arguments)
+                head = f"Interval {index + 1} includes compiling the function: "
             return Outcome.fail(
-                f"Interval {index + 1} includes compiling the function: {message}", hint,
+                head + message, hint,
                 with_timeline(ctx, call, interval,
                               **flaw_facts("compilation", interval, follows)),
             )
@@ -603,6 +641,33 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
                           **flaw_facts("warm-up not waited", first)),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
+
+
+def _eager_compile(interval: Interval) -> tuple[str, str, str] | None:
+    """(what happened, what to change, follows) when every compilation of ``interval``'s
+    timed work happened outside its jitted calls: an operation outside the timed function
+    (``jnp.sum(x)`` first used inside the timer) compiled, not the function, which must not
+    be blamed. ``None`` when a timed call compiled itself (or there is none)."""
+    spans = [(timed.call.seq, timed.ret.seq if timed.ret else timed.call.seq)
+             for timed in interval.calls]
+    if not spans:
+        return None
+    compiles = interval.work_compiles
+    names = {timed.call.name for timed in interval.calls}
+    lines = {line_of(timed.call) for timed in interval.calls} - {None}
+    # Inside a call (the recorder numbers a call's compilations between the call and its
+    # return), named as a timed function or on a timed call's line: the timed work's own.
+    if any(lo < c.seq < hi or c.fun in names or line_of(c) in lines
+           for c in compiles for lo, hi in spans):
+        return None
+    first = compiles[0]
+    name = first.fun.lstrip("_")  # jax's private helpers: `_reduce_sum` -> `reduce_sum`
+    what = f"`{name}`" if name.isidentifier() else "an operation"
+    return (f"{what} compiled inside the interval{on_line(line_of(first))}, outside the "
+            "timed call: an operation's first use traces and compiles it, and the timer "
+            "counted that.",
+            "Move that operation out of the timed interval, or run it once before the timer "
+            "starts so that it is compiled already.", "")
 
 
 def _why_compiled(ctx: Context, call: str, interval: Interval,
@@ -679,7 +744,10 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
     missing = needed - covered
     if missing:
         start = line_of(intervals[0].start)
-        placed = [e for e in before if isinstance(e, Placement) and missing.intersection(e.arrays)]
+        placements = [e for e in before if isinstance(e, Placement)]
+        # The placement that moved the input from the host (leaf by leaf), else any.
+        placed = ([e for e in placements if missing.intersection(e.host_arrays)]
+                  or [e for e in placements if missing.intersection(e.arrays)])
         if placed:
             what = (f"The input placed on line {line_of(placed[-1])} was not waited on before the "
                     f"timer started on line {start}")

@@ -47,6 +47,8 @@ from syncgrade.rubric.compose import Part, all_of, on_intervals
 from syncgrade.rubric.registry import REGISTRY
 
 WARM = frozenset({"dispatch", "device execution", "output wait"})
+HIDDEN = "hidden"
+"""What ``grade list --json`` shows for each static value a contract fixes."""
 """The default interval: one warm call of the designated callable, waited for."""
 
 TITLES = {check_id: REGISTRY[check_id].title for check_id in (
@@ -111,7 +113,8 @@ class Samples:
             "phases": [p for p in PHASES if p in self.phases],
             "timed": "the callable the grader hands over" if self.fn is None
             else f"jax.jit of your `{self.fn}`" if self.fn else "your own jitted function",
-            "static": list(self.static) if self.static is not None else None,
+            # The values are the grader's settings (hidden like its inputs): only how many.
+            "static": [HIDDEN] * len(self.static) if self.static is not None else None,
             "probe": self.probe,
         }
 

@@ -15,8 +15,9 @@ from syncgrade.trace import READBACK_WAYS, Wait
 
 
 def placed_inside(interval: Interval) -> frozenset[int]:
-    """Tokens of the arrays that a ``device_put`` inside the interval produced."""
-    return frozenset(token for p in interval.host_placements for token in p.arrays)
+    """Tokens of the arrays that a placement inside the interval moved from the host, leaf
+    by leaf (re-putting an already placed array in the same ``device_put`` moves nothing)."""
+    return frozenset(token for p in interval.host_placements for token in p.host_arrays)
 
 
 def unplaced_inputs(interval: Interval) -> list[int]:

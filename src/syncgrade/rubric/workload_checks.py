@@ -40,6 +40,17 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
     for index, interval in enumerate(intervals):
         if not interval.calls:
             return _no_jit_call(ctx, call, index, interval)
+        off = next((t.call for t in interval.calls if t.call.jit_disabled), None)
+        if off is not None:  # times-the-call's flaw: this failure follows it
+            return Outcome.fail(
+                f"Timed interval {index + 1}: jit was disabled for the call on line "
+                f"{iv.line_of(off)}, so nothing was compiled: the samples time op-by-op "
+                "dispatch, not a compiled program.",
+                "Remove the `jax_disable_jit` setting (or the `with jax.disable_jit():`) "
+                "so the `jax.jit` function compiles once and is reused.",
+                iv.with_timeline(ctx, call, interval,
+                                 **iv.flaw_facts("", interval, follows="jit disabled")),
+            )
     recompiles = _compiles_between(ctx, call, intervals[0].stop.seq, intervals[-1].stop.seq)
     if recompiles:
         where = iv.line_of(recompiles[0])

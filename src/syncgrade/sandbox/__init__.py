@@ -15,6 +15,7 @@ Typical use by the grading engine::
     outcome.termination              # "exited" | "timeout" | "memory" | "signal" | "cpu"
 """
 
+from ._launcher import namespaces_available
 from ._runner import (
     CHANNEL_FD_VAR,
     READY_FD_VAR,
@@ -47,6 +48,7 @@ __all__ = [
     "SandboxOutcome",
     "Termination",
     "Zygote",
+    "namespaces_available",
     "run_sandboxed",
     "start_sandboxed",
 ]

@@ -25,6 +25,7 @@ the child does not get a distinctive signal: Python raises MemoryError, C++ thro
 bad_alloc and often aborts, XLA reports RESOURCE_EXHAUSTED. A heuristic, on purpose."""
 
 _MEMORY_SIGNALS = {signal.SIGABRT, signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS}
+_KILL_SIGNALS = {signal.SIGKILL, signal.SIGTERM}
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ class Ending:
     returncode: int | None
     signal_name: str | None
     memory_flags: tuple[str, ...]
+    unexplained_kill: bool = False
+    """A SIGKILL or SIGTERM ended it that the sandbox did not send, with none of its
+    limits reached (see :func:`classify`)."""
 
 
 def signal_name(signum: int) -> str:
@@ -57,6 +61,7 @@ def classify(
     cpu_used: float | None,
     cpu_limit: float,
     stderr_text: str,
+    stopped: bool = False,
 ) -> Ending:
     """Map the raw observations to a termination.
 
@@ -65,6 +70,11 @@ def classify(
     RLIMIT_CPU hard limit) > ``memory`` (non-zero exit or abort-like signal plus an
     allocation-failure marker in stderr) > ``signal`` > ``exited``.
     ``wait_status`` None means the status was lost (treated as killed by SIGKILL).
+
+    ``stopped``: the sandbox itself killed the child (its time limit, its result cap).
+    A ``signal`` ending by SIGKILL or SIGTERM that it did not send is
+    ``unexplained_kill``: sent from outside (an operator, the host's OOM killer) or by
+    the child to itself, which only the child can tell.
     """
     if wait_status is None:
         code, sig = None, int(signal.SIGKILL)
@@ -88,5 +98,6 @@ def classify(
     if failed and flags:
         return ending("memory")
     if sig is not None:
-        return ending("signal")
+        return Ending("signal", returncode, name, flags,
+                      unexplained_kill=sig in _KILL_SIGNALS and not stopped)
     return ending("exited")

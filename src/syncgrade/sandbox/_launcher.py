@@ -505,6 +505,34 @@ def drop_privileges(cfg: dict[str, Any], prot: Protections, jailed: bool) -> int
     return None
 
 
+def _can_read(path: str) -> bool:
+    """Whether this process can read ``path``: a file's bytes, or a directory's entries or
+    anything inside it (by name: traversal is enough)."""
+    if os.path.isdir(path):
+        return os.access(path, os.R_OK) or os.access(path, os.X_OK)
+    return os.access(path, os.R_OK)
+
+
+def check_hidden_by_permissions(hidden: list[str], prot: Protections) -> None:
+    """Basic mode, called as the child's own uid (after the switch): without a mount
+    namespace nothing can be masked, so ``hidden-paths`` is applied only where file
+    permissions already keep every hidden path from this uid (a course folder of mode
+    0700 owned by root, which the container entry points arrange; docs/security.md).
+    ``os.access`` checks with the real uid, which is the child's after ``setresuid``."""
+    uid = os.getuid()
+    if uid == 0:
+        prot.add("hidden-paths", False, "no mount namespace and the child runs as ROOT: "
+                 "every hidden path is readable to it")
+        return
+    readable = [p for p in hidden if _can_read(p)]
+    if readable:
+        prot.add("hidden-paths", False, f"no mount namespace, and uid {uid} can read "
+                 f"{readable} (make them mode 0700, owned by root)")
+    else:
+        prot.add("hidden-paths", True, f"no mount namespace; file permissions keep uid {uid} "
+                 f"out of every hidden path: {hidden or 'none'}")
+
+
 Become = Callable[[dict[str, Any]], None]
 """Runs the target in this process instead of exec (a zygote's fork); never returns."""
 
@@ -516,6 +544,8 @@ def exec_target(cfg: dict[str, Any], prot: Protections, status: Status, jailed: 
     for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)  # ignored dispositions survive exec
     own_uid = drop_privileges(cfg, prot, jailed)
+    if not jailed:
+        check_hidden_by_permissions(cfg["jail"]["hidden"], prot)
     apply_rlimits(cfg["rlimits"], prot, own_uid is not None)
     if LINUX:
         try:
@@ -707,6 +737,27 @@ def try_pid_namespace(cfg: dict[str, Any], prot: Protections) -> bool:
     prot.add("pid-namespace", True, "child is pid 2 of a new pid namespace; the grader is "
              "invisible to it; every process left is killed when init exits")
     return True
+
+
+def namespaces_available() -> bool:
+    """Whether a child started now would get the namespace jail: Linux, and ``unshare`` of
+    a pid and a mount namespace works in this process (as root that takes
+    ``CAP_SYS_ADMIN``; an unprivileged user needs a user namespace too). Tried in a forked
+    process that exits at once, so nothing here changes; each run still decides on its own
+    and records it. The container entry points ask before they grade (as root without
+    the capability they lock the answers away by permissions; docs/security.md)."""
+    if not LINUX:
+        return False
+    flags = CLONE_NEWPID | CLONE_NEWNS | (0 if os.geteuid() == 0 else CLONE_NEWUSER)
+    pid = os.fork()
+    if pid == 0:  # the probe: its exit status is the answer, and it must never return
+        code = 1
+        with contextlib.suppress(BaseException):
+            unshare(flags)
+            code = 0
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def supervise(cfg: dict[str, Any], prot: Protections, status: Status,

@@ -164,6 +164,7 @@ class _Run:
         self.start = 0.0  # time.monotonic() of spawn (or delivery): the start-up's start
         self.startup_timed_out = False  # stopped at Limits.startup_s, before any frame
         self.clock_s = 0.0  # seconds counted against Limits.wall_s
+        self.stopped = False  # the sandbox itself killed the child (a limit, the cap)
         self.proc: RunProcess
         self.pump: Pump
 
@@ -216,6 +217,7 @@ class _Run:
     def stop(self, proc: RunProcess, pump: Pump, *, dump: bool = True) -> None:
         """Timeout: ask for a stack dump (if ``dump``), give it a moment, then kill
         everything."""
+        self.stopped = True
         if dump:
             _signal(proc.pid, signal.SIGUSR1)  # the launcher forwards it in namespace mode
             grace_end = time.monotonic() + self.limits.stack_grace_s
@@ -404,7 +406,8 @@ class _Run:
             cpu = float(exit_event["cpu_s"]) if exit_event else cpu
         stderr = self.stderr.captured()
         ending = classify(wait_status=wait_status, timed_out=timed_out, cpu_used=cpu,
-                          cpu_limit=self.cpu_limit, stderr_text=stderr.text)
+                          cpu_limit=self.cpu_limit, stderr_text=stderr.text,
+                          stopped=self.stopped or timed_out)
         protections = _parent_protections(self.limits, used)
         for name, applied, detail in (reported or {}).get("items", []):
             protections.append(Protection(str(name), bool(applied), str(detail)))
@@ -417,7 +420,7 @@ class _Run:
             isolation=used,
             frames_incomplete=self.frames.incomplete, cpu_s=cpu,
             stderr_flags=ending.memory_flags, startup_timeout=self.startup_timed_out,
-            clock_s=self.clock_s,
+            clock_s=self.clock_s, unexplained_kill=ending.unexplained_kill,
         )
 
 

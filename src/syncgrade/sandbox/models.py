@@ -150,6 +150,11 @@ class SandboxOutcome:
     clock_s: float = 0.0
     """The seconds counted against ``Limits.wall_s``: ``wall_s`` less the start-up when
     ``Limits.startup_s`` is set (0 when the child never wrote to the result channel)."""
+    unexplained_kill: bool = False
+    """True when a SIGKILL or SIGTERM ended the child (``termination`` ``signal``) that
+    the sandbox did not send, with none of its limits reached: it came from outside (an
+    operator, the host's OOM killer) or from the child itself, which only the child can
+    tell (the grader asks it: ``grading.cause.killed_from_outside``)."""
 
     def protection(self, name: str) -> Protection | None:
         """The protection called ``name``, or None if the sandbox did not try it."""

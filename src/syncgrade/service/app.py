@@ -3,28 +3,40 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor, wait
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 import syncgrade
 from syncgrade import grading
+from syncgrade.cluster import ClusterUnavailable
 from syncgrade.courses import Course
 from syncgrade.limits import GIB
 from syncgrade.models import SCHEMA_VERSION, GradeReport
 from syncgrade.platforms.common import clean_name
+from syncgrade.platforms.visibility import redact
 from syncgrade.pool import WarmPool
 from syncgrade.schema import Catalogue, catalogue, report_schema
-from syncgrade.service.auth import BearerAuth
-from syncgrade.service.config import ServiceConfig
+from syncgrade.service.auth import BearerAuth, is_staff
+from syncgrade.service.config import LAST_CALLBACKS_S, ServiceConfig
 from syncgrade.service.guard import BodyGuard, add_error_handlers, error
-from syncgrade.service.jobs import Job, JobBody, JobStore, callback_problem, post_callback
+from syncgrade.service.jobs import (
+    HEARTBEAT_S,
+    Job,
+    JobBody,
+    JobStore,
+    callback_problem,
+    post_callback,
+)
 from syncgrade.service.logs import REQUEST_ID, RequestContext, log
 from syncgrade.service.metrics import CONTENT_TYPE, ServiceMetrics
 from syncgrade.service.models import (
@@ -40,6 +52,26 @@ from syncgrade.service.runner import GradeTask, JobRunner, LocalJobRunner, Runne
 
 GRADE_PATH = "/v1/grade"
 JOBS_PATH = "/v1/jobs"
+VIEW_HEADER = "X-Syncgrade-View"
+"""On every answer that carries a report: ``learner`` (hidden checks redacted) or
+``staff`` (the request carried the staff token: everything)."""
+
+
+def view_for(report: GradeReport, staff: bool) -> GradeReport:
+    """What a caller may see of ``report``: all of it for staff, else the learner's view
+    (``hidden`` and ``after_due_date`` checks redacted, as ``grade --json`` does)."""
+    return report if staff else redact(report)
+
+
+def job_view(body: JobBody, staff: bool) -> JobBody:
+    """``body`` with its report (if any) in the view of :func:`view_for`."""
+    if body.report is None or staff:
+        return body
+    return body.model_copy(update={"report": redact(body.report)})
+
+
+def _view_headers(staff: bool) -> dict[str, str]:
+    return {VIEW_HEADER: "staff" if staff else "learner"}
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "the body is not UTF-8 or not JSON"},
@@ -55,6 +87,38 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+class Drained(Exception):
+    """A grade still running when a shutdown's drain time ran out (503, or a failed job)."""
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """A grade handed to the runner and not finished: its task, its job (None for a
+    synchronous grade) and the answer its requester waits on."""
+
+    task: GradeTask
+    job: Job | None
+    answer: Future[GradeReport]
+
+
+def _settle(answer: Future[GradeReport], future: Future[GradeReport]) -> None:
+    """Give ``answer`` the runner's outcome, unless a drain answered it first."""
+    with contextlib.suppress(InvalidStateError):
+        if future.cancelled():
+            answer.cancel()
+        elif (exc := future.exception()) is not None:
+            answer.set_exception(exc)
+        else:
+            answer.set_result(future.result())
+
+
+def _run_into(work: Callable[[], None], done: Future[None]) -> None:
+    try:
+        work()
+    finally:
+        done.set_result(None)
+
+
 class Service:
     """One app's state: its course, runner, jobs, metrics, readiness and warm pool.
 
@@ -62,7 +126,8 @@ class Service:
     metrics and the logs are the same for both, whichever runner runs it."""
 
     def __init__(self, config: ServiceConfig, course: Course, runner: JobRunner | None,
-                 grade: Callable[[GradeTask], GradeReport] | None = None) -> None:
+                 grade: Callable[[GradeTask], GradeReport] | None = None,
+                 cluster: Callable[[], str] | None = None) -> None:
         self.config = config
         self.course = course
         self.pool: WarmPool | None = None
@@ -70,12 +135,21 @@ class Service:
         # syncgrade.cluster); the self-test goes the same way as a learner's grade.
         self.grade_one = grade or self.grade_task
         self.runner = runner or LocalJobRunner(self.grade_one, config.workers, config.queue)
-        self.jobs = JobStore(config.max_jobs)
-        self.readiness = Readiness(choose_self_test(course) if config.self_test else None)
+        self.jobs = JobStore(config.max_jobs, config.job_store)
+        self.readiness = Readiness(choose_self_test(course) if config.self_test else None,
+                                   cluster)
         self.metrics = ServiceMetrics(lambda: self.runner, lambda: self.pool,
                                       self.readiness.ready)
         self.callbacks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="callback")
         self._callbacks_lock = threading.Lock()
+        self._delivering: set[Future[None]] = set()
+        self._inflight: dict[Future[GradeReport], InFlight] = {}
+        self._inflight_lock = threading.Lock()
+        self._deadline: float | None = None  # time.monotonic() the drain ends at
+        self._stopped = threading.Event()
+        self._abandoned = 0
+        self.abandoned = 0
+        """Grades a shutdown abandoned at its drain deadline (set by the lifespan)."""
 
     # ---------------------------------------------------------------- grading
 
@@ -94,20 +168,33 @@ class Service:
 
     def submit(self, task: GradeTask, job: Job | None = None) -> Future[GradeReport]:
         """Hand ``task`` to the runner (raises :class:`RunnerFull`, counted); its end is
-        logged, counted and, for a job, recorded and called back."""
+        logged, counted and, for a job, recorded and called back. Returns the answer: the
+        runner's outcome (report, exception, or cancelled before it started), or
+        :class:`Drained` when a shutdown's drain time ran out first."""
         try:
             future = self.runner.submit(
                 task, on_start=partial(self.jobs.start, job) if job else None)
         except RunnerFull:
             self.metrics.rejected.labels(reason="busy").inc()
             raise
-        future.add_done_callback(partial(self._finished, task, job))
-        return future
+        entry = InFlight(task, job, Future())
+        with self._inflight_lock:
+            self._inflight[future] = entry
+        future.add_done_callback(partial(self._finished, entry))
+        return entry.answer
 
-    def _finished(self, task: GradeTask, job: Job | None,
-                  future: Future[GradeReport]) -> None:
+    def _finished(self, entry: InFlight, future: Future[GradeReport]) -> None:
         """A task's future resolved: record its job first (so that no job is left
-        unfinished whatever follows), then count, log and call back."""
+        unfinished whatever follows), then count, log, call back and answer."""
+        with self._inflight_lock:
+            self._inflight.pop(future, None)
+        try:
+            self._record(entry.task, entry.job, future)
+        finally:
+            _settle(entry.answer, future)
+
+    def _record(self, task: GradeTask, job: Job | None,
+                future: Future[GradeReport]) -> None:
         report: GradeReport | None = None
         problem: str | None = None
         usage = False  # a usage error (a 422) is the caller's, not the service's fault
@@ -130,26 +217,53 @@ class Service:
                 self.metrics.faults.inc()
             log("grade failed", 30 if usage else 40, request_id=task.request_id,
                 job=job.id if job else None, exercise=task.exercise, error=problem)
-        if job is not None and body is not None:
+        if job is not None and body is not None:  # None: it ended at a drain's deadline
             self.metrics.jobs.labels(status=body.status).inc()
             if job.callback_url:
                 self._call_back(job, body)
+
+    def _abandon(self) -> None:
+        """The drain time ran out: every grade still in flight answers :class:`Drained`
+        and its job ends ``failed`` (called back)."""
+        with self._inflight_lock:
+            left = list(self._inflight.values())
+            self._inflight.clear()
+        problem = (f"the service stopped: its drain time ({self.config.drain_timeout:g} s) "
+                   "ran out before the grade finished; submit it again")
+        self._abandoned += len(left)
+        for entry in left:
+            if entry.job is not None:
+                body = self.jobs.finish(entry.job, None, problem)
+                if body is not None:
+                    self.metrics.jobs.labels(status=body.status).inc()
+                    if entry.job.callback_url:
+                        self._call_back(entry.job, body)
+            log("grade abandoned", 30, request_id=entry.task.request_id,
+                job=entry.job.id if entry.job else None, exercise=entry.task.exercise)
+            with contextlib.suppress(InvalidStateError):
+                entry.answer.set_exception(Drained(problem))
 
     def _call_back(self, job: Job, body: JobBody) -> None:
         url = job.callback_url
         assert url is not None
 
         def deliver() -> None:
-            problem = post_callback(url, body, job.request_id, self.config.callback_timeout)
+            # the submitter's view: the full report only for a job the staff submitted
+            problem = post_callback(url, job_view(body, job.staff), job.request_id,
+                                    self.config.callback_timeout)
             self.metrics.callbacks.labels(outcome="failed" if problem else "delivered").inc()
             log("callback", 30 if problem else 20, request_id=job.request_id, job=job.id,
                 url=url, delivered=not problem, **({"error": problem} if problem else {}))
 
         with self._callbacks_lock:
             try:
-                self.callbacks.submit(deliver)
-            except RuntimeError:  # shutting down: deliver it here rather than drop it
-                deliver()
+                delivery = self.callbacks.submit(deliver)
+            except RuntimeError:  # shut down: deliver it on a thread of its own
+                delivery = Future()
+                threading.Thread(target=_run_into, args=(deliver, delivery),
+                                 daemon=True, name="callback-late").start()
+            self._delivering.add(delivery)
+            delivery.add_done_callback(self._delivering.discard)
 
     def task_for(self, body: GradeRequest) -> GradeTask | JSONResponse:
         """The task for a valid request, or the JSON error for an invalid one (unknown
@@ -180,37 +294,76 @@ class Service:
                                  memory_bytes=self.config.memory_bytes,
                                  hidden=self.course.hidden_paths)
         self.readiness.start(self.pool, self.grade_self_test)
+        threading.Thread(target=self._heartbeat, daemon=True,
+                         name="syncgrade-jobs-heartbeat").start()
 
-    def stop(self) -> None:
-        """Not ready; running grades finish, queued ones are cancelled (their jobs end
-        ``failed`` and are called back); then the callbacks and the pool end."""
+    def _heartbeat(self) -> None:
+        while not self._stopped.wait(HEARTBEAT_S):
+            self.jobs.beat()
+
+    def begin_drain(self) -> None:
+        """A shutdown began (SIGTERM, Ctrl-C): not ready from now on, and the drain's
+        deadline, ``drain_timeout`` from now, is set; at it every grade still in flight
+        is abandoned (:meth:`_abandon`). Idempotent, and quick (a signal handler calls
+        it)."""
+        if self._deadline is not None:
+            return
+        self._deadline = time.monotonic() + self.config.drain_timeout
         self.readiness.stop()
-        self.runner.close()
+        timer = threading.Timer(self.config.drain_timeout, self._abandon)
+        timer.daemon = True
+        timer.start()
+
+    def stop(self) -> int:
+        """Not ready; queued grades are cancelled (their jobs end ``failed``), running
+        ones may finish until the drain's deadline (:meth:`begin_drain`, begun here if
+        no signal began it) and are abandoned then; the callbacks get
+        :data:`LAST_CALLBACKS_S` more, then the pool ends. How many grades were
+        abandoned (their threads and children are still running: the caller's process
+        should exit, which kills the children)."""
+        self.begin_drain()
+        assert self._deadline is not None
+        closing = threading.Thread(target=self.runner.close, daemon=True,
+                                   name="syncgrade-runner-close")
+        closing.start()
+        closing.join(max(0.0, self._deadline - time.monotonic()))
+        if closing.is_alive():
+            self._abandon()  # the timer may have been first; this takes any left
+        abandoned = self._abandoned
         with self._callbacks_lock:
-            self.callbacks.shutdown(wait=True)
-        if self.pool is not None:
+            self.callbacks.shutdown(wait=False)
+            pending = set(self._delivering)
+        wait(pending, timeout=max(0.0, self._deadline - time.monotonic()) + LAST_CALLBACKS_S)
+        self._stopped.set()
+        if self.pool is not None and not abandoned:
             self.pool.close()
+        log("stopped", 30 if abandoned else 20, abandoned=abandoned)
+        return abandoned
 
 
 def create_app(config: ServiceConfig | None = None, *,
                runner: JobRunner | None = None,
-               grade: Callable[[GradeTask], GradeReport] | None = None) -> FastAPI:
+               grade: Callable[[GradeTask], GradeReport] | None = None,
+               cluster: Callable[[], str] | None = None) -> FastAPI:
     """The FastAPI application for ``config`` (defaults: :class:`ServiceConfig`).
     ``runner``: where grades run (default: a :class:`LocalJobRunner` of ``workers``
     threads and a queue of ``queue``). ``grade``: how one task is graded by the default
     runner and the self-test (default: here, in this service's warm pool; see
-    :func:`syncgrade.service.runner.cluster_grade` for a Dask cluster). Raises
+    :func:`syncgrade.service.runner.cluster_grade` for a Dask cluster). ``cluster``:
+    why the cluster cannot be used now ("" when it can; e.g.
+    :meth:`syncgrade.cluster.Reconnecting.problem`): not ready meanwhile. Raises
     :class:`~syncgrade.courses.CourseError` when its course cannot be opened."""
     from syncgrade.courses import open_course
 
     config = config or ServiceConfig()
-    service = Service(config, open_course(config.course), runner, grade)
+    service = Service(config, open_course(config.course), runner, grade, cluster)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         service.start()
         yield
-        await asyncio.get_running_loop().run_in_executor(None, service.stop)
+        service.abandoned = await asyncio.get_running_loop().run_in_executor(
+            None, service.stop)
 
     app = FastAPI(
         title="syncgrade",
@@ -223,11 +376,14 @@ def create_app(config: ServiceConfig | None = None, *,
     app.add_middleware(BodyGuard, max_body=config.max_body,
                        json_paths=frozenset({GRADE_PATH, JOBS_PATH}))
     if config.auth_token is not None:
-        app.add_middleware(BearerAuth, token=config.auth_token)
-    app.add_middleware(RequestContext)  # outermost: every answer has its request id
+        app.add_middleware(BearerAuth, tokens=tuple(
+            t for t in (config.auth_token, config.staff_token) if t is not None))
     add_error_handlers(app)
     _add_grade_routes(app, service)
     _add_info_routes(app, service)
+    # outermost: every answer has its request id, and is counted by status code
+    app.add_middleware(RequestContext, observe=service.metrics.answered,
+                       known=frozenset(getattr(r, "path", "") for r in app.routes))
     return app
 
 
@@ -240,9 +396,11 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
 
     @app.post(GRADE_PATH, response_model=GradeReport, responses=ERROR_RESPONSES,
               summary="Grade one submission")
-    async def grade(body: GradeRequest) -> Any:
+    async def grade(body: GradeRequest, request: Request) -> Any:
         """Grade ``source`` for ``exercise`` in a sandboxed child process. 200 with the
-        report whatever the verdict, a grader fault (``status: error``) included."""
+        report whatever the verdict, a grader fault (``status: error``) included: the
+        learner's view (hidden checks redacted) unless the request carries the staff
+        token (``X-Syncgrade-View`` says which)."""
         task = service.task_for(body)
         if isinstance(task, JSONResponse):
             return task
@@ -250,8 +408,16 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
             future = service.submit(task)
         except RunnerFull as exc:
             return _busy(exc)
+        staff = is_staff(request.scope, service.config.staff_token)
         try:
-            return await asyncio.wrap_future(future)
+            report = await asyncio.wrap_future(future)
+            return Response(view_for(report, staff).model_dump_json(),
+                            media_type="application/json", headers=_view_headers(staff))
+        except Drained as exc:  # a shutdown's drain time ran out
+            return error(503, str(exc), {"Retry-After": "5"})
+        except ClusterUnavailable as exc:  # grade serve --cluster, scheduler gone
+            return error(503, f"cannot grade now: {exc}; retry later",
+                         {"Retry-After": "5"})
         except ValueError as exc:  # SubmissionError, or a limit grading.grade refused
             return error(422, str(exc))
         except asyncio.CancelledError:
@@ -263,7 +429,7 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
 
     @app.post(JOBS_PATH, status_code=202, response_model=JobAccepted,
               responses=ERROR_RESPONSES, summary="Grade one submission as a job")
-    async def submit_job(body: JobRequest) -> Any:
+    async def submit_job(body: JobRequest, request: Request) -> Any:
         """Admit a grade and answer 202 at once with the job's id; GET
         ``/v1/jobs/{id}`` (or the ``callback_url``) has the report when it is done."""
         task = service.task_for(body)
@@ -273,7 +439,8 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
             problem = callback_problem(body.callback_url, service.config.callback_hosts)
             if problem:
                 return error(422, problem)
-        job = service.jobs.new(task.exercise, task.request_id, body.callback_url)
+        job = service.jobs.new(task.exercise, task.request_id, body.callback_url,
+                               staff=is_staff(request.scope, service.config.staff_token))
         try:
             service.submit(task, job)
         except RunnerFull as exc:
@@ -287,11 +454,15 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
              responses={404: {"model": ErrorBody, "description": "no such job (never "
                               "existed, or finished long ago and was dropped)"}},
              summary="A job's status, and its report once done")
-    async def get_job(job_id: str) -> Any:
+    async def get_job(job_id: str, request: Request) -> Any:
+        """The job; its report in the learner's view unless the request carries the
+        staff token (``X-Syncgrade-View`` says which)."""
         found = service.jobs.get(job_id)
         if found is None:
             return error(404, f"no such job: {job_id}")
-        return found
+        staff = is_staff(request.scope, service.config.staff_token)
+        return Response(job_view(found, staff).model_dump_json(),
+                        media_type="application/json", headers=_view_headers(staff))
 
 
 def _add_info_routes(app: FastAPI, service: Service) -> None:

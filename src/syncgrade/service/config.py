@@ -12,6 +12,10 @@ from syncgrade.limits import (
 )
 
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a submission is a few KiB; PrairieLearn caps results at 1 MB
+DEFAULT_DRAIN_S = 20.0
+"""Within Kubernetes' default grace of 30 s, with room for the last callbacks."""
+LAST_CALLBACKS_S = 5.0
+"""How long a shutdown waits past its drain deadline for the callbacks still going."""
 DEFAULT_MAX_JOBS = 10_000
 """Finished jobs kept for ``GET /v1/jobs/{id}``; past it the oldest finished are dropped."""
 ANY_HOST = "*"
@@ -48,6 +52,14 @@ class ServiceConfig:
     """When set, every endpoint but ``/healthz`` and ``/readyz`` needs
     ``Authorization: Bearer <token>`` (401 otherwise). ``grade serve`` decides it from
     the host, ``$SYNCGRADE_SERVE_TOKEN``, ``--token-file`` and ``--no-auth``."""
+    staff_token: str | None = None
+    """The staff's bearer token: a request that carries it sees full reports (every
+    check's own message, hint and evidence, as ``grade --reveal``), and a job it submits is
+    called back with the full report. Every other request gets the learner's view, with
+    ``hidden`` and ``after_due_date`` checks redacted
+    (:func:`syncgrade.platforms.visibility.redact`). ``grade serve`` reads it from
+    ``--staff-token-file`` or ``$SYNCGRADE_SERVE_STAFF_TOKEN``; None: no one sees the full
+    view over HTTP. With ``auth_token`` set, either token is let in."""
     callback_hosts: tuple[str, ...] = ()
     """Hosts a job's ``callback_url`` may name besides loopback ones (``127.0.0.0/8``,
     ``::1``, ``localhost``); ``"*"``: any host."""
@@ -56,6 +68,15 @@ class ServiceConfig:
     max_jobs: int = DEFAULT_MAX_JOBS
     callback_timeout: float = 10.0
     """Seconds each callback POST may take (three tries in all)."""
+    drain_timeout: float = DEFAULT_DRAIN_S
+    """Seconds a shutdown (SIGTERM, Ctrl-C, the ASGI lifespan's end) waits for the grades
+    running then: by that deadline a held-open ``POST /v1/grade`` answers 503 and a job
+    still running ends ``failed``; its callback then gets at most :data:`LAST_CALLBACKS_S`
+    more. Keep it under the orchestrator's grace period (Kubernetes: 30 s)."""
+    job_store: str = ":memory:"
+    """Where jobs are kept: an SQLite file (created if missing), so that they survive a
+    restart and every replica given the same file reads every job; ``":memory:"``: in
+    this process only. ``grade serve`` defaults to a file (``--job-store``)."""
 
     def __post_init__(self) -> None:
         if (self.workers < 1 or self.queue < 0 or self.max_body < 1
@@ -65,15 +86,20 @@ class ServiceConfig:
         check_timeout(self.timeout)
         check_memory_bytes(self.memory_bytes)
         check_timeout(self.callback_timeout, "callback_timeout")
+        check_timeout(self.drain_timeout, "drain_timeout")
         if self.timeout_cap < self.timeout:
             raise ValueError(f"max_timeout ({self.timeout_cap:g} s) is below the default "
                              f"timeout ({self.timeout:g} s)")
         if self.memory_cap < self.memory_bytes:
             raise ValueError(f"max_memory_bytes ({self.memory_cap}) is below the default "
                              f"memory_bytes ({self.memory_bytes})")
-        if self.auth_token is not None and (not self.auth_token.strip()
-                                            or any(c.isspace() for c in self.auth_token)):
-            raise ValueError("auth_token must be a non-empty string without whitespace")
+        for name, token in (("auth_token", self.auth_token),
+                            ("staff_token", self.staff_token)):
+            if token is not None and (not token.strip() or any(c.isspace() for c in token)):
+                raise ValueError(f"{name} must be a non-empty string without whitespace")
+        if self.staff_token is not None and self.staff_token == self.auth_token:
+            raise ValueError("staff_token must differ from auth_token: whoever holds the "
+                             "learners' token would see the staff's view")
 
     @property
     def timeout_cap(self) -> float:

@@ -21,12 +21,20 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
+DISCARD_LIMIT = 64 << 20
+"""An oversized body is read (and dropped) up to this many bytes before the 413, so that
+every client, one that sends its whole body before reading included, gets the answer; a
+body declared or sent past it is refused without reading on (its client may see the
+connection reset)."""
+
+
 class BodyGuard:
     """ASGI middleware that reads a JSON route's body itself, so that it can refuse it
-    cheaply and clearly: 415 before reading a non-JSON body, 413 before reading (by
-    Content-Length) or as soon as it grows past the limit, 400 for bytes that are not UTF-8
-    or not JSON. What passes is replayed to the app unchanged. ``json_paths``: the routes
-    whose body must be JSON."""
+    cheaply and clearly: 415 before reading a non-JSON body, 413 for a body over the
+    limit (unread when its client asked for ``100-continue``, else read to its end and
+    dropped, up to :data:`DISCARD_LIMIT`; only the first ``max_body`` bytes are kept),
+    400 for bytes that are not UTF-8 or not JSON. What passes is replayed to the app
+    unchanged. ``json_paths``: the routes whose body must be JSON."""
 
     def __init__(self, app: ASGIApp, max_body: int, json_paths: frozenset[str]) -> None:
         self.app = app
@@ -47,20 +55,31 @@ class BodyGuard:
         too_big = error(413, f"the request body is larger than the limit of "
                              f"{self.max_body} bytes")
         declared = headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_body:
+        if declared.isdigit() and int(declared) > self.max_body and (
+                "100-continue" in headers.get("expect", "").lower()
+                or int(declared) > DISCARD_LIMIT):
+            # The client waits for "100 Continue" before it sends (or the body is past
+            # what is worth reading): refuse it unread.
             await too_big(scope, receive, send)
             return
         body = bytearray()
+        seen = 0
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
-            body += message.get("body", b"")
-            if len(body) > self.max_body:
-                await too_big(scope, receive, send)
-                return
-            if not message.get("more_body", False):
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen <= self.max_body:
+                body += chunk
+            if not message.get("more_body", False) or seen > DISCARD_LIMIT:
                 break
+        if seen > self.max_body:
+            # Read to its end (up to DISCARD_LIMIT) before answering: a server that closes
+            # on unread bytes resets the connection, and a client still sending, such as
+            # Python's urllib, then never sees the 413.
+            await too_big(scope, receive, send)
+            return
         problem = _json_problem(bytes(body)) if is_json else ""
         if problem:
             await error(400, problem)(scope, receive, send)

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import sqlite3
 import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
@@ -47,76 +48,147 @@ class JobBody(BaseModel):
 
 @dataclass
 class Job:
-    """One job's mutable record; the store's lock guards every change."""
+    """What the replica that accepted a job keeps of it while it runs (its state and
+    report are in the :class:`JobStore`)."""
 
     id: str
     exercise: str
     request_id: str
     callback_url: str | None
-    status: JobState = "queued"
+    staff: bool = False
+    """Submitted with the staff token: its callback carries the full report."""
     submitted_at: float = field(default_factory=time.time)
-    finished_at: float | None = None
-    report: GradeReport | None = None
-    error: str | None = None
-
-    def body(self) -> JobBody:
-        return JobBody(id=self.id, status=self.status, exercise=self.exercise,
-                       submitted_at=self.submitted_at, finished_at=self.finished_at,
-                       report=self.report, error=self.error)
 
 
 class JobStore:
-    """Jobs by id, thread-safe. Unfinished jobs are always kept; of the finished ones the
-    newest ``max_finished`` are (the oldest are dropped, and their id is then 404)."""
+    """Jobs by id in SQLite (stdlib :mod:`sqlite3`), thread-safe, and safe to share between
+    processes: ``path`` a file (WAL mode, waits up to :data:`BUSY_MS` for another
+    process's write) or ``":memory:"`` (this store only). Unfinished jobs are always
+    kept; of the finished ones the newest ``max_finished`` are (the oldest are dropped,
+    and their id is then 404).
 
-    def __init__(self, max_finished: int) -> None:
+    Every store writes a heartbeat (:meth:`beat`; :class:`~syncgrade.service.app.Service`
+    calls it every :data:`HEARTBEAT_S`). A job left ``queued`` or ``running`` by a
+    store whose heartbeat is older than :data:`STALE_S` (its process was killed: a clean
+    stop ends every job) is read, and recorded, as ``failed``, so no job waits forever."""
+
+    def __init__(self, max_finished: int, path: str = ":memory:") -> None:
         self.max_finished = max_finished
+        self.owner = uuid.uuid4().hex
         self._lock = threading.Lock()
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
-        self._finished: OrderedDict[str, None] = OrderedDict()
-
-    def new(self, exercise: str, request_id: str, callback_url: str | None) -> Job:
-        job = Job(id=uuid.uuid4().hex, exercise=exercise, request_id=request_id,
-                  callback_url=callback_url)
+        if path != ":memory:":
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            path = str(Path(path).expanduser())
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
+                                   timeout=BUSY_MS / 1000)
         with self._lock:
-            self._jobs[job.id] = job
+            if path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        self.beat()
+
+    def beat(self) -> None:
+        """Record that this store's process is alive (now)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO owners VALUES (?, ?)",
+                             (self.owner, time.time()))
+
+    def new(self, exercise: str, request_id: str, callback_url: str | None,
+            staff: bool = False) -> Job:
+        job = Job(id=uuid.uuid4().hex, exercise=exercise, request_id=request_id,
+                  callback_url=callback_url, staff=staff)
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO jobs (id, exercise, status, submitted_at, owner) "
+                "VALUES (?, ?, 'queued', ?, ?)",
+                (job.id, exercise, job.submitted_at, self.owner))
         return job
 
     def forget(self, job: Job) -> None:
         """Drop a job that was never admitted."""
         with self._lock:
-            self._jobs.pop(job.id, None)
+            self._db.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
 
     def get(self, job_id: str) -> JobBody | None:
+        """The job (its full report: callers choose the view), or None."""
         with self._lock:
-            job = self._jobs.get(job_id)
-            return job.body() if job is not None else None
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?",
+                                   (job_id,)).fetchone()
+            if row is not None and row[1] not in FINISHED and self._orphaned(job_id):
+                row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?",
+                                       (job_id,)).fetchone()
+        return None if row is None else _body(row)
+
+    def _orphaned(self, job_id: str) -> bool:
+        """Fail the unfinished job ``job_id`` if its store's process is gone; whether it
+        did. Under the lock."""
+        cursor = self._db.execute(
+            "UPDATE jobs SET status = 'failed', finished_at = ?, error = ? WHERE id = ? "
+            "AND status IN ('queued', 'running') AND owner NOT IN "
+            "(SELECT owner FROM owners WHERE seen > ?)",
+            (time.time(), ORPHANED, job_id, time.time() - STALE_S))
+        return cursor.rowcount > 0
 
     def start(self, job: Job) -> None:
         with self._lock:
-            if job.status == "queued":
-                job.status = "running"
+            self._db.execute("UPDATE jobs SET status = 'running' WHERE id = ? AND "
+                             "status = 'queued'", (job.id,))
 
-    def finish(self, job: Job, report: GradeReport | None, error: str | None) -> JobBody:
-        """Mark ``job`` done (``report``) or failed (``error``), once; its final body."""
+    def finish(self, job: Job, report: GradeReport | None, error: str | None
+               ) -> JobBody | None:
+        """Mark ``job`` done (``report``) or failed (``error``), once: its final body, or
+        None when it had ended already (so it is called back once)."""
+        status = "done" if report is not None else "failed"
         with self._lock:
-            if job.status not in FINISHED:
-                job.status = "done" if report is not None else "failed"
-                job.report, job.error = report, error
-                job.finished_at = time.time()
-                self._finished[job.id] = None
-                while len(self._finished) > self.max_finished:
-                    old, _ = self._finished.popitem(last=False)
-                    self._jobs.pop(old, None)
-            return job.body()
+            cursor = self._db.execute(
+                "UPDATE jobs SET status = ?, finished_at = ?, report = ?, error = ? "
+                "WHERE id = ? AND status IN ('queued', 'running')",
+                (status, time.time(),
+                 report.model_dump_json() if report is not None else None, error, job.id))
+            if cursor.rowcount == 0:
+                return None
+            self._db.execute(
+                "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status IN "
+                "('done', 'failed') ORDER BY finished_at DESC LIMIT -1 OFFSET ?)",
+                (self.max_finished,))
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?",
+                                   (job.id,)).fetchone()
+        return _body(row)
 
     def counts(self) -> dict[str, int]:
         """How many jobs the store holds in each state."""
+        counts = dict.fromkeys(("queued", "running", "done", "failed"), 0)
         with self._lock:
-            counts = dict.fromkeys(("queued", "running", "done", "failed"), 0)
-            for job in self._jobs.values():
-                counts[job.status] += 1
-            return counts
+            for status, count in self._db.execute(
+                    "SELECT status, COUNT(*) FROM jobs GROUP BY status"):
+                counts[status] = count
+        return counts
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+BUSY_MS = 10_000
+HEARTBEAT_S = 10.0
+STALE_S = 60.0
+ORPHANED = ("the service that accepted this job stopped before it finished; submit it "
+            "again")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, exercise TEXT NOT NULL,
+    status TEXT NOT NULL, submitted_at REAL NOT NULL, finished_at REAL, report TEXT,
+    error TEXT, owner TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (status, finished_at);
+CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, seen REAL NOT NULL);
+"""
+_COLUMNS = "id, status, exercise, submitted_at, finished_at, report, error"
+
+
+def _body(row: tuple[Any, ...]) -> JobBody:
+    job_id, status, exercise, submitted_at, finished_at, report, error = row
+    return JobBody(id=job_id, status=status, exercise=exercise, submitted_at=submitted_at,
+                   finished_at=finished_at, error=error,
+                   report=None if report is None else GradeReport.model_validate_json(report))
 
 
 def is_loopback_host(host: str) -> bool:

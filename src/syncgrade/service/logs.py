@@ -20,6 +20,7 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Callable, Collection
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
@@ -68,25 +69,56 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str, ensure_ascii=False)
 
 
+def _dask_loggers() -> list[str]:
+    """The loggers of Dask and its libraries that hold handlers now."""
+    return [name for name, made in logging.root.manager.loggerDict.items()
+            if name.split(".")[0] in ("distributed", "tornado", "bokeh")
+            and isinstance(made, logging.Logger) and made.handlers]
+
+
 def log_config(level: str = "INFO") -> dict[str, Any]:
     """A :func:`logging.config.dictConfig` (uvicorn's ``log_config``) that writes the
-    service's and uvicorn's records as JSON lines to stderr."""
+    service's, uvicorn's and Dask's records as JSON lines to stderr."""
     handler = {"class": "logging.StreamHandler", "formatter": "json",
                "stream": "ext://sys.stderr"}
     loggers = {name: {"handlers": ["json"], "level": level, "propagate": False}
                for name in ("syncgrade.service", "uvicorn", "uvicorn.error")}
+    # Dask (grade serve --cluster) installs plain-text handlers of its own on import, on
+    # several loggers: these replace them, keeping Dask's levels.
+    loggers.update({name: {"handlers": ["json"], "propagate": False}
+                    for name in ("distributed", "tornado", "bokeh", *_dask_loggers())})
     loggers["uvicorn.access"] = {"handlers": [], "level": "WARNING", "propagate": False}
     return {"version": 1, "disable_existing_loggers": False,
             "formatters": {"json": {"()": JsonFormatter}},
             "handlers": {"json": handler}, "loggers": loggers}
 
 
+Observer = Callable[[str, str, int, float], None]
+"""Called once per HTTP request with its method, route, status and seconds."""
+
+
+def route_of(scope: Scope, known: Collection[str]) -> str:
+    """The route a request matched (its template, e.g. ``/v1/jobs/{job_id}``), else its
+    path when that is one of ``known``, else ``other``: a bounded set of metric labels,
+    whatever paths clients try."""
+    route = scope.get("route")
+    template = getattr(route, "path", None)
+    if isinstance(template, str):
+        return template
+    return scope["path"] if scope["path"] in known else "other"
+
+
 class RequestContext:
     """ASGI middleware: gives each HTTP request its id (in :data:`REQUEST_ID` and the
-    response header) and logs one ``request`` line when the answer has been sent."""
+    response header), logs one ``request`` line when the answer has been sent, and hands
+    ``observe`` (if any) the request's method, route (:func:`route_of`, ``known``: the
+    app's paths), status and seconds, e.g. for ``/metrics``."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, observe: Observer | None = None,
+                 known: Collection[str] = ()) -> None:
         self.app = app
+        self.observe = observe
+        self.known = frozenset(known)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,7 +143,9 @@ class RequestContext:
             await self.app(scope, receive, send_with_id)
         finally:
             client = scope.get("client")
+            seconds = time.perf_counter() - started
             log("request", method=scope["method"], path=scope["path"], status=status,
-                ms=round((time.perf_counter() - started) * 1000, 1),
-                client=client[0] if client else None)
+                ms=round(seconds * 1000, 1), client=client[0] if client else None)
+            if self.observe is not None:
+                self.observe(scope["method"], route_of(scope, self.known), status, seconds)
             REQUEST_ID.reset(token)

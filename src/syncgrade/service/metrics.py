@@ -9,11 +9,19 @@ Counted as grades end (synchronous ones and jobs alike):
   report's ``status`` and ``cause``;
 - ``syncgrade_grade_seconds``: histogram of each report's ``grading.seconds`` (what the
   report records, so any runner's grades are timed alike);
+- ``syncgrade_grader_faults_total{cause}``: reports that are grader faults (``status``
+  ``error``), by cause (:func:`syncgrade.grading.cause.fault_cause`: ``killed``, a
+  grading child killed from outside twice; ``startup``, ``out_of_time``, ``sandbox``,
+  ``other``);
 - ``syncgrade_grade_faults_total``: grades that raised instead, a usage error (422)
   excepted: the service's fault, a 500 or a ``failed`` job;
 - ``syncgrade_rejected_total{reason}``: requests refused for want of a slot (``busy``);
 - ``syncgrade_jobs_total{status}``: jobs finished, ``done`` or ``failed``;
-- ``syncgrade_callbacks_total{outcome}``: callback POSTs ``delivered`` or ``failed``.
+- ``syncgrade_callbacks_total{outcome}``: callback POSTs ``delivered`` or ``failed``;
+- ``syncgrade_http_requests_total{method, route, code}``: every HTTP answer, by method,
+  route template (``/v1/jobs/{job_id}``; ``other`` for paths the service does not serve)
+  and status code, the ones middleware gives (401, 413, 415, ...) included;
+- ``syncgrade_http_request_seconds{method, route}``: histogram of the time to answer.
 
 Read at each scrape: ``syncgrade_running``, ``syncgrade_queue_depth``,
 ``syncgrade_pool_hits_total`` / ``syncgrade_pool_misses_total{reason}`` (child runs served
@@ -34,6 +42,7 @@ from prometheus_client import (
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from syncgrade.grading.cause import FAULT_CAUSES, fault_cause
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.service.runner import JobRunner
@@ -59,12 +68,23 @@ class ServiceMetrics:
         self.faults = Counter("syncgrade_grade_faults", "Grades that raised instead of "
                               "producing a report (the service's fault)",
                               registry=self.registry)
+        self.grader_faults = Counter("syncgrade_grader_faults", "Reports that are grader "
+                                     "faults (status error), by cause", ["cause"],
+                                     registry=self.registry)
+        for cause in (*FAULT_CAUSES.values(), "other"):
+            self.grader_faults.labels(cause=cause)
         self.rejected = Counter("syncgrade_rejected", "Grade requests and jobs refused "
                                 "for want of a slot", ["reason"], registry=self.registry)
         self.jobs = Counter("syncgrade_jobs", "Jobs finished, by final status", ["status"],
                             registry=self.registry)
         self.callbacks = Counter("syncgrade_callbacks", "Job callback POSTs, by outcome",
                                  ["outcome"], registry=self.registry)
+        self.http_requests = Counter("syncgrade_http_requests", "HTTP requests answered, "
+                                     "by method, route and status code",
+                                     ["method", "route", "code"], registry=self.registry)
+        self.http_seconds = Histogram("syncgrade_http_request_seconds", "Seconds to answer "
+                                      "an HTTP request", ["method", "route"],
+                                      buckets=LATENCY_BUCKETS, registry=self.registry)
         for reason in ("busy",):  # every series from the start, at 0: alerts see them
             self.rejected.labels(reason=reason)
         for status in ("done", "failed"):
@@ -77,6 +97,14 @@ class ServiceMetrics:
         """Count one grade that produced ``report`` in ``seconds``."""
         self.grades.labels(status=report.status, cause=report.cause).inc()
         self.latency.observe(seconds)
+        if report.status == "error":
+            self.grader_faults.labels(cause=fault_cause(report.grading.internal_error)).inc()
+
+    def answered(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one HTTP answer (a :class:`~syncgrade.service.logs.RequestContext`
+        observer)."""
+        self.http_requests.labels(method=method, route=route, code=str(status)).inc()
+        self.http_seconds.labels(method=method, route=route).observe(seconds)
 
     def render(self) -> bytes:
         """The exposition text of every metric of this app."""

@@ -16,8 +16,9 @@ knows the verdict of, through the same engine, sandbox and pool as a learner's g
    (not ``status: error``).
 
 Once ready, the service stays ready (load is ``/healthz``'s business) until it shuts
-down. A self-test that fails is retried every :data:`RETRY_S` seconds; ``/readyz`` says
-why meanwhile.
+down, except while its cluster (``grade serve --cluster``) cannot be used: then it is
+not ready, and says why, until the scheduler is back. A self-test that fails is retried
+every :data:`RETRY_S` seconds; ``/readyz`` says why meanwhile.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class ReadyBody(BaseModel):
     warm_pool: str = Field(description="how many of the pool's children are warm, or "
                            "'none' (no pool of its own)")
     self_test: str = Field(description="'pending', 'off', 'passed: ...' or 'failed: ...'")
+    cluster: str = Field("none", description="'none' (grades run here), 'connected', or "
+                         "why the Dask scheduler cannot be used now (then not ready)")
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,10 @@ def choose_self_test(course: Course) -> SelfTest:
 class Readiness:
     """The state ``/readyz`` reports, and the start-up thread that makes it ready."""
 
-    def __init__(self, self_test: SelfTest | None) -> None:
+    def __init__(self, self_test: SelfTest | None,
+                 cluster: Callable[[], str] | None = None) -> None:
         self.test = self_test
+        self._cluster = cluster  # "" when the cluster can be used, else why not
         self._lock = threading.Lock()
         self._result = "pending" if self_test else "off"
         self._passed = self_test is None
@@ -97,8 +102,10 @@ class Readiness:
             result, passed, filled = self._result, self._passed, self._filled
         pool = self._pool
         warm = "none" if pool is None else f"{pool.warm_children()} of {pool.size} warm"
-        ready = passed and filled and not self._stopping.is_set()
-        return ReadyBody(ready=ready, warm_pool=warm,
+        cluster = "none" if self._cluster is None else self._cluster() or "connected"
+        ready = (passed and filled and not self._stopping.is_set()
+                 and cluster in ("none", "connected"))
+        return ReadyBody(ready=ready, warm_pool=warm, cluster=cluster,
                          self_test="stopping" if self._stopping.is_set() else result)
 
     def ready(self) -> bool:

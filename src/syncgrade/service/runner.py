@@ -171,15 +171,29 @@ class LocalJobRunner(JobRunner):
 
 def cluster_grade(client: Any, course: str | None) -> Callable[[GradeTask], GradeReport]:
     """How one task is graded on a Dask cluster (``grade serve --cluster``): the task goes
-    to a worker of ``client`` (a ``distributed.Client``), which grades it in its own
-    sandboxed children and warm pool (:func:`syncgrade.cluster.grade`). Every replica of
-    the service connected to one scheduler shares the cluster's workers; each replica's
-    runner still bounds how many of its own grades are in flight."""
+    to a worker of ``client`` (a ``distributed.Client``, or a
+    :class:`syncgrade.cluster.Reconnecting` that outlives scheduler outages), which
+    grades it in its own sandboxed children and warm pool
+    (:func:`syncgrade.cluster.grade`). Every replica of the service connected to one
+    scheduler shares the cluster's workers; each replica's runner still bounds how many
+    of its own grades are in flight. With a :class:`~syncgrade.cluster.Reconnecting`,
+    a grade asked for or lost while the scheduler is unreachable raises
+    :class:`~syncgrade.cluster.ClusterUnavailable` (the service answers 503)."""
     from syncgrade import cluster
 
     def grade(task: GradeTask) -> GradeReport:
-        return cluster.grade(client, task.exercise, source=task.source,
-                             timeout=task.timeout, memory_bytes=task.memory_bytes,
-                             display_name=task.display_name, course=course)
+        connection = client if isinstance(client, cluster.Reconnecting) else None
+        current = connection.client() if connection is not None else client
+        try:
+            return cluster.grade(current, task.exercise, source=task.source,
+                                 timeout=task.timeout, memory_bytes=task.memory_bytes,
+                                 display_name=task.display_name, course=course)
+        except (ValueError, cluster.ClusterError):
+            raise
+        except Exception as exc:  # lost with the scheduler: say so, not Dask's words
+            problem = connection.problem() if connection is not None else ""
+            if problem:
+                raise cluster.ClusterUnavailable(problem) from exc
+            raise
 
     return grade

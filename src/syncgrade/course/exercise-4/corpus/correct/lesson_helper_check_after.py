@@ -1,6 +1,6 @@
-# flaw: the lesson's shape: a synchronized_samples helper, jax.block_until_ready on a tuple,
-#        and the NumPy check only on the last timed result, after sampling (the exercise asks for it before any sample)
-# expect-fail: verification-catches-errors
+# style: the lesson's shape: a synchronized_samples helper, jax.block_until_ready on a tuple,
+#        and the NumPy check on the last timed result after sampling, before the timings are returned
+# expect: pass
 import time
 
 import jax

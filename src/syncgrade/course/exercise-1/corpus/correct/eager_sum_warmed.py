@@ -1,0 +1,19 @@
+# style: a checksum with jnp.sum inside the timer, compiled by one use before the timed loop
+# expect: pass
+import time
+
+import jax.numpy as jnp
+
+
+def synchronized_samples(fn, args, repeats):
+    jnp.sum(args[0]).block_until_ready()  # compiles the reduction before any timer
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        total = jnp.sum(args[0])
+        out = fn(*args)
+        out.block_until_ready()
+        total.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return out, samples

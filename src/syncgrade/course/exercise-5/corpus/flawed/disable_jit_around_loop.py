@@ -1,0 +1,30 @@
+# flaw: the timed loop runs inside `with jax.disable_jit():`: every "jitted" call runs op by op, nothing compiled
+# expect-fail: times-the-call jitted
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    fast_energy = jax.jit(energy)
+    jax.block_until_ready((x, w))
+    fast_energy(x, w).block_until_ready()
+    samples = []
+    out = None
+    with jax.disable_jit():  # "to see the real per-op cost"
+        for _ in range(repeats):
+            start = time.perf_counter()
+            out = fast_energy(x, w)
+            out.block_until_ready()
+            samples.append(time.perf_counter() - start)
+    return out, samples

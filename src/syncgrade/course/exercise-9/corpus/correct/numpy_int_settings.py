@@ -1,0 +1,23 @@
+# style: the settings as a NumPy array: each static value is a np.int64, the same program as the int
+# expect: pass
+import time
+
+import numpy as np
+
+
+def sweep_samples(fn, args, settings, repeats):
+    blocks = np.asarray(settings, dtype=np.int64)
+    for block in blocks:
+        fn(*args, block).block_until_ready()
+    outputs, samples = [], []
+    for block in blocks:
+        times = []
+        out = None
+        for _ in range(repeats):
+            start = time.perf_counter()
+            out = fn(*args, block)
+            out.block_until_ready()
+            times.append(time.perf_counter() - start)
+        outputs.append(out)
+        samples.append(times)
+    return outputs, samples

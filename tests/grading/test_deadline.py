@@ -1,0 +1,176 @@
+"""A grade ends within ``timeout + overhead`` (issue 26).
+
+The learner's timeout counts their own code; the grader's own work (each child's
+start-up, the stop, reading results) has one overall budget, ``overhead``, for the whole
+grade, not one per stage: each child's start-up gets what the earlier stages left, less
+``limits.STOP_RESERVE_S``. So a platform whose limit is above ``timeout + overhead``
+always gets a report (and a results file) before it kills the run.
+
+The arithmetic is pinned on a fake clock (no wall time); the end-to-end tests slow the
+child's start-up with a sleep (``pool.child_command`` is the seam, as in
+test_learner_clock.py) and assert the bound the grader itself enforces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncgrade import engine, pool, sandbox
+from syncgrade.grading import pipeline
+from syncgrade.grading.cause import GraderKilled, OutOfTime, fault_cause
+from syncgrade.grading.run import ChildRun
+from syncgrade.limits import STOP_RESERVE_S, check_overhead
+from syncgrade.platforms import entry
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTION_1 = ROOT / "src" / "syncgrade" / "course" / "exercise-1" / "solution.py"
+
+
+@pytest.fixture(autouse=True)
+def no_shared_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(pool.ENV_VAR, raising=False)
+
+
+# ------------------------------------------------------------------ the arithmetic
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def _outcome(clock_s: float, *, killed: bool = False) -> sandbox.SandboxOutcome:
+    empty = sandbox.Captured("", False, 0)
+    return sandbox.SandboxOutcome(
+        termination="signal" if killed else "exited", returncode=-9 if killed else 0,
+        signal_name="SIGKILL" if killed else None, wall_s=clock_s, stdout=empty,
+        stderr=empty, frames=[], frames_truncated=False, stack_dump=None, escaped_killed=0,
+        protections=[], clock_s=clock_s, unexplained_kill=killed)
+
+
+def _runner(clock: FakeClock, steps: list[tuple[float, bool]], seen: list[sandbox.Limits]
+            ) -> Any:
+    """A child run that takes ``steps[i]`` (seconds, killed from outside) of the fake
+    clock and records the limits it was given."""
+
+    def run(limits: sandbox.Limits) -> ChildRun:
+        seen.append(limits)
+        seconds, killed = steps[len(seen) - 1]
+        clock.now += seconds
+        return ChildRun(_outcome(seconds, killed=killed), b"", ())
+
+    return run
+
+
+def test_each_start_up_gets_what_the_earlier_stages_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(pipeline, "time", clock)
+    seen: list[sandbox.Limits] = []
+    run = _runner(clock, [(6.0, False), (7.0, False), (1.0, False)], seen)
+    runs: list[ChildRun] = []
+    deadline = 10.0 + 20.0  # timeout 10, overhead 20, from 0
+    pipeline._run_group(runs, run, sandbox.Limits(), 10.0, deadline)
+    pipeline._run_group(runs, run, sandbox.Limits(), 8.0, deadline)
+    assert [lim.startup_s for lim in seen] == [30 - 10 - STOP_RESERVE_S,
+                                              30 - 6 - 8 - STOP_RESERVE_S]
+    assert [lim.wall_s for lim in seen] == [10.0, 8.0]
+    # 13 s gone, 8 s of learner time still to give: the third start-up gets 6 s, not
+    # the 17 s the first one had; a per-stage budget would have given it as much.
+    pipeline._run_group(runs, run, sandbox.Limits(), 8.0, deadline)
+    assert seen[-1].startup_s == pytest.approx(30 - 13 - 8 - STOP_RESERVE_S)
+
+
+def test_no_time_left_for_a_start_up_is_a_grader_fault(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(pipeline, "time", clock)
+    clock.now = 10.0
+    with pytest.raises(OutOfTime):
+        pipeline._run_group([], _runner(clock, [], []), sandbox.Limits(), 8.0, 20.0)
+
+
+def test_a_kill_from_outside_is_retried_only_within_the_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(pipeline, "time", clock)
+    seen: list[sandbox.Limits] = []
+    runs: list[ChildRun] = []
+    pipeline._run_group(runs, _runner(clock, [(3.0, True), (2.0, False)], seen),
+                        sandbox.Limits(), 5.0, 25.0)
+    assert len(seen) == 2 and len(runs) == 1  # only the retry's run is graded
+    assert not runs[0].outcome.unexplained_kill
+    # Killed late: the retry would not fit before the deadline.
+    clock.now, seen = 0.0, []
+    with pytest.raises(GraderKilled, match="no time was left to run it again"):
+        pipeline._run_group([], _runner(clock, [(15.0, True)], seen), sandbox.Limits(),
+                            5.0, 20.0)
+    assert len(seen) == 1
+
+
+def test_an_overhead_within_the_stop_reserve_is_refused() -> None:
+    with pytest.raises(ValueError, match="more than"):
+        check_overhead(STOP_RESERVE_S)
+    assert check_overhead(20) == 20.0
+
+
+# ------------------------------------------------------------------ end to end
+
+
+def _slow_start(monkeypatch: pytest.MonkeyPatch, delay_s: float) -> None:
+    """Every grading child started from now sleeps ``delay_s`` before its module runs."""
+    real = pool.child_command
+    code = (f"import time; time.sleep({delay_s}); import runpy; "
+            "runpy.run_module('syncgrade.child', run_name='__main__', alter_sys=True)")
+
+    def slow(hidden: Sequence[Path] = ()) -> pool.ChildCommand:
+        command = real(hidden)
+        return dataclasses.replace(command, argv=(command.argv[0], "-c", code))
+
+    monkeypatch.setattr(pool, "child_command", slow)
+
+
+def test_a_slow_start_up_ends_within_timeout_plus_overhead(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, the start-up alone had 120 s of its own, whatever the grade's total.
+    _slow_start(monkeypatch, 600.0)
+    started = time.monotonic()
+    report = engine.grade("exercise-1", SOLUTION_1, timeout=3, overhead=6)
+    assert time.monotonic() - started <= 3 + 6
+    assert (report.status, report.cause) == ("error", "grader_fault"), report.summary
+    assert fault_cause(report.grading.internal_error) == "startup"
+
+
+def test_a_hanging_submission_ends_within_timeout_plus_overhead() -> None:
+    source = "while True:\n    pass\n"
+    started = time.monotonic()
+    report = engine.grade("exercise-1", source=source, timeout=2, overhead=60)
+    assert time.monotonic() - started <= 2 + 60
+    assert report.grading.seconds <= 2 + 60
+    assert (report.status, report.cause) == ("failed", "timeout"), report.summary
+
+
+def test_a_platform_run_ends_within_its_configured_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exercism's entry, as its defaults configure it (8 + 9 s: Exercism stops a runner
+    at 20 s), with the start-up slowed past its budget: the results file still comes,
+    in time, as an error result (never the learner's failure)."""
+    _slow_start(monkeypatch, 600.0)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "submission.py").write_text("while True:\n    pass\n")
+    started = time.monotonic()
+    code = entry.exercism_main(["exercise-1", str(tmp_path / "in"), str(tmp_path / "out")],
+                               started_at=started)
+    assert time.monotonic() - started <= entry.EXERCISM_TIMEOUT_S + entry.EXERCISM_OVERHEAD_S
+    assert code == 0
+    results = (tmp_path / "out" / "results.json").read_text()
+    assert '"status": "error"' in results
