@@ -7,7 +7,8 @@ have checks of their own). This check fails an interval that holds the learner's
 host work besides: a write to stdout/stderr (``print``), a ``time.sleep``, eager (not
 jitted) array work on anything but the timed output, or more host CPU time than
 :data:`~syncgrade.analysis.UNEXPLAINED_CPU_BOUND_NS` that no recorded operation explains
-(:attr:`syncgrade.analysis.Interval.unexplained_cpu_ns`: NumPy work, Python loops).
+(:attr:`syncgrade.analysis.Interval.unexplained_cpu_ns`: NumPy work, Python loops). The
+CPU bound is not judged in an interval that compiles: the compilation checks own it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             message, hint = _activity(found[0])
             return Outcome.fail(message, hint, with_timeline(
                 ctx, call, interval, **flaw_facts("host work", interval)))
-        unexplained = interval.unexplained_cpu_ns
+        # An interval that compiles spends host CPU on tracing and lowering around the
+        # call; the compilation checks (warmup-excluded, jitted, first-call-includes-
+        # compile) own that interval, and its CPU time is no measure of the learner's
+        # own work (one lead per cause, and no verdict resting on compile-time noise).
+        unexplained = None if interval.compiles else interval.unexplained_cpu_ns
         if unexplained is not None and unexplained > UNEXPLAINED_CPU_BOUND_NS:
             return Outcome.fail(
                 f"{_where(interval)} {_ms(unexplained)} of host CPU time inside the timed "

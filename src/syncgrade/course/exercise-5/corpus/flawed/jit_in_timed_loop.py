@@ -1,5 +1,5 @@
 # flaw: a new jax.jit(lambda ...) inside every interval: each sample traces and compiles again
-# expect-fail: jitted warmup-excluded interval-clean
+# expect-fail: jitted warmup-excluded
 import time
 
 import jax
