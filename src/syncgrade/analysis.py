@@ -20,6 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from typing import Any, overload
 
 import numpy as np
@@ -28,12 +29,15 @@ from syncgrade.trace import (
     READBACK_WAYS,
     Call,
     Compile,
+    Eager,
     Event,
     Pair,
     Placement,
     Return,
+    Sleep,
     TimerRead,
     Wait,
+    Write,
 )
 
 _CLOCK_IDS = ("CLOCK_MONOTONIC", "CLOCK_REALTIME", "CLOCK_MONOTONIC_RAW", "CLOCK_BOOTTIME")
@@ -57,6 +61,12 @@ PHASES = (
     "output wait",
     "host transfer",
 )
+UNEXPLAINED_CPU_BOUND_NS = 1_000_000
+"""The most host CPU time (ns) an interval may spend outside its recorded operations
+(:attr:`Interval.unexplained_cpu_ns`): the instrumented glue of a correct sample (clock
+hooks, the call's recording, the wait's) measured well under a tenth of it, under load
+too (docs/performance.md, "Unexplained host time"); a NumPy recompute of an exercise's
+reference on its hidden inputs takes more than it."""
 UNITS = (1.0, 1e3, 1e6, 1e9)  # seconds, milliseconds, microseconds, nanoseconds
 MAX_MATCHED_SAMPLES = 100  # an exercise asks for < 10; a longer list fails `sample-count`
 _CANDIDATE_SCAN_LIMIT = 20_000  # read pairs looked at per sample and unit, at most
@@ -246,6 +256,106 @@ class Interval:
         read of a value computed from the output is a wait, not this)."""
         return [w for w in self.waits_on_own_output() if w.how in READBACK_WAYS]
 
+    @cached_property
+    def _eager_split(self) -> tuple[list[Eager], list[Write | Sleep | Eager]]:
+        """(eager work on the calls' outputs, the learner's other host work), in order."""
+        derived: set[int] = set()
+        on_outputs: list[Eager] = []
+        found: list[Write | Sleep | Eager] = []
+        for event in self.inside:
+            if isinstance(event, Return):
+                derived.update(event.outputs)
+            elif isinstance(event, Eager):
+                if derived.intersection(event.arrays[:event.inputs]):
+                    derived.update(event.arrays[event.inputs:])
+                    on_outputs.append(event)
+                elif event.site is not None:
+                    found.append(event)
+            elif isinstance(event, (Write, Sleep)) and event.site is not None:
+                found.append(event)
+        return on_outputs, found
+
+    def host_activity(self) -> list[Write | Sleep | Eager]:
+        """The learner's own host work inside, in order: writes to stdout/stderr, sleeps,
+        and eager (not jitted) array work on anything but the interval's call outputs and
+        what was computed from them (``float(out.sum())`` reduces the timed output to
+        wait for it: part of the wait; ``jnp.tanh(x @ w)`` recomputes on other arrays:
+        not). Events without a learner site (the grader's or a library's) are left out."""
+        return self._eager_split[1]
+
+    def explained_cpu(self) -> list[tuple[int, int]]:
+        """The CPU-time spans (ns, on the start read's thread) of the recorded operations
+        inside: each call from dispatch to return, each wait and host read, each
+        placement, eager work on the calls' outputs (part of a wait), and every GC pause,
+        merged and clipped to the interval's CPU span."""
+        start, stop = self.start, self.stop
+        if start.cpu is None or stop.cpu is None:
+            return []
+        th, spans = start.th, []
+        # A conversion of plain Python values (``np.array(out.tolist())``: a wait with no
+        # arrays) goes on until the thread's next event: freeing the list it converted
+        # happens after its hook returned, and is the readback's too.
+        freed_from: int | None = None
+        for event in self.inside:
+            if event.th != th or event.cpu is None:
+                continue
+            if freed_from is not None:
+                spans.append((freed_from, event.cpu))
+                freed_from = None
+            if isinstance(event, Wait) and not event.arrays and event.cpu0 is not None:
+                freed_from = event.cpu
+            if isinstance(event, Call):
+                ret = self.index.returns.get(event.seq)
+                if ret is not None and ret.cpu is not None:
+                    spans.append((event.cpu, ret.cpu))
+            elif isinstance(event, (Wait, Placement)):
+                end = getattr(event, "cpu_end", None)
+                if end is not None:
+                    spans.append((event.cpu, end))
+                elif event.cpu0 is not None:
+                    spans.append((event.cpu0, event.cpu))
+        if freed_from is not None:
+            spans.append((freed_from, stop.cpu))
+        spans.extend((e.cpu0, e.cpu) for e in self._eager_split[0]
+                     if e.th == th and e.cpu0 is not None and e.cpu is not None)
+        spans.extend((g.cpu, g.cpu_end) for g in self.index.of_kind("gc")
+                     if g.th == th and g.cpu is not None)
+        return _merged(spans, start.cpu, stop.cpu)
+
+    @cached_property
+    def unexplained_cpu_ns(self) -> int | None:
+        """The start read's thread's CPU time between the two reads that no recorded
+        operation explains (:meth:`explained_cpu`): the learner's own host work. ``None``
+        when the reads carry no CPU stamps or were made on different threads."""
+        start, stop = self.start, self.stop
+        if start.cpu is None or stop.cpu is None or start.th != stop.th \
+                or stop.cpu < start.cpu:
+            return None
+        covered = sum(b - a for a, b in self.explained_cpu())
+        return stop.cpu - start.cpu - covered
+
+    def unexplained_gap(self) -> tuple[Event, Event, int] | None:
+        """The two consecutive events of the start read's thread (by CPU stamp) between
+        which the most unexplained CPU time went, and that time (ns)."""
+        if self.unexplained_cpu_ns is None:
+            return None
+        th, spans = self.start.th, self.explained_cpu()
+        points: list[tuple[int, Event]] = [(self.start.cpu or 0, self.start)]
+        for event in self.inside:
+            if event.th == th and event.cpu is not None and not isinstance(event, Pair):
+                points.append((event.cpu, event))
+                end = getattr(event, "cpu_end", None)
+                if isinstance(event, Wait) and end is not None:
+                    points.append((end, event))
+        points.append((self.stop.cpu or 0, self.stop))
+        points.sort(key=lambda p: p[0])
+        best: tuple[Event, Event, int] | None = None
+        for (a, before), (b, after) in pairwise(points):
+            free = b - a - sum(y - x for x, y in _merged(spans, a, b))
+            if best is None or free > best[2]:
+                best = (before, after, free)
+        return best
+
     def phases(self) -> set[str]:
         """The lesson's phase names for what this interval really waited for."""
         phases: set[str] = set()
@@ -281,6 +391,19 @@ def waits_on_output(index: EventIndex, call: Call, before: int,
     return [w for w in index.between("wait", after, before)
             if wanted.intersection(w.arrays)
             or (newest is not None and any(a > newest for a in w.arrays))]
+
+
+def _merged(spans: Iterable[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
+    """``spans`` clipped to ``[lo, hi]`` and merged where they overlap, in order."""
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted((max(a, lo), min(b, hi)) for a, b in spans):
+        if b <= a:
+            continue
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
 
 
 def _seconds(start: TimerRead, stop: TimerRead) -> float:

@@ -14,9 +14,19 @@ from pydantic import BaseModel, ConfigDict, Field
 Site = tuple[str, int] | None
 
 
+Cpu = Annotated[int, Field(ge=0, lt=2**63)]
+
+
 class _Event(BaseModel):
+    """``cpu``: the sending thread's CPU time (ns) when the core recorded the event (for a
+    call, when it was dispatched; for its return, when it returned); ``th``: which thread
+    sent it (threads numbered in the order they first sent, 0 the first). CPU times of
+    different threads are different clocks: only one thread's are compared."""
+
     model_config = ConfigDict(frozen=True, extra="ignore")
     seq: int
+    cpu: Cpu | None = None
+    th: int = 0
 
 
 class TimerRead(_Event):
@@ -71,10 +81,16 @@ class Return(_Event):
 
 
 class Wait(_Event):
+    """A wait (or host read) on ``arrays``. Recorded before it waited (``cpu``; its end
+    ``cpu_end``) or, for NumPy's conversions, after it (``cpu0`` its start, ``cpu`` its
+    end)."""
+
     kind: Literal["wait"]
     how: str
     arrays: list[int] = []
     site: Site = None
+    cpu0: Cpu | None = None
+    cpu_end: Cpu | None = None
 
 
 class Placement(_Event):
@@ -87,6 +103,7 @@ class Placement(_Event):
     arrays: list[int] = []
     site: Site = None
     host: int = 1
+    cpu0: Cpu | None = None
     host_leaves: list[bool] | None = None
     """For each of ``arrays``: whether that leaf came from host memory (``None``: not
     recorded leaf by leaf; then ``host`` alone decides, for every array)."""
@@ -107,6 +124,43 @@ class Compile(_Event):
     site: Site = None
 
 
+class Write(_Event):
+    """The learner's code wrote to its ``stream`` (``stdout``/``stderr``: a ``print``)."""
+
+    kind: Literal["write"]
+    stream: str = ""
+    site: Site = None
+
+
+class Sleep(_Event):
+    """A ``time.sleep(seconds)`` (recorded before it slept)."""
+
+    kind: Literal["sleep"]
+    seconds: float | None = None
+    site: Site = None
+
+
+class Eager(_Event):
+    """An eager (not jitted) ``jax.numpy`` function or array operation ``fun``, recorded
+    after it returned an array: ``arrays`` holds its first ``inputs`` array arguments,
+    then its result; ``cpu0`` the CPU time before it ran, ``cpu`` after."""
+
+    kind: Literal["eager"]
+    fun: str = ""
+    arrays: list[int] = []
+    inputs: int = 0
+    site: Site = None
+    cpu0: Cpu | None = None
+
+
+class GcPause(_Event):
+    """A garbage collection on thread ``th``, from CPU time ``cpu`` to ``cpu_end`` (its
+    ``seq`` is no position: it is numbered when the call's frame is written)."""
+
+    kind: Literal["gc"]
+    cpu_end: Cpu = 0
+
+
 class Given(_Event):
     """Arrays the grader handed to the learner already complete (at the call's start)."""
 
@@ -115,7 +169,8 @@ class Given(_Event):
 
 
 Event = Annotated[
-    TimerRead | Pair | Readiness | Call | Return | Wait | Placement | Compile | Given,
+    TimerRead | Pair | Readiness | Call | Return | Wait | Placement | Compile | Given
+    | Write | Sleep | Eager | GcPause,
     Field(discriminator="kind"),
 ]
 

@@ -30,6 +30,14 @@ ENTRY_POINTS = (
 )
 
 STREAMS = {"stdout", "stderr", "__stdout__", "__stderr__"}
+
+# Functions outside the entry points that may name the streams, and why: they swap them,
+# they never print or write. (module path, function name)
+STREAM_SWAPPERS = {
+    # The learner's streams become recording stand-ins (a print inside a timed interval
+    # is recorded, issue 25); restored on undo.
+    ("child/instrument.py", "_install_streams"),
+}
 EXITS = {"exit", "_exit", "quit"}
 
 
@@ -70,6 +78,12 @@ def test_the_scan_finds_what_it_forbids() -> None:
         ["print()", "sys.stdout", "sys.exit()", "os._exit()", "SystemExit", "exit()"]
 
 
+def test_the_stream_swappers_named_here_exist() -> None:
+    for relative, name in STREAM_SWAPPERS:
+        tree = ast.parse((PACKAGE / relative).read_text())
+        assert _swapping_lines(tree, relative), f"{relative}: no function {name}"
+
+
 def test_the_entry_points_named_here_exist() -> None:
     for entry in ENTRY_POINTS:
         if entry in ("service.py", "service/"):
@@ -78,11 +92,20 @@ def test_the_entry_points_named_here_exist() -> None:
     assert (PACKAGE / "service.py").exists() or (PACKAGE / "service").is_dir()
 
 
+def _swapping_lines(tree: ast.AST, relative: str) -> set[int]:
+    """The lines of the functions of ``relative`` that :data:`STREAM_SWAPPERS` names."""
+    return {line for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and (relative, node.name) in STREAM_SWAPPERS
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
+
+
 @pytest.mark.parametrize("module", _engine_modules(),
                          ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_only_entry_points_print_or_exit(module: Path) -> None:
     tree = ast.parse(module.read_text(), filename=str(module))
-    offences = [f"line {line}: {what}" for line, what in _offences(tree)]
+    swapping = _swapping_lines(tree, module.relative_to(PACKAGE).as_posix())
+    offences = [f"line {line}: {what}" for line, what in _offences(tree)
+                if not (line in swapping and what.startswith("sys."))]
     assert not offences, (
         f"{module.relative_to(PACKAGE)} is not an entry point but uses "
         + ", ".join(offences) + ": return a value or raise a syncgrade.errors error, and "

@@ -124,6 +124,8 @@ core = rec.new_core(b"k" * 32, write_fd, list(SNIPPETS), _thread.get_ident(),
                     at.__dict__["is_deleted"], at)
 recorder = rec.Recorder(core, {"learner.py"})
 installation = instrument.install(recorder)
+# The hook codes, as the child's main sends them (the sleep hook records its sleeps).
+core.send((rec.PROTECT, instrument.hook_codes(), frozenset(), rec.EMIT_CODES, {}))
 out = {"samples": {}, "facts": {}, "tampered": {}}
 core.send((rec.SEND, {"type": "hello"}, None))
 core.send((rec.SEND, {"type": "load", "tampered": []}, None))

@@ -146,7 +146,9 @@ def probe() -> dict[str, Any]:
 def test_a_real_wait_is_recorded_and_failed_waits_are_not(probe: dict[str, Any]) -> None:
     # good_wait's block_until_ready is the only wait: the deleted array's
     # block_until_ready / item and the call with a bad `self` all raised.
-    assert [how for how, _arrays in probe["waits"]] == ["block_until_ready"]
+    # (A NumPy conversion of a plain list is recorded with no arrays, for CPU accounting:
+    # no wait.)
+    assert [how for how, arrays in probe["waits"] if arrays] == ["block_until_ready"]
     assert probe["good"] == []
 
 

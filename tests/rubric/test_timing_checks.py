@@ -110,7 +110,8 @@ class Sim:
         self._host(2e-6)
         self._add("wait", how=how, arrays=arrays, site=[F, line])  # recorded on return
 
-    def sleep(self, seconds: float) -> None:
+    def sleep(self, seconds: float, line: int = 12) -> None:
+        self._add("sleep", seconds=seconds, site=[F, line])  # recorded before it sleeps
         self.now += seconds * float(self.rng.uniform(1.0, 1.1))  # never shorter
 
     def pair(self, start: int, stop: int) -> None:

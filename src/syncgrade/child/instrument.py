@@ -17,11 +17,13 @@ the recorder's lock (``Recorder._lock``): learner threads may call hooks concurr
 
 from __future__ import annotations
 
+import _thread
 import copyreg
 import ctypes
 import datetime as _datetime_module
 import enum
 import functools
+import gc
 import inspect
 import sys
 import time
@@ -53,6 +55,11 @@ from syncgrade.child.recorder import TIMER as _OP_TIMER
 from syncgrade.child.recorder import Recorder
 
 ArrayImpl: Any = xc.ArrayImpl
+# The learner thread's CPU clock, as it was when this module was imported (before the
+# timer hooks replace ``time.thread_time_ns``): the hooks mark when an operation began or
+# ended with it (docs/checks.md, "interval-clean").
+_thread_time_ns = time.thread_time_ns
+_get_ident = _thread.get_ident
 HOST_CONVERSIONS = ("asarray", "array", "asanyarray")
 COMPILE_EVENTS = (
     "/jax/core/compile/jaxpr_trace_duration",
@@ -408,12 +415,15 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
             number = send((_OP_SITED, "wait", {"how": how, "arrays": [self], "site": None},
                            "arrays", 2, recorder.learner_files))
         try:
-            return original(self, *args, **kwargs)
+            result = original(self, *args, **kwargs)
         except BaseException:
             if number is not None:  # a wait that raised waited for nothing: withdrawn
                 with lock:
                     send((_OP_CANCEL, number))
             raise
+        if number is not None:  # its end, for CPU accounting: an append, no send
+            _MARKS.append((number, _thread_time_ns()))
+        return result
 
     return hooked
 
@@ -453,12 +463,15 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
                                                "arrays": [a for a in arrays], "site": None},
                            "arrays", 2, recorder.learner_files))
         try:
-            return original_batched(arrays)
+            result = original_batched(arrays)
         except BaseException:
             if number is not None:
                 with lock:
                     send((_OP_CANCEL, number))
             raise
+        if number is not None:
+            _MARKS.append((number, _thread_time_ns()))
+        return result
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
     inst.sends(batched_block_until_ready, "wait")
@@ -476,13 +489,16 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
 
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        began = _thread_time_ns()
         result = original(obj, *args, **kwargs)  # recorded only after it returned
         if recorder.enabled:
             leaves = list(_array_leaves(obj))
-            if leaves:
+            # A list of plain values (``np.array(out.tolist())``) is recorded too, with no
+            # arrays: the host side of a readback, CPU time that is explained, not a wait.
+            if leaves or type(obj) in (list, tuple):
                 with lock:
                     send((_OP_SITED, "wait", {"how": f"numpy.{name}", "arrays": leaves,
-                                              "site": None},
+                                              "site": None, "cpu0": began},
                           "arrays", 2, recorder.learner_files))
         return result
 
@@ -528,6 +544,7 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
 
     @functools.wraps(original)
     def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
+        began = _thread_time_ns()
         out = original(x, *args, **kwargs)
         if recorder.enabled:
             given = jax.tree_util.tree_leaves(x)
@@ -546,7 +563,7 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
                 host_leaves = [host > 0] * len(arrays)
             with lock:
                 send((_OP_SITED, "placement", {"site": None, "arrays": arrays, "host": host,
-                                               "host_leaves": host_leaves},
+                                               "host_leaves": host_leaves, "cpu0": began},
                       "arrays", 2, recorder.learner_files))
         return out
 
@@ -565,11 +582,13 @@ def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
 
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        began = _thread_time_ns()
         out = original(obj, *args, **kwargs)
         if recorder.enabled and isinstance(out, ArrayImpl) and any(
                 isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
             with lock:
-                send((_OP_SITED, "placement", {"site": None, "arrays": [out], "host": 1},
+                send((_OP_SITED, "placement", {"site": None, "arrays": [out], "host": 1,
+                                               "cpu0": began},
                       "arrays", 2, recorder.learner_files))
         return out
 
@@ -600,6 +619,7 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
     compilation is inside a call (see the recorder's CALL and COMPILE)."""
     out: Any = None
     raised = True
+    began = _thread_time_ns()  # the call's CPU time is explained, not the learner's glue
     try:
         out = call(*args, **kwargs)
         raised = False
@@ -638,7 +658,8 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
             jit_disabled = _DISABLE_JIT.value is True
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
-                                recorder.learner_files, callee, statics, jit_disabled))
+                                recorder.learner_files, callee, statics, began,
+                                jit_disabled))
 
 
 # jax's ``jax_disable_jit`` setting (``jax.config.update`` or ``with jax.disable_jit()``,
@@ -776,6 +797,136 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
     inst.patch(stages.Lowered, "compile", compile_lowered)
 
 
+# --------------------------------------------------------------------------- host activity
+
+# End marks, appended without a send (the core holds this list, Recorder.register, and
+# takes and checks its entries when it writes the call's frame): ``(wait seq, CPU ns at
+# its end)`` from the wait hooks, ``(-1, start CPU ns, end CPU ns, thread)`` per GC pause.
+_MARKS: list[Any] = []
+_MARKS_CAP = 100_000  # GC pauses between calls are not kept beyond this
+_GC_STARTED = [0]
+# Array methods that compute eagerly (outside a jitted function): recorded as "eager".
+EAGER_METHODS = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__matmul__", "__rmatmul__", "__pow__", "__getitem__", "sum", "mean",
+    "max", "min", "ravel", "reshape", "astype", "dot", "transpose",
+)
+# jax.numpy names that are no computation of their own (placement hooks cover asarray).
+_NOT_EAGER = frozenset({"asarray", "array"})
+
+
+def _install_host_activity(inst: Installation, recorder: Recorder) -> None:
+    """Hooks for host work inside a timed interval that is no part of what is timed:
+    writes to the learner's stdout/stderr, ``time.sleep``, eager ``jax.numpy`` work and
+    array arithmetic outside jit (each a SITED event: "write", "sleep", "eager"), and
+    GC pauses (an end mark: CPU time that is not the learner's). See docs/checks.md,
+    "interval-clean"."""
+    send, lock = recorder._send, recorder._lock
+    original_sleep = time.sleep
+
+    def sleep(seconds: Any, /) -> Any:
+        with lock:
+            send((_OP_SITED, "sleep", {"seconds": seconds if type(seconds) in (int, float)
+                                       else None, "site": None},
+                  None, 2, recorder.learner_files))
+        return original_sleep(seconds)
+
+    inst.patch(time, "sleep", sleep)
+    inst.sends(sleep, "sleep")
+    _install_streams(inst, recorder)
+    for name in dir(jnp):
+        value = getattr(jnp, name)
+        if name.startswith("_") or name in _NOT_EAGER or type(value).__name__ not in (
+                "PjitFunction", "function"):
+            continue
+        inst.patch(jnp, name, _eager_hook(recorder, name, value))
+    for name in EAGER_METHODS:
+        if name in ArrayImpl.__dict__:
+            inst.patch(ArrayImpl, name,
+                       _eager_hook(recorder, name.strip("_"), ArrayImpl.__dict__[name]))
+    inst.sends(_record_eager, "eager")
+
+    def on_gc(phase: str, info: Any) -> None:
+        if phase == "start":
+            _GC_STARTED[0] = _thread_time_ns()
+        elif len(_MARKS) < _MARKS_CAP:
+            _MARKS.append((-1, _GC_STARTED[0], _thread_time_ns(), _get_ident()))
+
+    gc.callbacks.append(on_gc)
+    inst.restores.append(lambda: gc.callbacks.remove(on_gc))
+
+
+def _eager_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
+    # After the work (nothing before it: a traced call, inside jit, must stay cheap: its
+    # result is a tracer, and nothing is sent).
+    array_type = ArrayImpl
+
+    @functools.wraps(original)
+    def eager(*args: Any, **kwargs: Any) -> Any:
+        began = _thread_time_ns()
+        out = original(*args, **kwargs)
+        if type(out) is array_type:
+            _record_eager(recorder, name, args, out, began)
+        return out
+
+    return eager
+
+
+def _record_eager(recorder: Recorder, name: str, args: tuple[Any, ...], out: Any,
+                  began: int) -> None:
+    """Record one eager computation (one send, straight to the core, which tests that
+    recording is on). The event's arrays are the array arguments, then the result
+    (``inputs`` counts the former): a reduction of the timed output (``float(out.sum())``)
+    is part of the wait, a computation on anything else is not (the check follows the
+    data). ``began``: the CPU time before it ran (``cpu0``; a compilation on first use
+    happens inside). One sender for every eager hook: the core re-checks a sender's captured cells
+    on every event, and the hooks' are many."""
+    inputs = [a for a in args if type(a) is ArrayImpl]
+    with recorder._lock:
+        recorder._send((_OP_SITED, "eager", {"fun": name, "arrays": [*inputs, out],
+                                             "inputs": len(inputs), "site": None,
+                                             "cpu0": began},
+                        "arrays", 3, recorder.learner_files))
+
+
+def _install_streams(inst: Installation, recorder: Recorder) -> None:
+    # The learner's ``sys.stdout``/``sys.stderr`` write through a stand-in that records
+    # each write ("write", the stream's name) and passes it on. Not an attribute patch
+    # (``contextlib.redirect_stdout`` is the learner's right, not tampering): restored on
+    # undo. A write to another object, or to the fd, is not seen here.
+    send, lock = recorder._send, recorder._lock
+
+    def stand_in(stream: Any, label: str) -> Any:
+        def write(text: Any, /) -> Any:
+            with lock:
+                send((_OP_SITED, "write", {"stream": label, "site": None}, None, 2,
+                      recorder.learner_files))
+            return stream.write(text)
+
+        inst.sends(write, "write")
+        return _Stream(stream, write)
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = stand_in(sys.stdout, "stdout"), stand_in(sys.stderr, "stderr")
+    inst.listeners.extend([sys.stdout.write, sys.stderr.write])
+
+    def restore() -> None:
+        sys.stdout, sys.stderr = saved
+
+    inst.restores.append(restore)
+
+
+class _Stream:
+    """A text stream that writes through ``write`` (a hook) and is otherwise ``stream``."""
+
+    def __init__(self, stream: Any, write: Callable[[Any], Any]) -> None:
+        self._stream = stream
+        self.write = write
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 # --------------------------------------------------------------------------- compilation
 
 
@@ -825,12 +976,13 @@ def install(recorder: Recorder) -> Installation:
     inst.listeners.append(listener)
     inst.sends(listener, "compile")
     inst.sends(_record_call, "call", "return")
+    _install_host_activity(inst, recorder)
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
-    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals())
+    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals(), _MARKS)
     return inst
 
 
 # Module-level functions that send events themselves (the recorder checks their globals).
 # ``_record_pair`` sends nothing: it appends to ``_PAIRS``, whose entries the core checks.
-EMITTING_HELPERS = [_record_call]
+EMITTING_HELPERS = [_record_call, _record_eager]

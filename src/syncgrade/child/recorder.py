@@ -201,11 +201,20 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     frames_sent = 0
     ended = False
     reads: dict[int, Any] = {}
-    core_made = frozenset({"timer", "ready", "pair", "call", "return"})
+    core_made = frozenset({"timer", "ready", "pair", "call", "return", "gc"})
     # The learner's subtractions, appended by the hooks (Recorder.register; take_pairs).
     pair_log: list[Any] = []
     # Compilations reported from inside a jitted call, not yet numbered (number_compiles).
     pending_compiles: list[Event] = []
+    # The hooks' end marks, appended without a send (instrument._MARKS, registered with
+    # REGISTER): (wait seq, CPU time at its end) and (-1, GC start CPU, GC end CPU,
+    # thread ident); taken and checked when the call's frame is written (take_marks).
+    mark_log: list[Any] = []
+    # CPU accounting (docs/checks.md, "interval-clean"): the sending thread's CPU time,
+    # read by the core itself with the clock bound now (before any hook or learner code).
+    # Threads are numbered in the order they first send (``th``, left out when 0).
+    cpu_clock = time.thread_time_ns
+    threads: dict[int, int] = {}
     # Computed at PROTECT: addresses of the hook codes that record calls (a compilation
     # with one of them on its stack is inside a call).
     call_ids: frozenset[int] = frozenset()
@@ -219,6 +228,43 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     # members, the only ones the core compares filenames with.
     files_seen: Any = None
     safe_files: frozenset[str] = frozenset()
+
+    def stamp(fields: Event) -> int:
+        # The sending thread's CPU time and number on ``fields``; returns the time.
+        ident = get_ident()
+        th = threads.get(ident)
+        if th is None:
+            th = threads[ident] = len(threads)
+        fields["cpu"] = now = cpu_clock()
+        if th:
+            fields["th"] = th
+        return now
+
+    def take_marks() -> None:
+        # The end marks since the call began (see ``mark_log``). Learner code can reach
+        # the list: a mark is kept only if it is two or four exact ints, a wait's end no
+        # earlier than its start, a GC pause on a thread that sent events. A forged mark
+        # can only call the learner's own CPU time explained, as hiding an event can.
+        entries = mark_log[:]
+        mark_log.clear()
+        waits = None
+        for entry in entries:
+            if type(entry) is not tuple_type or not all(
+                    type(item) is int_type for item in entry):
+                continue
+            if len(entry) == 2:
+                if waits is None:
+                    waits = {e["seq"]: e for e in events if e["kind"] == "wait"}
+                fields = waits.get(entry[0])
+                if fields is not None and "cpu" in fields and entry[1] >= fields["cpu"]:
+                    fields["cpu_end"] = entry[1]
+            elif len(entry) == 4 and entry[0] == -1 and entry[3] in threads \
+                    and entry[1] <= entry[2]:
+                pause = {"seq": next(seq), "kind": "gc", "cpu": entry[1],
+                         "cpu_end": entry[2]}
+                if threads[entry[3]]:
+                    pause["th"] = threads[entry[3]]
+                events.append(pause)
 
     def clean(value: Any, depth: int = 0) -> Any:
         # Exact built-in types only: the C encoder then calls no Python-level method.
@@ -458,7 +504,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # learner code exists yet (learner code runs only after the hooks are protected
         # and the guard is armed). Any later attempt is tampering. Returns the clock
         # hooks' (reading types, timer files, hook globals) for the loop to bind.
-        nonlocal registered, pair_log
+        nonlocal registered, pair_log, mark_log
         if registered or protected_once or get_ident() != main_thread:
             tampered.append("recorder: hook senders were registered after the "
                             "hooks were installed")
@@ -466,6 +512,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         registered = True
         if type(message[2]) is list_type:
             pair_log = message[2]
+        if len(message) > 6 and type(message[6]) is list_type:
+            mark_log = message[6]
         readings = {clock: kind for clock, kind in dict_type.items(message[3])
                     if clock in clocks and type(kind) is type}
         files = exact_strs(message[4])
@@ -492,6 +540,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         events = []
         pending_compiles.clear()
         pair_log.clear()
+        mark_log.clear()
 
     def on_send(message: Any) -> None:
         # (SEND, frame, learner JSON or None): write one frame, in the protocol's order
@@ -510,6 +559,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             if pending_compiles:
                 number_compiles()
             take_pairs()
+            take_marks()
             frame["events"] = clean(events)
         if kind in (load_kind, end_kind) and tampered:
             frame["tampered"] = [*frame.get("tampered", []), *tampered]
@@ -582,7 +632,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # the same kind, across the learner's next call (which then cannot reuse their
         # memory: page faults in the timed interval that uninstrumented code never pays).
         sender = hook = caller = frame = message = outputs = array = fields = None
-        inputs = callee = statics = entry = None
+        inputs = callee = statics = entry = began = None
         try:
             message = yield reply
         except GeneratorExit:
@@ -644,13 +694,17 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     site = (name, caller.f_lineno)
                 if pending_compiles:
                     number_compiles()
+                # The CPU stamp before the clock: a start read's is outside the interval.
+                fields = {"seq": 0, "kind": "timer", "clock": clock, "value": 0,
+                          "site": site}
+                stamp(fields)
                 value = read_clock()
-                number = next(seq)
+                fields["seq"] = number = next(seq)
+                fields["value"] = value
                 reply = reading_types[clock](value)
                 reply.seq = number
                 reads[number] = value
-                events.append({"seq": number, "kind": "timer", "clock": clock,
-                               "value": value, "site": site})
+                events.append(fields)
                 if latest_call is None:
                     continue
                 # Whether the latest call's outputs were ready at this read.
@@ -676,7 +730,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                                "call": latest_call, "ready": ready})
             elif op == CALL:
                 # (CALL, name, inputs, NumPy argument count, outputs or None if the call
-                # raised, depth, learner files, callee, statics, jit disabled: True when
+                # raised, depth, learner files, callee, statics, CPU time before the
+                # dispatch, jit disabled: True when
                 # jax_disable_jit was on): one jitted call, sent once, after it
                 # returned (the proxy does nothing before dispatching, so a learner's
                 # back-to-back calls keep jax's dispatch thread busy as they would
@@ -686,6 +741,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 if not enabled:
                     continue
                 what, inputs, numpy_args, outputs, depth, files, callee, statics = message[1:9]
+                # The CPU time the hook read before dispatching (no later than now).
+                began = message[9] if len(message) > 9 else None
                 if type(depth) is not int_type or (outputs is not None
                                                    and type(outputs) is not list_type) or (
                         statics is not None and type(statics) is not list_type):
@@ -702,15 +759,23 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                           "fn": entry[1] if entry is not None and entry[0] is callee else 0}
                 if statics is not None:
                     fields["static"] = statics
-                if len(message) > 9 and message[9] is True:  # run with jit disabled
+                returned: Event = {"call": 0, "outputs": [], "seq": 0, "kind": "return"}
+                ended_at = stamp(returned)
+                fields["cpu"] = began if type(began) is int_type and 0 <= began <= ended_at \
+                    else ended_at
+                if "th" in returned:
+                    fields["th"] = returned["th"]
+                if len(message) > 10 and message[10] is True:  # run with jit disabled
                     fields["jit_disabled"] = True
                 events.append(fields)
                 reply = number = fields["seq"]
                 if pending_compiles:
                     number_compiles()
                 if outputs is not None:
-                    events.append({"call": number, "outputs": tokens_of(outputs),
-                                   "seq": next(seq), "kind": "return"})
+                    returned["call"] = number
+                    returned["outputs"] = tokens_of(outputs)
+                    returned["seq"] = next(seq)
+                    events.append(returned)
                     latest_call = number
                     latest_outputs = [a for a in outputs if type(a) is array_type]
             elif op == SITED:
@@ -743,6 +808,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     continue
                 if sender_id in hook_ids:  # otherwise accept refuses it
                     fields["site"] = learner_site(sender, depth)
+                # An operation recorded after it ran says when it began (``cpu0``, read
+                # by its hook): kept only if an exact int no later than now.
+                ended_at = stamp(fields)
+                began = fields.get("cpu0")
+                if began is not None and (type(began) is not int_type or began > ended_at):
+                    del fields["cpu0"]
                 accept(what, fields, number, sender_id)
             elif op == CANCEL:
                 on_cancel(message)
@@ -850,7 +921,8 @@ class Recorder:
             return int(self._send((TOKEN, array)))
 
     def register(self, senders: dict[Any, frozenset[str]], pairs: list[Any],
-                 readings: dict[str, type], hook_globals: dict[str, Any]) -> None:
+                 readings: dict[str, type], hook_globals: dict[str, Any],
+                 marks: list[Any] | None = None) -> None:
         """Name the hook codes that send to the core themselves (``self._send((TIMER,
         ...))`` and the like, without a method of this class in between) and the event
         kinds each one's code sends; the core then accepts those kinds from a frame
@@ -862,10 +934,12 @@ class Recorder:
         type of each clock's recorded reads (see the core's TIMER); the learner files whose
         clock reads count are this recorder's, as they are now. ``hook_globals``: the
         globals of the clock hooks' module (a clock read sent from a frame with these
-        globals is the hook's: the reader is that frame's caller)."""
+        globals is the hook's: the reader is that frame's caller). ``marks``: the list the
+        hooks append end marks to (``(wait seq, CPU ns at its end)``; ``(-1, GC start CPU
+        ns, GC end CPU ns, thread ident)``), taken and checked with the pairs."""
         with self._lock:
             self._send((REGISTER, senders, pairs, readings, self.learner_files,
-                        hook_globals))
+                        hook_globals, marks))
 
 
 def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: int,

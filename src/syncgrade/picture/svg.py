@@ -58,6 +58,7 @@ stroke-width:4px;stroke-linejoin:round}
 .sg-pic .sg-inside{fill:var(--sg-inside);opacity:.75}
 .sg-pic .sg-lane-label{font-weight:600}
 .sg-pic .sg-host-mark{fill:var(--sg-host);stroke:var(--sg-host)}
+.sg-pic .sg-unexplained{fill:var(--sg-flaw);stroke:var(--sg-flaw);opacity:.8}
 .sg-pic .sg-boundary{stroke:var(--sg-measure);stroke-width:1.5;stroke-dasharray:4 3}
 .sg-pic .sg-work{fill:var(--sg-device)}
 .sg-pic .sg-work-unknown{fill:none;stroke:var(--sg-device);stroke-width:1.5;
@@ -439,6 +440,11 @@ def _marker(kind: str, x: float, y: float) -> str:
         return f'<rect {cls} x="{x - 7:.1f}" y="{y - 7:.0f}" width="14" height="14"/>'
     if kind in ("wait", "readback"):
         return f'<path {cls} d="M{x - 7:.1f},{y - 8:.0f} h14 l-14,16 h14 z"/>'
+    if kind == "host work":  # the unexplained host time: a segment of its own
+        return (f'<rect class="sg-host-mark sg-unexplained" x="{x - 14:.1f}" y="{y - 6:.0f}" '
+                'width="28" height="12" rx="2"/>')
+    if kind in ("print", "sleep", "eager"):
+        return f'<path {cls} d="M{x:.1f},{y - 9:.0f} l8,16 h-16 z"/>'
     return (f'<text class="sg-strong" x="{x:.1f}" y="{y + 4:.0f}" '
             'text-anchor="middle">…</text>')
 

@@ -21,6 +21,9 @@ into the interval checks, the same way in every exercise:
 - ``sync-before-stop``: a wait on the timed output (or on a value computed from it)
   before the stop read;
 - ``readback-included``: when ``host transfer`` is declared;
+- ``interval-clean``: nothing else inside: no print, sleep, eager array work on anything
+  but the timed output, or unexplained host CPU time above the bound (declared placement
+  and readback are recorded operations, so explained);
 - ``covers-device-work``: on the probe lists (the calibrated workload), each sample at
   least a fraction of the known device work, and waited for.
 
@@ -36,6 +39,7 @@ from typing import Any
 
 from syncgrade.analysis import PHASES
 from syncgrade.rubric import checks as c
+from syncgrade.rubric import clean
 from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, ValuePath
@@ -51,7 +55,7 @@ TITLES = {check_id: REGISTRY[check_id].title for check_id in (
     "sample-count", "samples-measured", "times-the-call", "inputs-ready",
     "placement-excluded", "placement-included", "warmup-excluded",
     "first-call-includes-compile", "sync-before-stop", "readback-included",
-    "covers-device-work",
+    "interval-clean", "covers-device-work",
 )}
 """Every check id the contract derives, in report order, with its title (from the check
 registry, :mod:`syncgrade.rubric.registry`)."""
@@ -150,6 +154,7 @@ _OK = {
     "sync-before-stop": "Every interval waits for its own output before the timer stops.",
     "placement-excluded": "No input placement inside the timed intervals.",
     "warmup-excluded": "Compilation and warm-up finished before the first timed interval.",
+    "interval-clean": "Every timed interval holds only the timed work.",
 }
 
 
@@ -200,6 +205,7 @@ def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str,
     found.append(("sync-before-stop", *judged(c.sync_before_stop)))
     if "host transfer" in phases:
         found.append(("readback-included", *judged(e2e.readback_included)))
+    found.append(("interval-clean", *judged(clean.interval_clean)))
     return found
 
 

@@ -231,15 +231,16 @@ def declared_phases(ctx: Context, call: str) -> frozenset[str]:
 FLAWS = frozenset({
     "compilation", "warm-up not waited", "inputs not ready", "numpy inputs",
     "input placement", "no output wait", "host transfer", "another callable",
-    "result shape", "jit disabled",
+    "result shape", "jit disabled", "host work",
 })
 """What an interval check can see wrong, in the measurement contract's words: a phase in
 an interval that must not hold it (``compilation``, ``input placement``, ``host
 transfer``, ``numpy inputs``: an implicit placement), work that was not finished where
 it must be (``no output wait``, ``warm-up not waited``, ``inputs not ready``),
 ``another callable`` timed than the one handed over, a timed call run with ``jit
-disabled`` (op by op, nothing compiled), or a result of another ``result
-shape`` than the exercise asks for."""
+disabled`` (op by op, nothing compiled), a result of another ``result shape`` than the
+exercise asks for, or the learner's own ``host work`` inside (a print, a sleep,
+unexplained host CPU time)."""
 
 
 def flaw_facts(flaw: str, interval: Interval | None, follows: str = "") -> dict[str, Any]:

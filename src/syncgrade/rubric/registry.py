@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import concept, verification
+from syncgrade.rubric import clean, concept, verification
 from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import workload_checks as wc
@@ -124,6 +124,10 @@ _DEFS = (
              rc.first_call_includes_compile, judges="first"),
     CheckDef("sync-before-stop", "Waits before stopping", "Every timed interval waits for "
              "the output of the call it times before the timer stops.", c.sync_before_stop,
+             judges="samples"),
+    CheckDef("interval-clean", "Nothing else timed", "No timed interval holds a print, a "
+             "sleep, eager array work on anything but the timed output, or more than 1 ms "
+             "of host CPU time that no recorded operation explains.", clean.interval_clean,
              judges="samples"),
     CheckDef("readback-included", "Readback included", "Every timed interval copies its "
              "timed call's output to the host before the timer stops.",

@@ -12,7 +12,14 @@ import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from syncgrade.analysis import CPU_CLOCKS, NS_CLOCKS, Analysis, Interval, waits_on_output
+from syncgrade.analysis import (
+    CPU_CLOCKS,
+    NS_CLOCKS,
+    UNEXPLAINED_CPU_BOUND_NS,
+    Analysis,
+    Interval,
+    waits_on_output,
+)
 from syncgrade.models import (
     DeviceWork,
     FlawMark,
@@ -25,11 +32,14 @@ from syncgrade.trace import (
     READBACK_WAYS,
     Call,
     Compile,
+    Eager,
     Event,
     Placement,
     Site,
+    Sleep,
     TimerRead,
     Wait,
+    Write,
 )
 
 MAX_INSIDE = 24
@@ -42,6 +52,8 @@ OTHER_WAIT = "waits, but not on the timed output"
 COMPILES = "the function compiles here"
 PLACES = "the inputs move to the device here"
 COPIES = "NumPy data is copied to the device here"
+HOST_WORK = "your own host work, timed too"
+UNEXPLAINED = "host CPU time that is neither the timed call nor its wait"
 
 
 def _line(site: Site, file: str) -> int | None:
@@ -83,6 +95,12 @@ def _entry(event: Event, interval: Interval, file: str,
                              line=_line(event.site, file), note=COMPILES)
     if isinstance(event, TimerRead):
         return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site, file))
+    if isinstance(event, (Write, Sleep, Eager)) and event in interval.host_activity():
+        what, detail = (("print", f"writes to {event.stream}") if isinstance(event, Write)
+                        else ("sleep", "time.sleep") if isinstance(event, Sleep)
+                        else ("eager", f"{event.fun}, outside jit"))
+        return TimelineEntry(what=what, detail=detail, line=_line(event.site, file),
+                             note=HOST_WORK)
     return None
 
 
@@ -99,6 +117,7 @@ class _Step:
 FLAW_NOTES = {
     "still running": STILL_RUNNING, "late wait": LATE_WAIT, "other wait": OTHER_WAIT,
     "compile": COMPILES, "placement": PLACES, "numpy arguments": COPIES,
+    "host work": HOST_WORK, "unexplained": UNEXPLAINED,
 }
 """The flaws a picture can mark, by name, each with the text timeline's note for it.
 ``with_timeline(..., flaws=...)`` names the ones a check is about (default: all)."""
@@ -112,12 +131,13 @@ PHASE_FLAWS = {
 WARM_PHASES = frozenset({"dispatch", "device execution", "output wait"})
 """The default interval (as :data:`syncgrade.rubric.contract.WARM`): one warm call, waited."""
 _LANE = {"still running": "device", "late wait": "host", "other wait": "host",
-         "compile": "host", "placement": "host", "numpy arguments": "host"}
+         "compile": "host", "placement": "host", "numpy arguments": "host",
+         "host work": "host", "unexplained": "host"}
 
 
 def _kind(event: Event | None, entry: TimelineEntry) -> str:
     if event is None:
-        return "gap"
+        return "host work" if entry.what == "host work" else "gap"
     if isinstance(event, Wait) and event.how in READBACK_WAYS:
         return "readback"
     if isinstance(event, Call):
@@ -140,9 +160,12 @@ def _walk(interval: Interval, analysis: Analysis, file: str,
                 continue  # one compile line is enough; jax reports several stages
             compiles_seen = True
         entry = _entry(event, interval, file, name)
-        if entry is not None:
-            inside.append(_Step(entry, event, _kind(event, entry)))
-    steps.extend(_shortened(inside))
+        if entry is None or (entry.what == "print" and inside
+                             and inside[-1].entry.what == "print"
+                             and inside[-1].entry.line == entry.line):
+            continue  # one print writes several times: drawn once
+        inside.append(_Step(entry, event, _kind(event, entry)))
+    steps.extend(_shortened(_with_unexplained(interval, inside)))
     ready = interval.ready_at_stop
     stop_note = ""
     if ready is False:
@@ -158,6 +181,24 @@ def _walk(interval: Interval, analysis: Analysis, file: str,
                               note=LATE_WAIT)
         steps.append(_Step(entry, late, _kind(late, entry), after_stop=True))
     return steps
+
+
+def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:
+    """``inside`` with the interval's unexplained host CPU time as a segment of its own,
+    where most of it went, when it is above the bound (``interval-clean`` fails)."""
+    unexplained = interval.unexplained_cpu_ns
+    gap = interval.unexplained_gap()
+    if unexplained is None or unexplained <= UNEXPLAINED_CPU_BOUND_NS or gap is None:
+        return inside
+    entry = TimelineEntry(what="host work",
+                          detail=f"{unexplained / 1e6:.1f} ms of CPU time in your code",
+                          line=None, note=UNEXPLAINED)
+    step = _Step(entry, None, "host work")
+    before, after = gap[0], gap[1]
+    at = next((i + 1 for i, s in enumerate(inside) if s.event is before),
+              next((i for i, s in enumerate(inside) if s.event is after),
+                   0 if before is interval.start else len(inside)))
+    return [*inside[:at], step, *inside[at:]]
 
 
 def draw(interval: Interval, analysis: Analysis, file: str) -> Timeline:
@@ -216,7 +257,7 @@ def _picture(interval: Interval, analysis: Analysis, steps: list[_Step], file: s
 
 def _contradicting(phases: Collection[str], waited: bool) -> set[str]:
     """The flaws an interval of ``phases`` cannot have (see :func:`picture`)."""
-    flaws = {"still running", "late wait"}
+    flaws = {"still running", "late wait", "host work", "unexplained"}
     if not waited:
         flaws.add("other wait")
     if "compilation" not in phases:
@@ -246,7 +287,7 @@ def _where(steps: list[_Step], event: Event) -> int | None:
     for i, step in enumerate(steps):
         if step.event is event:
             return i
-        if step.event is None:
+        if step.kind == "gap":
             gap = i
     return gap
 

@@ -43,7 +43,7 @@ PROBE = "probe"
 EXERCISE = Exercise(
     id="exercise-1",
     title="Time a completed result",
-    version="4",
+    version="5",
     required=(Required("synchronized_samples", "fn, args, repeats", positional=3),),
     calls=(
         GraderCall(MAIN, "synchronized_samples", (

@@ -70,7 +70,7 @@ def _on_both(check: Any) -> tuple[tuple[str, Any, dict[str, Any]], ...]:
 EXERCISE = Exercise(
     id="exercise-5",
     title="A different equivalent workload (energy)",
-    version="3",
+    version="4",
     required=(
         Required("energy", "a, b", positional=2),
         Required("energy_reference", "a_host, b_host", positional=2),

@@ -47,7 +47,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-6",
     title="Repair a flawed timer (diagnosis)",
-    version="3",
+    version="4",
     required=(
         Required("repaired_benchmark", "fn, args, repeats=5", positional=3),
     ),

@@ -53,7 +53,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-7",
     title="A reproducible report: first call and warm distributions",
-    version="3",
+    version="4",
     required=(
         Required("timing_report", "make_fn, args, first_repeats, warm_repeats", positional=4),
     ),

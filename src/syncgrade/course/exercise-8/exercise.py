@@ -44,7 +44,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 EXERCISE = Exercise(
     id="exercise-8",
     title="End-to-end request, named separately",
-    version="3",
+    version="4",
     required=(
         Required("end_to_end_samples", "fn, host_args, device, repeats", positional=4),
     ),

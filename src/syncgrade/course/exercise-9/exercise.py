@@ -96,7 +96,7 @@ ONE_LIST_EACH = "one list of samples per setting"
 EXERCISE = Exercise(
     id="exercise-9",
     title="Sweep a static argument: time every setting warm",
-    version="2",
+    version="3",
     required=(Required("sweep_samples", "fn, args, settings, repeats", positional=4),),
     calls=(
         GraderCall(MAIN, "sweep_samples", (

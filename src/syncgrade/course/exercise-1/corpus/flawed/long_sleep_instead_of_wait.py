@@ -1,5 +1,5 @@
 # flaw: a long time.sleep instead of a wait: the samples cover the work, but only by luck
-# expect-fail: sync-before-stop covers-device-work
+# expect-fail: sync-before-stop covers-device-work interval-clean
 import time
 
 

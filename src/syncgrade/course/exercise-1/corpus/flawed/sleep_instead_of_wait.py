@@ -1,5 +1,5 @@
 # flaw: a short time.sleep instead of waiting on the output (shorter than the work)
-# expect-fail: sync-before-stop covers-device-work
+# expect-fail: sync-before-stop covers-device-work interval-clean
 import time
 
 

@@ -1,0 +1,79 @@
+"""The interval's own host work (issue 25): unexplained CPU time and host activity, from
+hand-made events (CPU stamps in ns; no clock or machine involved)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from syncgrade.analysis import UNEXPLAINED_CPU_BOUND_NS, analyse
+from syncgrade.trace import Event
+
+EVENTS = TypeAdapter(list[Event])
+SITE = ["submission.py", 10]
+
+
+def _interval(*inside: dict[str, Any], stop_cpu: int = 5_000_000) -> Any:
+    events = [{"seq": 1, "kind": "timer", "clock": "perf_counter", "value": 1.0,
+               "site": SITE, "cpu": 1_000_000},
+              *inside,
+              {"seq": 50, "kind": "timer", "clock": "perf_counter", "value": 2.0,
+               "site": SITE, "cpu": stop_cpu},
+              {"seq": 51, "kind": "pair", "start": 1, "stop": 50}]
+    [interval] = analyse(EVENTS.validate_python(events)).intervals
+    return interval
+
+
+CALL = [{"seq": 2, "kind": "call", "name": "f", "site": SITE, "inputs": [1], "cpu": 1_100_000},
+        {"seq": 3, "kind": "return", "call": 2, "outputs": [5], "cpu": 2_000_000}]
+WAIT = {"seq": 4, "kind": "wait", "how": "block_until_ready", "arrays": [5], "site": SITE,
+        "cpu": 2_050_000, "cpu_end": 4_950_000}
+
+
+def test_a_call_and_its_wait_explain_their_cpu_time() -> None:
+    interval = _interval(*CALL, WAIT)
+    # 4 ms between the reads; the call (0.9 ms) and the wait (2.9 ms) explain 3.8 ms.
+    assert interval.unexplained_cpu_ns == 200_000
+    assert interval.host_activity() == []
+
+
+def test_host_work_after_the_wait_is_unexplained_and_located() -> None:
+    wait = {**WAIT, "cpu_end": 2_100_000}  # the wait ended early; 2.9 ms of host work
+    interval = _interval(*CALL, wait)
+    assert interval.unexplained_cpu_ns == 4_000_000 - 900_000 - 50_000
+    assert interval.unexplained_cpu_ns > UNEXPLAINED_CPU_BOUND_NS
+    before, after, free = interval.unexplained_gap()
+    assert (before.kind, after.kind) == ("wait", "timer") and free == 2_900_000
+
+
+def test_a_gc_pause_is_explained_and_other_threads_are_not_counted() -> None:
+    wait = {**WAIT, "cpu_end": 2_100_000}
+    gc = {"seq": 60, "kind": "gc", "cpu": 2_200_000, "cpu_end": 4_900_000}
+    other = {"seq": 61, "kind": "gc", "cpu": 1_000_000, "cpu_end": 5_000_000, "th": 1}
+    assert _interval(*CALL, wait, gc, other).unexplained_cpu_ns == 350_000
+
+
+def test_prints_sleeps_and_eager_work_on_other_arrays_are_host_activity() -> None:
+    write = {"seq": 6, "kind": "write", "stream": "stdout", "site": SITE}
+    sleep = {"seq": 7, "kind": "sleep", "seconds": 0.01, "site": SITE}
+    on_output = {"seq": 8, "kind": "eager", "fun": "sum", "arrays": [5, 9], "inputs": 1,
+                 "site": SITE}
+    on_derived = {"seq": 9, "kind": "eager", "fun": "getitem", "arrays": [9, 10],
+                  "inputs": 1, "site": SITE}
+    on_inputs = {"seq": 10, "kind": "eager", "fun": "tanh", "arrays": [1, 11], "inputs": 1,
+                 "site": SITE}
+    grader = {"seq": 11, "kind": "write", "stream": "stderr", "site": None}
+    found = _interval(*CALL, WAIT, write, sleep, on_output, on_derived, on_inputs,
+                      grader).host_activity()
+    assert [e.seq for e in found] == [6, 7, 10]
+
+
+def test_no_claim_without_stamps_or_across_threads() -> None:
+    assert _interval(*CALL).unexplained_cpu_ns is not None
+    events = [{"seq": 1, "kind": "timer", "clock": "perf_counter", "value": 1.0,
+               "cpu": 10, "th": 1},
+              {"seq": 2, "kind": "timer", "clock": "perf_counter", "value": 2.0, "cpu": 20},
+              {"seq": 3, "kind": "pair", "start": 1, "stop": 2}]
+    [interval] = analyse(EVENTS.validate_python(events)).intervals
+    assert interval.unexplained_cpu_ns is None
