@@ -865,7 +865,10 @@ def _eager_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> 
     def eager(*args: Any, **kwargs: Any) -> Any:
         began = _thread_time_ns()
         out = original(*args, **kwargs)
-        if type(out) is array_type:
+        # With jit disabled, a "jitted" call runs its own operations eagerly: they are
+        # that call's work, not the learner's (and `times-the-call` fails the call), and
+        # recording each would slow an op-by-op loop past the time limit.
+        if type(out) is array_type and _DISABLE_JIT.value is not True:
             _record_eager(recorder, name, args, out, began)
         return out
 
