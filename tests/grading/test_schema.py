@@ -203,11 +203,11 @@ def test_the_shipped_validator_rejects_a_score_above_max_score(
     for schema in (committed, None):
         shipped = report_validator(schema)
         shipped.validate(unreadable)
-        with pytest.raises(jsonschema.ValidationError, match=r"score 12\.0 is above max_score"):
+        with pytest.raises(jsonschema.ValidationError, match=r"score \d+\.0 is above max_score"):
             shipped.validate(above)
         assert [e.message for e in shipped.iter_errors(over_points)] == [
             f"points {check['points']!r} is above max_points {check['max_points']!r}"]
-    with pytest.raises(ValidationError, match=r"score 12\.0"):  # the model rejects it too
+    with pytest.raises(ValidationError, match=r"score \d+\.0"):  # the model rejects it too
         GradeReport.model_validate_json(json.dumps(above))
     # A generic validator ignores an unknown keyword: why syncgrade ships its own.
     assert jsonschema.Draft202012Validator(committed).is_valid(above)

@@ -44,6 +44,8 @@ SAFE_HINTS: dict[str, str] = {
     "inputs-ready": "Place the inputs on the requested device and wait for them before the "
                     "first interval starts.",
     "warmup-excluded": "Warm up (compile) the function before the first timed interval.",
+    "interval-clean": "Keep prints, sleeps and other host work out of the timed interval: "
+                      "time only the call and its wait.",
     "covers-device-work": "Make each sample cover the device work: wait for the output "
                           "inside the interval.",
     "verification-catches-errors": "Make your NumPy check raise AssertionError when the "
