@@ -845,7 +845,7 @@ def _install_host_activity(inst: Installation, recorder: Recorder) -> None:
     _install_streams(inst, recorder)
     for name in EAGER_FUNCTIONS:
         value = getattr(jnp, name, None)
-        if type(value).__name__ in ("PjitFunction", "function"):
+        if value is not None and type(value).__name__ in ("PjitFunction", "function"):
             inst.patch(jnp, name, _eager_hook(recorder, name, value))
     for name in EAGER_METHODS:
         if name in ArrayImpl.__dict__:
