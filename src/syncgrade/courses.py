@@ -180,10 +180,13 @@ class Course:
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """``" (did you mean 'x'?)"`` for the nearest of ``choices``, else ``""``."""
+    """``" (did you mean 'x'?)"`` for the nearest of ``choices``, else ``""``. A bare
+    number (``1``) means the choice that ends with it (``exercise-1``)."""
     import difflib
 
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    choices = list(choices)
+    numbered = [c for c in choices if word.isdigit() and c.rsplit("-", 1)[-1] == word]
+    close = numbered or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -34,7 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-SCHEMA_VERSION = "2.1"
+SCHEMA_VERSION = "2.2"
 
 CheckStatus = Literal["passed", "failed", "skipped"]
 ReportStatus = Literal["passed", "failed", "error"]
@@ -159,6 +159,12 @@ class CheckResult(_Frozen):
     visibility: Visibility = Field(
         "visible", description="who may see this check's details: `visible` to learners "
         "now, `hidden` (pass/fail and a learner-safe hint only), or `after_due_date`")
+    follows: list[str] = Field(
+        [], description="the failed checks, shown above this one, that this one fails only "
+        "because of: fixing them is known to fix it, and its `hint` says so (2.2)")
+    same_interval_as: str | None = Field(
+        None, description="a failed check shown above whose drawing of the same interval "
+        "every format shows; this check refers to it instead of drawing it again (2.2)")
 
     @model_validator(mode="after")
     def _points_match_status(self) -> CheckResult:
@@ -231,7 +237,9 @@ class GradeReport(_Frozen):
     score: float
     max_score: float
     summary: str
-    checks: list[CheckResult]
+    checks: list[CheckResult] = Field(description="in the order to read them: the "
+                                      "exercise's order, except that a check that fails "
+                                      "only because of others comes right after them")
     stdout: StreamExcerpt
     stderr: StreamExcerpt
     grading: GradingInfo

@@ -198,8 +198,18 @@ def grade_magic(line: str, cell: str) -> Shown:
         raise NotebookError("usage: %%grade EXERCISE [--passing] [--reveal] [--text], "
                             "e.g. %%grade exercise-3")
     passing = "--passing" in flags  # passing checks are drawn too: graded to carry them
-    report = grade(ids[0], source=cell, reveal="--reveal" in flags, draw_passing=passing)
-    return Shown(report, cell, passing=passing, text="--text" in flags)
+    # Jupyter numbers the cell from its `%%grade` line; IPython hands over the body only.
+    # The magic's line goes back on top (as a comment), so every line number a report
+    # names is the one the notebook shows.
+    source = magic_source(line, cell)
+    report = grade(ids[0], source=source, reveal="--reveal" in flags, draw_passing=passing)
+    return Shown(report, source, passing=passing, text="--text" in flags)
+
+
+def magic_source(line: str, cell: str) -> str:
+    """The code ``%%grade`` grades: the cell's body under its magic line as a comment, so
+    line ``n`` is line ``n`` of the cell as the notebook numbers it."""
+    return f"# %%grade {' '.join(line.split())}\n{cell}"
 
 
 def load_ipython_extension(ipython: Any) -> None:

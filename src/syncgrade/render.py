@@ -7,8 +7,8 @@ learner's code) and returns text. Colour only when asked for; the CLI decides.
 Every line fits the terminal's width (``width``, default the terminal's, never under
 :data:`MIN_WIDTH`): messages and hints wrap with the indentation of their block, the
 learner's code in a timeline is shortened with "…". When several checks fail for one
-mistake (:func:`leads`), the check that names the mistake leads and the others follow it,
-saying so instead of repeating or contradicting its advice.
+mistake, the report itself says which check leads and in what order they come
+(:mod:`syncgrade.grading.present`); this view shows that, deciding nothing again.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import os
 import re
 import shutil
 import textwrap
-from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from syncgrade.models import CheckResult, GradeReport, Timeline
+from syncgrade.picture.html import seconds_words, stdout_excerpt
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "-"}
 COLOURS = {"passed": "32", "failed": "31", "skipped": "33", "error": "31", "dim": "2"}
@@ -34,16 +34,6 @@ TIMELINE_MIN = 56
 """Columns a timeline needs at the message column; with fewer it is drawn further left."""
 NARROW_INDENT = 4
 WHAT_WIDTH = 12
-
-FLAW = "flaw"
-"""Evidence fact: what a failed check saw, in the measurement contract's words (e.g.
-``compilation``, ``no output wait``); see :func:`leads`."""
-FOLLOWS = "follows"
-"""Evidence fact: the flaws that explain a failed check, ``;`` between those it needs
-all of, ``|`` between alternatives (e.g. ``compilation|warm-up not waited``)."""
-AT_LINE = "at_line"
-"""Evidence fact: the learner's line of the timer start of the interval the flaw is in."""
-
 
 def use_colour(stream: TextIO) -> bool:
     """Colour for a terminal, unless NO_COLOR is set (https://no-color.org)."""
@@ -92,18 +82,14 @@ def _wrap(text: str, width: int, indent: str = "", hanging: str = "") -> list[st
 def render(report: GradeReport, source_lines: list[str] | None = None,
            colour: bool = False, width: int | None = None) -> str:
     """The report as terminal text, no line longer than :func:`terminal_width` of
-    ``width``. Checks are in report order, except that a check failing because of another
-    (:func:`leads`) comes right after it."""
+    ``width``, the checks in the report's order."""
     paint = _Paint(colour)
     width = terminal_width(width)
     out = [*_wrap(f"{report.exercise} · {report.title}", width),
            *_wrap(report.submission, width), ""]
     label_width = max((len(_label(c)) for c in report.checks), default=10)
-    shown: dict[str, str] = {}  # each timeline drawn once: its key -> the check that drew it
-    because = leads(report)
-    for check in _in_order(report.checks, because):
-        out.extend(_check_lines(check, label_width, paint, source_lines, shown,
-                                width=width, because=because.get(check.id, [])))
+    for check in report.checks:
+        out.extend(_check_lines(check, label_width, paint, source_lines, width=width))
     out.append("")
     out.extend(_verdict_lines(report, paint, width))
     return "\n".join(out) + "\n"
@@ -112,8 +98,16 @@ def render(report: GradeReport, source_lines: list[str] | None = None,
 def _verdict_lines(report: GradeReport, paint: _Paint, width: int) -> list[str]:
     verdict = {"passed": "PASSED", "failed": "NOT YET", "error": "ERROR"}[report.status]
     lines = _wrap(f"{verdict}  score {report.score:g}/{report.max_score:g}  ·  "
-                  f"{report.summary}  ({report.grading.seconds:.1f} s)", width)
+                  f"{report.summary}  ({seconds_words(report)})", width)
     lines[0] = paint(verdict, report.status) + lines[0][len(verdict):]
+    printed, cut = stdout_excerpt(report)
+    if printed:
+        lines.extend(paint(line, "dim") for line in _wrap(
+            "What your code printed" + (" (truncated):" if cut else ":"), width))
+        for line in printed.splitlines():
+            lines.extend(_sliced(line.rstrip(), width, "  ", "    "))
+        if cut:
+            lines.append("  …")
     if report.grading.internal_error:
         lines.extend(paint(line, "error")
                      for line in _wrap(report.grading.internal_error, width))
@@ -153,6 +147,11 @@ def check_message(check: CheckResult) -> str:
     return check.message
 
 
+def same_interval_words(drawer: str) -> str:
+    """What a check says in place of an interval ``drawer`` (shown above) draws."""
+    return f"What your timer measured: the same interval as under `{drawer}` above."
+
+
 def timeline_text(check: CheckResult, source_lines: list[str] | None = None) -> str:
     """For a failed check with a timeline, the learner's interval drawn from their own
     lines as plain text; otherwise empty."""
@@ -165,118 +164,37 @@ def timeline_text(check: CheckResult, source_lines: list[str] | None = None) -> 
 def check_detail(check: CheckResult, source_lines: list[str] | None = None) -> str:
     """One check as plain text for a platform's per-test output: the message, then for a
     failure the hint and the learner's interval (no colour, no id line)."""
-    timeline = timeline_text(check, source_lines)
+    timeline = interval_text(check, source_lines)
     return check_message(check) + ("\n" + timeline if timeline else "")
 
 
-# --------------------------------------------------------------------------- one lead
+def interval_text(check: CheckResult, source_lines: list[str] | None = None) -> str:
+    """:func:`timeline_text`, or for a check whose interval an earlier one draws
+    (``same_interval_as``), the words that refer to it."""
+    timeline = timeline_text(check, source_lines)
+    if timeline and check.same_interval_as:
+        return same_interval_words(check.same_interval_as)
+    return timeline
 
 
-def _flaws(text: object) -> list[str]:
-    return [f.strip() for f in str(text).split("|") if f.strip()] if text else []
-
-
-def _same_place(a: CheckResult, b: CheckResult) -> bool:
-    """Both flaws are in the same interval of the learner's code (or one has no line)."""
-    line_a, line_b = a.evidence.facts.get(AT_LINE), b.evidence.facts.get(AT_LINE)
-    return line_a is None or line_b is None or line_a == line_b
-
-
-def _direct_leads(check: CheckResult, failed: Sequence[CheckResult]) -> list[str]:
-    """The failed checks ``check`` fails because of, before resolving chains: for each
-    group of its ``follows`` fact, the first failed check that saw one of the group's
-    flaws in the same place; with no ``follows``, the first earlier failed check that saw
-    its very flaw there (one mistake seen twice). Empty when a group finds none."""
-    others = [c for c in failed if c.id != check.id]
-    follows = str(check.evidence.facts.get(FOLLOWS) or "")
-    if follows:
-        found: list[str] = []
-        for group in follows.split(";"):
-            wanted = _flaws(group)
-            lead = next((c for c in others if c.evidence.facts.get(FLAW) in wanted
-                         and _same_place(c, check)), None)
-            if not wanted or lead is None:
-                return []
-            found.append(lead.id)
-        return list(dict.fromkeys(found))
-    flaw = check.evidence.facts.get(FLAW)
-    earlier = failed[:failed.index(check)]
-    lead = next((c for c in earlier if flaw and c.evidence.facts.get(FLAW) == flaw
-                 and _same_place(c, check)), None)
-    return [lead.id] if lead is not None else []
+# --------------------------------------------------------------------------- leads
 
 
 def leads(report: GradeReport) -> dict[str, list[str]]:
-    """For each failed check that fails because of other failed checks, their ids (the
-    roots: a lead never follows another), in report order.
-
-    The rule reads only the checks' evidence facts (:data:`FLAW`, :data:`FOLLOWS`,
-    :data:`AT_LINE`), which the interval checks write in the measurement contract's words:
-    a check follows the checks that saw every flaw its ``follows`` names, in the same
-    interval of the learner's code (a declared boundary that differs from the measured
-    one only by a compilation that ``warmup-excluded`` saw follows ``warmup-excluded``);
-    a check without ``follows`` follows an earlier check that saw its very flaw there
-    (``covers-device-work`` after ``sync-before-stop``: one missing wait). A relation
-    that would make a cycle is dropped. Points and verdicts are never touched: only how
-    the report reads."""
-    failed = [c for c in report.checks if c.status == "failed"]
-    direct = {c.id: d for c in failed if (d := _direct_leads(c, failed))}
-
-    def roots(check_id: str, seen: frozenset[str]) -> list[str] | None:
-        if check_id not in direct:
-            return [check_id]
-        if check_id in seen:
-            return None  # a cycle
-        found: list[str] = []
-        for lead in direct[check_id]:
-            up = roots(lead, seen | {check_id})
-            if up is None:
-                return None
-            found.extend(up)
-        return list(dict.fromkeys(found))
-
-    resolved = {check_id: roots(check_id, frozenset()) for check_id in direct}
-    return {check_id: found for check_id, found in resolved.items() if found}
-
-
-def _in_order(checks: Sequence[CheckResult], because: dict[str, list[str]]
-              ) -> list[CheckResult]:
-    """Report order, except that each check that follows others comes right after the
-    last of its leads (in report order among the followers of one lead)."""
-    ordered: list[CheckResult] = []
-    placed: set[str] = set()
-
-    def place(check: CheckResult) -> None:
-        ordered.append(check)
-        placed.add(check.id)
-        for other in checks:
-            if other.id not in placed and other.id in because and all(
-                    lead in placed for lead in because[other.id]):
-                place(other)
-
-    for check in checks:
-        if check.id not in placed and check.id not in because:
-            place(check)
-    ordered.extend(c for c in checks if c.id not in placed)  # leads that are not listed
-    return ordered
-
-
-def _because_hint(lead_ids: Iterable[str]) -> str:
-    named = [f"`{lead}`" for lead in lead_ids]
-    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
-    return f"Because of {listed} above: fix {'that' if len(named) == 1 else 'those'} first."
+    """For each failed check that fails only because of others, their ids: the report's
+    own decision (``CheckResult.follows``, made once by
+    :mod:`syncgrade.grading.present`), read here, never made again."""
+    return {c.id: list(c.follows) for c in report.checks if c.follows}
 
 
 # --------------------------------------------------------------------------- one check
 
 
 def _check_lines(check: CheckResult, label_width: int, paint: _Paint,
-                 source_lines: list[str] | None, shown: dict[str, str] | None = None,
-                 *, width: int = DEFAULT_WIDTH, because: Sequence[str] = ()) -> list[str]:
+                 source_lines: list[str] | None, *, width: int = DEFAULT_WIDTH) -> list[str]:
     """The check's line, and for a failure its hint and timeline, within ``width``. A
-    timeline already drawn for an earlier check (``shown``, updated here) is referred to,
-    not drawn again: one stub's interval often fails several checks. A check that fails
-    because of others (``because``) names them instead of giving its own hint."""
+    timeline an earlier check draws (``same_interval_as``) is referred to, not drawn again:
+    one stub's interval often fails several checks."""
     mark = paint(MARKS[check.status], check.status)
     label = _label(check)
     points = f"{check.points:g}/{check.max_points:g}"
@@ -293,20 +211,15 @@ def _check_lines(check: CheckResult, label_width: int, paint: _Paint,
         lines.extend(_wrap(check.message, width, indent))
     if check.status != "failed":
         return lines
-    hint = _because_hint(because) if because else check.hint
-    if hint:
-        lines.extend(_wrap("→ " + hint, width, indent, "  "))
+    if check.hint:
+        lines.extend(_wrap("→ " + check.hint, width, indent, "  "))
     timeline = check.evidence.timeline
     if timeline is None:
         return lines
-    key = timeline.model_dump_json()
-    if shown is not None and key in shown:
+    if check.same_interval_as:
         lines.extend(paint(line, "dim") for line in _wrap(
-            f"What your timer measured: the same interval as under `{shown[key]}` above.",
-            width, indent))
+            same_interval_words(check.same_interval_as), width, indent))
         return lines
-    if shown is not None:
-        shown[key] = check.id
     if width - len(indent) < TIMELINE_MIN:
         indent = " " * min(len(indent), NARROW_INDENT)
     lines.extend(_timeline_lines(timeline, indent, paint, source_lines, width))

@@ -38,7 +38,7 @@ def transcript(page: Path, command: str) -> str:
 
 def normalised(text: str) -> str:
     """Times and measured amounts out: a grade's duration, milliseconds, percentages."""
-    text = re.sub(r"\(\d+(?:\.\d+)? s\)", "(N s)", text)
+    text = re.sub(r"\((?:graded in )?\d+(?:\.\d+)? s(?: \+ start-up)?\)", "(N s)", text)
     text = re.sub(r"\b\d+(?:\.\d+)? ms\b", "N ms", text)
     return re.sub(r"\(\d+% of the work\)", "(N% of the work)", text)
 

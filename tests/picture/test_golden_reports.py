@@ -152,7 +152,7 @@ submission.py
   ✓ sync-before-stop    2/2  Each of the 5 intervals waits for the timed work
                              before the timer stops.
 
-PASSED  score 3/3  ·  All checks passed.  (2.5 s)
+PASSED  score 3/3  ·  All checks passed.  (graded in 2.5 s + start-up)
 """)
 
 
@@ -172,7 +172,8 @@ submission.py
       line 4    timer stop   stop = time.perf_counter()
                 ← the timed work was still running when the timer stopped
 
-NOT YET  score 1/3  ·  1 check(s) failed: sync-before-stop.  (2.5 s)
+NOT YET  score 1/3  ·  1 check(s) failed: sync-before-stop.  (graded in 2.5 s +
+start-up)
 Last lines your code wrote to stderr:
   warning: one
   Traceback: two
@@ -188,7 +189,7 @@ submission.py
                  → Remove the endless loop at line 1.
 
 NOT YET  score 0/1  ·  Your file did not finish loading: your code hit the 60 s
-time limit.  (60.4 s)
+time limit.  (graded in 60.4 s + start-up)
 """)
 
 
@@ -197,7 +198,7 @@ def test_a_failed_report_as_json() -> None:
     assert GradeReport.model_validate_json(text) == FAILED  # the JSON is the report, whole
     assert json.loads(text) == snapshot(
         {
-            "schema_version": "2.1",
+            "schema_version": '2.2',
             "exercise": "exercise-1",
             "title": "Time a jitted function correctly",
             "submission": "submission.py",
@@ -216,8 +217,7 @@ def test_a_failed_report_as_json() -> None:
                     "message": "Your function ran and returned 5 samples.",
                     "hint": "",
                     "evidence": {"facts": {}, "timeline": None, "interval": None, "samples": None},
-                    "visibility": "visible",
-                },
+                    "visibility": "visible", 'follows': [], 'same_interval_as': None},
                 {
                     "id": "sync-before-stop",
                     "title": "Wait before stopping the timer",
@@ -256,8 +256,7 @@ def test_a_failed_report_as_json() -> None:
                         "interval": None,
                         "samples": None,
                     },
-                    "visibility": "visible",
-                },
+                    "visibility": "visible", 'follows': [], 'same_interval_as': None},
             ],
             "stdout": {"text": "", "truncated": False, "total_bytes": 0},
             "stderr": {
@@ -293,7 +292,7 @@ Traceback: two
 def test_a_timed_out_report_as_json() -> None:
     assert json.loads(format_report(TIMED_OUT, "json")) == snapshot(
         {
-            "schema_version": "2.1",
+            "schema_version": '2.2',
             "exercise": "exercise-1",
             "title": "Time a jitted function correctly",
             "submission": "submission.py",
@@ -312,8 +311,7 @@ def test_a_timed_out_report_as_json() -> None:
                     "message": "Your file did not finish loading in 60 s.",
                     "hint": "Remove the endless loop at line 1.",
                     "evidence": {"facts": {}, "timeline": None, "interval": None, "samples": None},
-                    "visibility": "visible",
-                }
+                    "visibility": "visible", 'follows': [], 'same_interval_as': None}
             ],
             "stdout": {"text": "", "truncated": False, "total_bytes": 0},
             "stderr": {"text": "", "truncated": False, "total_bytes": 0},

@@ -16,6 +16,7 @@ import pytest
 from builders import F, call, pair, read, ready, ret, trace, wait
 
 from syncgrade.analysis import analyse
+from syncgrade.grading.present import present
 from syncgrade.models import (
     SCHEMA_VERSION,
     CheckResult,
@@ -203,7 +204,7 @@ def _report(*checks: CheckResult) -> GradeReport:
     return GradeReport(schema_version=SCHEMA_VERSION, exercise="exercise-1", title="Time it",
                        submission=F, status="failed" if failed else "passed", cause="graded",
                        score=score, max_score=sum(c.max_points for c in checks), summary="s",
-                       checks=list(checks), stdout=empty, stderr=empty,
+                       checks=present(checks), stdout=empty, stderr=empty,
                        grading=GradingInfo(seconds=1.0, timeout_s=60),
                        provenance=Provenance(syncgrade_version="0", rubric_version="1"))
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from syncgrade.grading.present import present
 from syncgrade.models import (
     SCHEMA_VERSION,
     CheckResult,
@@ -56,7 +57,7 @@ def _report(*checks: CheckResult, stderr: str = "") -> GradeReport:
     return GradeReport(schema_version=SCHEMA_VERSION, exercise="exercise-1", title="t",
                        submission="submission.py", status="passed" if full else "failed",
                        cause="graded", score=score, max_score=len(checks), summary="s",
-                       checks=list(checks), stdout=empty,
+                       checks=present(checks), stdout=empty,
                        stderr=StreamExcerpt(text=stderr, truncated=False,
                                             total_bytes=len(stderr)),
                        grading=GradingInfo(seconds=1.0, timeout_s=60),
@@ -226,7 +227,8 @@ def test_a_follower_needs_every_flaw_it_names_seen() -> None:
     assert leads(_report(boundary, warmup, sync)) == {
         "boundary-matches": ["warmup-excluded", "sync-before-stop"]}
     text = _flat(render(_report(boundary, warmup, sync), width=80))
-    assert "Because of `warmup-excluded` and `sync-before-stop` above: fix those first" in text
+    assert ("Because of `warmup-excluded` and `sync-before-stop` above: fixing those fixes "
+            "this too") in text
     assert text.index("✗ sync-before-stop") < text.index("✗ boundary-matches")
 
 

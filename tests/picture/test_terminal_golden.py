@@ -61,7 +61,7 @@ def test_a_missing_warm_up_reads_as_one_mistake() -> None:
     report, source = _stored("exercise-6-no-warmup")
     assert leads(report) == {"boundary-matches": ["warmup-excluded"]}
     text = " ".join(render(report, source, width=80).split())
-    assert "Because of `warmup-excluded` above" in text
+    assert "Because of `warmup-excluded` above: fixing that fixes this too" in text
     assert "Declare the phases your interval really contains" not in text
     assert text.index("✗ warmup-excluded") < text.index("✗ boundary-matches")
 

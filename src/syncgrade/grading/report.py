@@ -5,6 +5,7 @@ are decided in one place."""
 from __future__ import annotations
 
 from syncgrade import sandbox
+from syncgrade.grading.present import present
 from syncgrade.grading.submission import Submission
 from syncgrade.models import (
     SCHEMA_VERSION,
@@ -59,6 +60,7 @@ def build_report(exercise: Exercise, submission: Submission, checks: list[CheckR
         summary = ("All checks passed." if status == "passed"
                    else f"{len(failed)} check(s) failed: {', '.join(failed)}." if failed
                    else "Grading could not finish.")
+    checks = present(checks)  # order, leads, hints and pictures: decided once, here
     empty = StreamExcerpt(text="", truncated=False, total_bytes=0)
     protections = [] if outcome is None else [
         Protection(name=p.name, applied=p.applied, detail=p.detail)

@@ -13,6 +13,7 @@ The report is rendered as given: a learner-facing caller redacts hidden checks f
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from syncgrade.models import CheckResult, GradeReport, register_html_renderer
@@ -80,6 +81,42 @@ def _e(text: object) -> str:
     return escape(str(text), quote=True)
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def inline_html(text: str) -> str:
+    """Plain report text as escaped HTML, its `code` spans as ``<code>`` elements (never
+    literal backticks)."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", _e(text))
+
+
+def seconds_words(report: GradeReport) -> str:
+    """What ``grading.seconds`` measures, in words every view uses: the grade's own wall
+    time, without the start-up of the process that asked for it."""
+    return f"graded in {report.grading.seconds:.1f} s + start-up"
+
+
+STDOUT_LINES = 20
+STDOUT_CHARS = 1500
+"""How much of the learner's own output a report shows (the report keeps more)."""
+
+
+def stdout_excerpt(report: GradeReport) -> tuple[str, bool]:
+    """(the first lines of what the learner's code printed, whether that was cut): at most
+    :data:`STDOUT_LINES` lines and :data:`STDOUT_CHARS` characters. Cut also when the
+    report's own excerpt was. ``("", False)`` when it printed nothing, and after a grader
+    fault (its output is not the learner's business then)."""
+    text = report.stdout.text
+    if report.status == "error" or not text.strip():
+        return "", False
+    lines = text.rstrip("\n").splitlines()
+    shown = "\n".join(lines[:STDOUT_LINES])
+    cut = len(lines) > STDOUT_LINES or report.stdout.truncated
+    if len(shown) > STDOUT_CHARS:
+        shown, cut = shown[:STDOUT_CHARS].rstrip(), True
+    return shown, cut
+
+
 def kind_words(report: GradeReport) -> tuple[str, str]:
     """(the verdict, a short kind sentence) for the top of the report."""
     score = f"{report.score:g} of {report.max_score:g} points"
@@ -90,10 +127,9 @@ def kind_words(report: GradeReport) -> tuple[str, str]:
         return ("The grader itself failed",
                 "This is not about your code: nothing was judged. Try again, and report it "
                 "if it happens again.")
-    failed = sum(1 for c in report.checks if c.status == "failed")
+    # The summary (shown next) says which checks failed: this sentence never repeats it.
     pictured = any(c.status == "failed" and c.evidence.interval for c in report.checks)
-    sentence = (f"{failed} check{'s' if failed != 1 else ''} still need{'' if failed != 1 else 's'}"
-                " a change; each says what it saw and what to try.")
+    sentence = "Each check below says what it saw and what to try."
     if pictured:
         sentence += (" The pictures show what your timer measured, from your own run: the "
                      "red mark is where the interval goes wrong.")
@@ -114,8 +150,8 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
            f"<h1>{_e(report.exercise)} · {_e(report.title)}</h1>",
            f'<p class="sg-file">{_e(report.submission)}</p>',
            f'<p class="sg-verdict sg-{_e(report.status)}">{_e(verdict)}</p>',
-           f'<p class="sg-kind">{_e(sentence)}</p>',
-           f'<p class="sg-summary">{_e(report.summary)}</p>']
+           f'<p class="sg-summary">{inline_html(report.summary)}</p>',
+           f'<p class="sg-kind">{_e(sentence)}</p>']
     if report.grading.internal_error:
         out.append(f'<p class="sg-error-detail">{_e(report.grading.internal_error)}</p>')
     out += ["</header>", '<section aria-labelledby="sg-checks-heading">',
@@ -124,12 +160,18 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
     for check in report.checks:
         out.append(_check(check, passing, source_lines, shown))
     out += ["</ol>", "</section>"]
+    printed, cut = stdout_excerpt(report)
+    if printed:
+        more = " (truncated)" if cut else ""
+        out.append(f'<section class="sg-stdout"><details><summary>What your code printed'
+                   f'{more}</summary><pre class="sg-timeline">{_e(printed)}'
+                   f'{chr(10) + "…" if cut else ""}</pre></details></section>')
     if report.status != "passed" and report.stderr.text.strip():
         tail = "\n".join(report.stderr.text.strip().splitlines()[-12:])
         out.append("<section><details><summary>Last lines your code wrote to stderr"
                    f'</summary><pre class="sg-timeline">{_e(tail)}</pre></details></section>')
     prov = report.provenance
-    facts = [f"graded in {report.grading.seconds:.1f} s", f"syncgrade {prov.syncgrade_version}",
+    facts = [seconds_words(report), f"syncgrade {prov.syncgrade_version}",
              f"rubric {prov.rubric_version}"]
     if prov.jax_version:
         facts.append(f"jax {prov.jax_version}")
@@ -167,17 +209,20 @@ def _check(check: CheckResult, passing: bool, source_lines: list[str] | None,
            f'<span class="sg-check-title">{_e(check.title)}</span>',
            f'<code class="sg-id">{_e(check.id)}</code>',
            f'<span class="sg-points">{check.points:g}/{check.max_points:g}</span>',
-           "</div>", f'<p class="sg-message">{_e(check.message)}</p>']
+           "</div>", f'<p class="sg-message">{inline_html(check.message)}</p>']
     if check.status == "failed" and check.hint:
-        out.append(f'<p class="sg-hint">{_e(check.hint)}</p>')
+        out.append(f'<p class="sg-hint">{inline_html(check.hint)}</p>')
     evidence = check.evidence
     draw = evidence.interval is not None and (check.status == "failed" or passing)
     if draw and evidence.interval is not None:
         key = evidence.interval.model_dump_json()
-        if key in shown:
+        # A failed check draws where the report decided (``same_interval_as``); a passing
+        # one, drawn on request, once per interval on this page.
+        same = check.same_interval_as if check.status == "failed" else shown.get(key)
+        if same:
             out.append(f'<p class="sg-same">What your timer measured: the same interval as '
-                       f'under <a href="#{safe_id("check-" + shown[key])}">'
-                       f"<code>{_e(shown[key])}</code></a> above.</p>")
+                       f'under <a href="#{safe_id("check-" + same)}">'
+                       f"<code>{_e(same)}</code></a> above.</p>")
         else:
             shown[key] = check.id
             text = (timeline_text(evidence.timeline, source_lines)

@@ -15,6 +15,7 @@ import base64
 from html import escape
 
 from syncgrade.models import CheckResult
+from syncgrade.picture.html import inline_html
 from syncgrade.picture.svg import distributions_svg, interval_svg, safe_id
 from syncgrade.picture.text import timeline_text
 
@@ -26,9 +27,10 @@ def _e(text: object) -> str:
 
 
 def paragraphs(text: str, cls: str = "") -> str:
-    """Plain text as escaped HTML: one ``<p>`` per paragraph, line breaks kept."""
+    """Plain text as escaped HTML: one ``<p>`` per paragraph, line breaks kept, `code`
+    spans as ``<code>``."""
     attr = f' class="{_e(cls)}"' if cls else ""
-    return "".join(f"<p{attr}>" + "<br>".join(_e(line) for line in block.splitlines())
+    return "".join(f"<p{attr}>" + "<br>".join(inline_html(line) for line in block.splitlines())
                    + "</p>" for block in text.split("\n\n") if block.strip())
 
 
@@ -39,14 +41,15 @@ def preformatted(text: str) -> str:
 
 def check_pictures(check: CheckResult, source_lines: list[str] | None = None, *,
                    style: bool = True) -> list[tuple[str, str]]:
-    """(label, SVG) for each picture a *failed* check carries: its interval, and its sample
-    lists. Passed, skipped and redacted checks (no evidence) have none."""
+    """(label, SVG) for each picture a *failed* check carries: its interval (unless an
+    earlier check draws it: ``same_interval_as``), and its sample lists. Passed, skipped
+    and redacted checks (no evidence) have none."""
     if check.status != "failed":
         return []
     evidence = check.evidence
     ident = safe_id(f"check-{check.id}")
     found: list[tuple[str, str]] = []
-    if evidence.interval is not None:
+    if evidence.interval is not None and check.same_interval_as is None:
         found.append((f"{check.id}: what your timer measured",
                       interval_svg(evidence.interval, evidence.timeline,
                                    ident=f"{ident}-interval", source_lines=source_lines,
@@ -70,7 +73,10 @@ def check_html(check: CheckResult, source_lines: list[str] | None = None) -> str
         out.append(f'<figure><div style="overflow-x:auto">{svg}</div>'
                    f"<figcaption>{_e(label)}</figcaption></figure>")
     timeline = check.evidence.timeline
-    if check.status == "failed" and timeline is not None:
+    if check.status == "failed" and timeline is not None and check.same_interval_as:
+        out.append(paragraphs(f"What your timer measured: the same interval as under "
+                              f"{check.same_interval_as} above."))
+    elif check.status == "failed" and timeline is not None:
         out.append(preformatted(timeline_text(timeline, source_lines)))
     return "\n".join(part for part in out if part)
 

@@ -41,7 +41,7 @@ from syncgrade.platforms.common import (
 )
 from syncgrade.platforms.html import check_pictures, data_url
 from syncgrade.platforms.visibility import redact
-from syncgrade.render import check_message, timeline_text
+from syncgrade.render import check_message, interval_text
 
 DEFAULT_ROOT = "/grade"
 UNGRADABLE = frozenset({"syntax_error", "unreadable", "grader_fault"})
@@ -80,14 +80,11 @@ def to_prairielearn(report: GradeReport, *, reveal: bool = False,
 
 def _add_images(tests: list[dict[str, Any]], view: GradeReport,
                 source_lines: list[str] | None) -> None:
-    """Give each failing check's test its pictures, in rubric order, while they fit in
-    :data:`IMAGES_BUDGET`; one interval failing several checks is drawn once, on the first."""
+    """Give each failing check's test its pictures, in the report's order, while they fit
+    in :data:`IMAGES_BUDGET`; one interval failing several checks is drawn once, on the
+    check the report names (``same_interval_as``, see :func:`check_pictures`)."""
     left = IMAGES_BUDGET
-    drawn: set[str] = set()
     for test, check in zip(tests, view.checks, strict=True):
-        key = check.evidence.model_dump_json(include={"interval", "samples"})
-        if key in drawn:
-            continue
         images = []
         for label, svg in check_pictures(check, source_lines):
             url = data_url(svg)
@@ -95,7 +92,6 @@ def _add_images(tests: list[dict[str, Any]], view: GradeReport,
                 left -= len(url)
                 images.append({"label": label, "url": url})
         if images:
-            drawn.add(key)
             test["images"] = images
 
 
@@ -108,7 +104,7 @@ def _format_errors(view: GradeReport) -> list[str]:
 
 def _test(check: CheckResult, source_lines: list[str] | None) -> dict[str, Any]:
     return {"name": name_of(check), "points": check.points, "max_points": check.max_points,
-            "message": check_message(check), "output": timeline_text(check, source_lines)}
+            "message": check_message(check), "output": interval_text(check, source_lines)}
 
 
 def fallback(message: str, seconds: float = 0.0) -> dict[str, Any]:

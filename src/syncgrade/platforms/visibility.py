@@ -88,7 +88,7 @@ def redact_check(check: CheckResult) -> CheckResult:
                "skipped": HIDDEN_SKIPPED}[check.status]
     hint = safe_hint(check.id) if check.status == "failed" else ""
     return check.model_copy(update={"message": message, "hint": hint,
-                                    "evidence": Evidence()})
+                                    "evidence": Evidence(), "same_interval_as": None})
 
 
 def redact(report: GradeReport, *,
@@ -111,12 +111,29 @@ def redact(report: GradeReport, *,
             checks.append(redact_check(check))
         else:
             checks.append(check)
+    checks = _redrawn(checks, {c.id for c in report.checks if c.visibility in hide})
     summary = report.summary
     if quoted:
         failed = [c.id for c in checks if c.status == "failed"]
         summary = (f"{len(failed)} check(s) failed: {', '.join(failed)}." if failed
                    else "Not every check could run.")
     return report.model_copy(update={"checks": checks, "summary": summary})
+
+
+def _redrawn(checks: list[CheckResult], hidden: set[str]) -> list[CheckResult]:
+    """``checks`` with each reference to a drawing a redacted check no longer shows
+    (``same_interval_as``) moved to the first visible check that referred to it, which
+    then draws the interval itself."""
+    moved: dict[str, str] = {}
+    out: list[CheckResult] = []
+    for check in checks:
+        drawer = check.same_interval_as
+        if drawer in hidden:
+            new = moved.setdefault(drawer, check.id)
+            check = check.model_copy(
+                update={"same_interval_as": None if new == check.id else new})
+        out.append(check)
+    return out
 
 
 def _quotes(summary: str, check: CheckResult) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ from syncgrade.rubric.intervals import (
     line_of,
     no_intervals,
     on_line,
+    places_of,
     sample_match,
     samples_at,
     timed_intervals,
@@ -46,6 +48,10 @@ UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
 # --------------------------------------------------------------------------- runs
 
 
+_SYNTAX_PLACE = re.compile(r"\.?\s*\([^()]*, line \d+\)\s*$")
+"""The "(file.py, line 3)" Python appends to a syntax error: the message names the line."""
+
+
 def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
     """The file loads, the names exist with the right parameters, every call returns."""
     if ctx.load is None:
@@ -53,10 +59,14 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
     if ctx.load.error is not None:
         err = ctx.load.error
         if err.type in ("SyntaxError", "IndentationError", "TabError"):
+            where = f"line {err.line}" if err.line else "that line"
+            name = ctx.display_name
+            run = (f", then run `python {name}` to check" if name.endswith(".py")
+                   and "`" not in name else ", then grade it again")
             return Outcome.fail(
                 f"Python could not read your file: {err.type}{on_line(err.line)}: "
-                f"{_first_line(err.message)}",
-                "Fix the syntax on that line, then run `python submission.py` to check.",
+                f"{_SYNTAX_PLACE.sub('', _first_line(err.message))}.",
+                f"Fix the syntax on {where}{run}.",
                 Evidence(facts={"line": err.line, "error": err.type}),
             )
         if err.type == "MemoryError":
@@ -179,11 +189,14 @@ def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
         return Outcome.fail(f"The result is a {type(got).__name__}, not an array.",
                             "Return the array your function computed.")
     if array.shape != expected.shape:
+        # Only a result that is the reference over-reduced is fixed by fixing its shape:
+        # then `shape` leads; any other values fail here on their own.
+        over_reduced = array.shape == () and _same_total(array, np.asarray(expected))
         return Outcome.fail(
             f"{shape_difference(array.shape, expected.shape)}, so it cannot match the "
             "reference.", _SHAPE_HINT,
             Evidence(facts={"got_ndim": array.ndim, "expected_ndim": len(expected.shape),
-                            **flaw_facts("result shape", None)}),
+                            **flaw_facts("result shape" if over_reduced else "", None)}),
         )
     if not np.all(np.isfinite(array)):
         return Outcome.fail("The result contains NaN or infinite values.",
@@ -201,6 +214,14 @@ def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
             f"most {diff.allowed:.1e}.", _mismatch_hint(got), Evidence(facts=facts),
         )
     return Outcome.ok("The result matches an independent NumPy reference on hidden inputs.")
+
+
+def _same_total(scalar: np.ndarray, expected: np.ndarray) -> bool:
+    """Whether a scalar result is the sum of the reference's values (the right computation
+    reduced over every axis), within float32 rounding of that sum."""
+    total = float(np.sum(np.asarray(expected, dtype=np.float64)))
+    scale = float(np.sum(np.abs(np.asarray(expected, dtype=np.float64)))) or 1.0
+    return bool(np.isfinite(scalar).all()) and abs(float(scalar) - total) <= 1e-4 * scale
 
 
 def _mismatch_hint(got: Any) -> str:
@@ -562,7 +583,8 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
             f"before the line that stops the timer (line {line_of(interval.stop)}).",
             with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
                           failing_intervals=len(failing),
-                          **flaw_facts("no output wait", interval)),
+                          **flaw_facts("no output wait", interval),
+                          places=places_of(i for _, i in failing)),
         )
     return Outcome.ok("Every interval waits for its own output before the timer stops.")
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from syncgrade.analysis import Analysis, Interval
+from syncgrade.models import Evidence
 from syncgrade.rubric.base import CheckFn, Context, Outcome, Skip
 
 Part = tuple[str, CheckFn, Mapping[str, Any]]
@@ -26,7 +27,7 @@ def all_of(ctx: Context, parts: Sequence[Part], ok: str = "") -> Outcome:
     A pass says ``ok`` when given, else the first part's message."""
     passed: list[Outcome] = []
     skipped: list[str] = []
-    for label, fn, params in parts:
+    for number, (label, fn, params) in enumerate(parts):
         try:
             outcome = fn(ctx, **params)
         except Skip as skip:
@@ -34,7 +35,8 @@ def all_of(ctx: Context, parts: Sequence[Part], ok: str = "") -> Outcome:
             continue
         if outcome.status == "failed":
             message = f"{label}: {lower_first(outcome.message)}" if label else outcome.message
-            return Outcome.fail(message, outcome.hint, outcome.evidence)
+            return Outcome.fail(message, outcome.hint,
+                                _with_other_places(ctx, outcome.evidence, parts[number + 1:]))
         if outcome.status == "skipped":
             skipped.append(outcome.message)
             continue
@@ -42,6 +44,37 @@ def all_of(ctx: Context, parts: Sequence[Part], ok: str = "") -> Outcome:
     if not passed:
         raise Skip(skipped[0] if skipped else "nothing to check")
     return Outcome.ok(ok or passed[0].message, passed[0].evidence)
+
+
+def _places(evidence: Evidence) -> set[str]:
+    """The lines a part's failure names (its ``places``, else its ``at_line``)."""
+    facts = evidence.facts
+    places = str(facts.get("places") or "")
+    found = {p for p in places.split(",") if p}
+    if not found and facts.get("at_line") is not None:
+        found = {str(facts["at_line"])}
+    return found
+
+
+def _with_other_places(ctx: Context, evidence: Evidence, rest: Sequence[Part]) -> Evidence:
+    """The first failing part's evidence, its ``places`` fact widened by the places of
+    every later part that fails too: the check as a whole is fixed only when each of them
+    is, so a report must not say that fixing the first part's flaw fixes it (see
+    :mod:`syncgrade.grading.present`). Evidence without a place is returned as it is."""
+    places = _places(evidence)
+    if not places:
+        return evidence
+    for _, fn, params in rest:
+        try:
+            outcome = fn(ctx, **params)
+        except Skip:
+            continue
+        if outcome.status == "failed":
+            more = _places(outcome.evidence)
+            places |= more or {"?"}  # a failure without a place: no lead can cover it
+    joined = ",".join(sorted(places, key=lambda p: (not p.isdigit(), int(p or 0)
+                                                    if p.isdigit() else 0)))
+    return evidence.model_copy(update={"facts": {**evidence.facts, "places": joined}})
 
 
 def lower_first(message: str) -> str:

@@ -20,7 +20,7 @@ code. Semantics of "interval", "timed call" and sample matching: docs/checks.md.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from syncgrade.analysis import Interval, SampleMatch
@@ -32,7 +32,7 @@ from syncgrade.values import is_number
 
 __all__ = [
     "Verdict", "callee_name", "flaw_facts", "function_of", "judged_intervals", "line_of",
-    "no_intervals", "on_line", "passing_picture", "sample_match", "samples_at",
+    "no_intervals", "on_line", "passing_picture", "places_of", "sample_match", "samples_at",
     "timed_intervals", "with_timeline",
 ]
 
@@ -241,6 +241,19 @@ it must be (``no output wait``, ``warm-up not waited``, ``inputs not ready``),
 disabled`` (op by op, nothing compiled), a result of another ``result shape`` than the
 exercise asks for, or the learner's own ``host work`` inside (a print, a sleep,
 unexplained host CPU time)."""
+
+
+PLACES = "places"
+"""Evidence fact: the learner's lines (``,`` between them) of the timer start of EVERY
+interval a failed check saw its flaw in, when it saw it in more than the one ``at_line``
+names. A report gives a check a lead only when the lead saw its flaw in each of these
+places (see :mod:`syncgrade.grading.present`)."""
+
+
+def places_of(intervals: Iterable[Interval]) -> str:
+    """The :data:`PLACES` fact for these intervals: their start lines, sorted, unique."""
+    lines = sorted({line for i in intervals if (line := line_of(i.start)) is not None})
+    return ",".join(str(line) for line in lines)
 
 
 def flaw_facts(flaw: str, interval: Interval | None, follows: str = "") -> dict[str, Any]:

@@ -1,0 +1,167 @@
+"""How a report reads, decided once for every format: the order of its checks, which
+failed check leads another ("fails only because of `X` above") and with which hint, and
+which check draws an interval that several checks failed on.
+
+:func:`present` runs in :func:`~syncgrade.grading.report.build_report`; the result is
+data in the report (the order of ``checks``, ``CheckResult.follows``, ``hint`` and
+``same_interval_as``), so the text view, the HTML page, JSON and the platforms' results
+files show the same thing and none of them decides it again.
+
+A lead is given only when fixing it is known to fix the follower. The rule reads the
+checks' evidence facts, which the interval checks write in the measurement contract's
+words (:func:`syncgrade.rubric.intervals.flaw_facts`): ``flaw`` (what a check saw),
+``follows`` (the flaws that would explain a failure: ``;`` between those it needs all of,
+``|`` between alternatives), ``at_line`` and ``places`` (the learner's lines of the timer
+start of every interval it saw its flaw in). A check follows another only when that
+check saw the named flaw in every place the follower failed: a follower that also fails
+somewhere else (the warm loop, when the lead saw only the first-call loop) keeps its own
+hint. Points and verdicts are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from syncgrade.models import CheckResult
+
+FLAW = "flaw"
+FOLLOWS = "follows"
+AT_LINE = "at_line"
+PLACES = "places"
+
+
+def present(checks: Sequence[CheckResult]) -> list[CheckResult]:
+    """``checks`` (in the exercise's order) as every format shows them: reordered so that
+    each follower comes right after its leads, each follower's ``follows`` and ``hint``
+    set, and ``same_interval_as`` set on each failed check whose interval an earlier
+    shown failed check already draws."""
+    because = leads(checks)
+    ordered = in_order(checks, because)
+    drawn: dict[str, str] = {}
+    out: list[CheckResult] = []
+    for check in ordered:
+        update: dict[str, object] = {}
+        if check.id in because:
+            update["follows"] = because[check.id]
+            update["hint"] = because_hint(because[check.id])
+        key = _interval_key(check)
+        if key is not None:
+            if key in drawn:
+                update["same_interval_as"] = drawn[key]
+            else:
+                drawn[key] = check.id
+        out.append(check.model_copy(update=update) if update else check)
+    return out
+
+
+def _interval_key(check: CheckResult) -> str | None:
+    """What identifies a failed check's drawn interval (its timeline and its picture)."""
+    evidence = check.evidence
+    if check.status != "failed" or (evidence.timeline is None and evidence.interval is None):
+        return None
+    timeline = evidence.timeline.model_dump_json() if evidence.timeline else ""
+    picture = evidence.interval.model_dump_json() if evidence.interval else ""
+    return timeline + "\n" + picture
+
+
+def because_hint(lead_ids: Iterable[str]) -> str:
+    """The hint of a check that fails only because of ``lead_ids`` (shown above it)."""
+    named = [f"`{lead}`" for lead in lead_ids]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
+    that = "that" if len(named) == 1 else "those"
+    return f"Because of {listed} above: fixing {that} fixes this too."
+
+
+def _flaws(text: object) -> list[str]:
+    return [f.strip() for f in str(text).split("|") if f.strip()] if text else []
+
+
+def places(check: CheckResult) -> frozenset[str]:
+    """The learner's lines (as text) of every interval ``check`` saw its flaw in: its
+    ``places`` fact, else its ``at_line``; empty for a check without a place (a value
+    check such as ``shape``)."""
+    facts = check.evidence.facts
+    found = {p for p in str(facts.get(PLACES) or "").split(",") if p}
+    if not found and facts.get(AT_LINE) is not None:
+        found = {str(facts[AT_LINE])}
+    return frozenset(found)
+
+
+def _covers(lead: CheckResult, follower: CheckResult) -> bool:
+    """The lead saw its flaw in every place the follower failed: both without a place
+    (two checks of one result), or the follower's places among the lead's."""
+    mine, theirs = places(follower), places(lead)
+    if not mine or not theirs:
+        return not mine and not theirs
+    return mine <= theirs
+
+
+def _direct_leads(check: CheckResult, failed: Sequence[CheckResult]) -> list[str]:
+    """The failed checks ``check`` fails only because of, before resolving chains: for
+    each group of its ``follows`` fact, the first failed check that saw one of the group's
+    flaws in every place ``check`` failed; with no ``follows``, the first earlier failed
+    check that saw its very flaw there (one mistake seen twice). Empty when a group finds
+    none."""
+    others = [c for c in failed if c.id != check.id]
+    follows = str(check.evidence.facts.get(FOLLOWS) or "")
+    if follows:
+        found: list[str] = []
+        for group in follows.split(";"):
+            wanted = _flaws(group)
+            lead = next((c for c in others if c.evidence.facts.get(FLAW) in wanted
+                         and _covers(c, check)), None)
+            if not wanted or lead is None:
+                return []
+            found.append(lead.id)
+        return list(dict.fromkeys(found))
+    flaw = check.evidence.facts.get(FLAW)
+    earlier = failed[:failed.index(check)]
+    lead = next((c for c in earlier if flaw and c.evidence.facts.get(FLAW) == flaw
+                 and _covers(c, check)), None)
+    return [lead.id] if lead is not None else []
+
+
+def leads(checks: Sequence[CheckResult]) -> dict[str, list[str]]:
+    """For each failed check that fails only because of other failed checks, their ids
+    (the roots: a lead never follows another), in the exercise's order. A relation that
+    would make a cycle is dropped."""
+    failed = [c for c in checks if c.status == "failed"]
+    direct = {c.id: d for c in failed if (d := _direct_leads(c, failed))}
+
+    def roots(check_id: str, seen: frozenset[str]) -> list[str] | None:
+        if check_id not in direct:
+            return [check_id]
+        if check_id in seen:
+            return None  # a cycle
+        found: list[str] = []
+        for lead in direct[check_id]:
+            up = roots(lead, seen | {check_id})
+            if up is None:
+                return None
+            found.extend(up)
+        return list(dict.fromkeys(found))
+
+    resolved = {check_id: roots(check_id, frozenset()) for check_id in direct}
+    return {check_id: found for check_id, found in resolved.items() if found}
+
+
+def in_order(checks: Sequence[CheckResult], because: dict[str, list[str]]
+             ) -> list[CheckResult]:
+    """The exercise's order, except that each check that follows others comes right after
+    the last of its leads (in the exercise's order among the followers of one lead)."""
+    ordered: list[CheckResult] = []
+    placed: set[str] = set()
+
+    def place(check: CheckResult) -> None:
+        ordered.append(check)
+        placed.add(check.id)
+        for other in checks:
+            if other.id not in placed and other.id in because and all(
+                    lead in placed for lead in because[other.id]):
+                place(other)
+
+    for check in checks:
+        if check.id not in placed and check.id not in because:
+            place(check)
+    ordered.extend(c for c in checks if c.id not in placed)  # leads that are not listed
+    return ordered
