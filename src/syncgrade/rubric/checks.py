@@ -384,7 +384,8 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
 
     - each is a call of the callable the grader handed over (``fn=None``, by identity:
       a copy of the lesson's function, a new ``jax.jit(fn)`` or an AOT-compiled ``fn``
-      is another callable), or of the jit of the learner's function named ``fn``;
+      is another callable), or of the jit of the learner's function named ``fn``, or
+      (``fn=""``) of any jit of the learner's own: never a callable the grader handed;
     - with the ``static`` argument values, when given;
     - the samples are in the order they were taken;
     - no read of the timed output back to the host inside, unless ``host_transfer``."""
@@ -466,7 +467,10 @@ def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | No
     """The interval times the wrong callable, or the right one with other static values."""
     for timed in interval.calls:
         event = timed.call
-        right = event.fn != 0 if fn is None else (not fn or event.name == fn)
+        # ``fn=""`` or a name: the learner's own jit (``fn == 0``), never a callable the
+        # grader handed over, whatever its name.
+        right = event.fn != 0 if fn is None else (
+            event.fn == 0 and (not fn or event.name == fn))
         if not right:
             where = on_line(line_of(event))
             if fn is None:
@@ -475,6 +479,11 @@ def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | No
                         "it or a compiled copy is a different program.",
                         "Call the function you were given, exactly as given, inside the "
                         "timer (e.g. `out = fn(*args)`).")
+            if event.fn != 0:
+                own = f"the jit of your `{fn}`" if fn else "a `jax.jit` of your own function"
+                return (f"Timed interval {index + 1} times a function the grader handed "
+                        f"you{where}, not {own}.",
+                        f"Time {own}, warmed up before the timer starts.")
             return (f"Timed interval {index + 1} times another function{where}, not the "
                     f"jit of your `{fn}`.",
                     f"Time the `jax.jit` of `{fn}` that you warmed up.")
