@@ -136,3 +136,15 @@ def test_right_jit_options_load() -> None:
     _load(s.workload("step", source=STEP, donate_argnums=0, static_argnums=1))
     _load(s.workload("predict", donate_argnames=("x",), inline=True))
     _load(s.factory("step", source=STEP, donate_argnames="x", static_argnames="scale"))
+
+
+def test_the_built_in_workloads_parameters_match_the_childs() -> None:
+    # The parent never imports jax: validation keeps its own copy of each built-in
+    # workload's parameters, to check the jit options' positions and names.
+    import inspect
+
+    from syncgrade.child import workloads
+
+    assert set(validation._BUILTIN_PARAMETERS) == set(workloads.WORKLOADS) == s.BUILTIN_WORKLOADS
+    for name, fn in workloads.WORKLOADS.items():
+        assert tuple(inspect.signature(fn).parameters) == validation._BUILTIN_PARAMETERS[name]
