@@ -184,6 +184,8 @@ class SamplesContract(_Strict):
                                      "value the contract fixes for each timed call (the "
                                      "values are the grader's, never shown)")
     probe: bool = Field(description="the list comes from the grader's calibrated probe")
+    donates: bool = Field(False, description="every timed call must donate its input "
+                          "(`donates-input`)")
 
 
 class ExerciseInfo(_Strict):

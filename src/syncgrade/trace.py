@@ -72,6 +72,28 @@ class Call(_Event):
     static: list[Any] | None = None
     jit_disabled: bool = False
     """jax's ``jax_disable_jit`` was on for this call: it ran op by op, nothing compiled."""
+    jit: dict[str, Any] | None = None
+    """The ``jax.jit`` options the called function was made with, those given only:
+    ``static_argnums``/``donate_argnums`` (lists of ints), ``static_argnames``/
+    ``donate_argnames`` (lists of names), ``keep_unused``/``inline`` (true); ``None``
+    when it had none (or is no recorded jit)."""
+    donated: list[bool] | None = None
+    """For a jit with ``donate_argnums``/``donate_argnames``: for each of ``inputs``,
+    whether the call consumed it (the array was deleted when the call returned: XLA took
+    its buffer; a donation XLA could not use leaves it alive); ``None`` otherwise."""
+
+    @property
+    def declares_donation(self) -> bool:
+        """The called jit was made with ``donate_argnums`` or ``donate_argnames``."""
+        return bool(self.jit and (self.jit.get("donate_argnums")
+                                  or self.jit.get("donate_argnames")))
+
+    @property
+    def donated_inputs(self) -> list[int]:
+        """The input arrays (tokens) this call consumed."""
+        if self.donated is None or len(self.donated) != len(self.inputs):
+            return []
+        return [a for a, gone in zip(self.inputs, self.donated, strict=True) if gone]
 
 
 class Return(_Event):

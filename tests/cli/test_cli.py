@@ -108,7 +108,10 @@ def test_a_bad_limit_from_the_command_line_is_one_line() -> None:
 def test_list_shows_exercises_with_titles() -> None:
     result = grade("list")
     assert result.returncode == 0
-    assert "exercise-1  Time a completed result" in result.stdout
+    # The ids are padded to the longest (exercise-10): one row per exercise, id then title.
+    rows = [line.split(None, 1) for line in result.stdout.splitlines()]
+    assert ["exercise-1", "Time a completed result"] in rows
+    assert ["exercise-10", "Time a step whose input is donated"] in rows
 
 
 def test_timeout_option_is_applied() -> None:

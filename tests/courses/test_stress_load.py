@@ -46,6 +46,7 @@ NO_WAIT = {
     # the timer when fn returns and read the result back after the stop.
     "exercise-8": "readback_after_stop",
     "exercise-9": "no_wait",
+    "exercise-10": "no_wait",
 }
 """Every exercise with timed samples, and the mutant that leaves out the output wait."""
 

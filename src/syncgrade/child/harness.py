@@ -13,10 +13,10 @@ rubric stays data-like and the child never sees expected values. Spec kinds:
 - ``workload``: ``jax.jit`` of a named workload (recorded like any jit), compiled and
   warmed on ``warm`` specs when given. The workload is a built-in one
   (``workloads.WORKLOADS``) or, when the spec carries ``source``, the function ``name``
-  of that source text (``workloads.from_source``, built once per job); ``static_argnums``
-  is passed to ``jax.jit``.
+  of that source text (``workloads.from_source``, built once per job); its ``jax.jit``
+  options (``static_argnums``, ``donate_argnums``, ... :data:`JIT_OPTIONS`) are passed on.
 - ``factory``: a zero-argument callable returning a fresh, uncompiled jit each time (same
-  ``name``/``source``/``static_argnums`` as ``workload``).
+  ``name``/``source`` and options as ``workload``).
 - ``probe``: the calibrated spin (``seconds`` long); ``probe_args`` / ``probe_host_args``:
   its placed or NumPy arguments.
 - ``probe_like``: a jit with workload ``name``'s signature and exact results whose program
@@ -164,8 +164,7 @@ class Harness:
         return self._declared[key]
 
     def _build_workload(self, spec: Spec) -> Any:
-        static = tuple(spec.get("static_argnums") or ())
-        fn = jax.jit(_fresh_copy(self._workload(spec)), static_argnums=static)
+        fn = jax.jit(_fresh_copy(self._workload(spec)), **jit_options(spec))
         self.designated.append(fn)
         if spec.get("warm") is not None:
             for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
@@ -174,11 +173,17 @@ class Harness:
 
     def _build_factory(self, spec: Spec) -> Callable[[], Any]:
         base = self._workload(spec)
-        static = tuple(spec.get("static_argnums") or ())
+        options = jit_options(spec)
+        by_name = "static_argnames" in options or "donate_argnames" in options
 
         def fresh() -> Any:
-            # A new function object each time, so its first call traces and compiles.
-            return jax.jit(lambda *args: base(*args), static_argnums=static)
+            # A new function object each time, so its first call traces and compiles;
+            # with options by name, one that carries the workload's signature (jax reads
+            # it to find the named parameters).
+            if by_name:
+                return jax.jit(functools.wraps(base)(
+                    lambda *args, **kwargs: base(*args, **kwargs)), **options)
+            return jax.jit(lambda *args: base(*args), **options)
 
         return self._make_fn(fresh)
 
@@ -280,6 +285,19 @@ class Harness:
             _WAIT(self._spin(array, _ONES(4096, _FLOAT32), _INT32(1)))
         steps = _INT32(self._rate().steps_for(0.05))
         return self._spin(array, _PUT(_ONES(4096, _FLOAT32)), steps)
+
+
+JIT_OPTIONS = ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames",
+               "keep_unused", "inline")
+"""The ``jax.jit`` options a workload spec may carry (``syncgrade.rubric.specs.JIT_OPTIONS``;
+a test keeps the two equal)."""
+
+
+def jit_options(spec: Spec) -> dict[str, Any]:
+    """The ``jax.jit`` keyword arguments of a ``workload``/``factory`` spec: the options
+    it carries (lists as tuples), nothing else."""
+    return {key: tuple(value) if isinstance(value, list) else value
+            for key, value in spec.items() if key in JIT_OPTIONS}
 
 
 def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -55,6 +55,8 @@ from syncgrade.child.recorder import TIMER as _OP_TIMER
 from syncgrade.child.recorder import Recorder
 
 ArrayImpl: Any = xc.ArrayImpl
+# The original method, before any learner code could replace it.
+_IS_DELETED: Callable[[Any], bool] = xc.ArrayImpl.__dict__["is_deleted"]
 # The learner thread's CPU clock, as it was when this module was imported (before the
 # timer hooks replace ``time.thread_time_ns``): the hooks mark when an operation began or
 # ended with it (docs/checks.md, "interval-clean").
@@ -604,11 +606,17 @@ def _is_tracing(leaves: list[Any]) -> bool:
 
 def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                  args: tuple[Any, ...], kwargs: dict[str, Any], callee: Any = None,
-                 static: tuple[Any, ...] | None = None) -> Any:
+                 static: tuple[Any, ...] | None = None,
+                 options: dict[str, Any] | None = None) -> Any:
     """Run ``call(*args, **kwargs)``, one jitted call, and record it with its inputs,
     outputs and NumPy arguments, the object the learner called (``callee``: the core
-    tells whether it is a callable the grader handed over) and the values of its static
-    arguments (``static``: positions, then names, as :class:`JitProxy` declares them).
+    tells whether it is a callable the grader handed over), the values of its static
+    arguments (``static``: positions, then names, as :class:`JitProxy` declares them),
+    the ``jax.jit`` options it was made with (``options``, :func:`_jit_options`) and,
+    when they donate, which inputs the call consumed (``donated``: one flag per input
+    array, whether it was deleted when the call returned: XLA took its buffer. A
+    donation XLA could not use, e.g. no output of that shape, leaves the input alive,
+    with jax's "Some donated buffers were not usable" warning, on CPU as on GPU).
 
     Nothing is done before the dispatch: everything is recorded in one send once the call
     has returned (or raised), while the device works. Work before the dispatch would sit
@@ -656,10 +664,16 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                            for i in positions] + [_static_value(kwargs.get(n)) for n in names]
             # Whether jit was disabled for this call: it then ran op by op, compiling nothing.
             jit_disabled = _DISABLE_JIT.value is True
+            donated = None
+            if options is not None and (_DONATING[0] in options or _DONATING[1] in options):
+                # After the call returned: a consumed input is deleted by then (jax
+                # deletes it at dispatch). ``is_deleted`` only, never ``is_ready`` on it
+                # (that segfaults on a deleted array).
+                donated = [_IS_DELETED(leaf) is True for leaf in inputs]
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
                                 recorder.learner_files, callee, statics, began,
-                                jit_disabled))
+                                jit_disabled, options, donated))
 
 
 # jax's ``jax_disable_jit`` setting (``jax.config.update`` or ``with jax.disable_jit()``,
@@ -707,10 +721,12 @@ class JitProxy:
     """
 
     def __init__(self, wrapped: Any, fun: Callable[..., Any], recorder: Recorder,
-                 static: tuple[tuple[int, ...], tuple[str, ...]] | None = None) -> None:
+                 static: tuple[tuple[int, ...], tuple[str, ...]] | None = None,
+                 options: dict[str, Any] | None = None) -> None:
         self._wrapped = wrapped
         self._recorder = recorder
         self._static = static
+        self._options = options
         self.__wrapped__ = fun
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
         self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
@@ -718,7 +734,7 @@ class JitProxy:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return _record_call(self._recorder, self.__name__, self._wrapped, args, kwargs, self,
-                            self._static)
+                            self._static, self._options)
 
     def lower(self, *args: Any, **kwargs: Any) -> Any:
         """``jax.jit(f).lower(...)``, remembered as this function's: the program compiled
@@ -758,6 +774,36 @@ def _static_spec(options: dict[str, Any]) -> tuple[tuple[int, ...], tuple[str, .
     return (nums, names) if nums or names else None
 
 
+RECORDED_OPTIONS = ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames",
+                    "keep_unused", "inline")
+"""The ``jax.jit`` options a recorded call carries (``jit`` of its event), when given."""
+_DONATING = ("donate_argnums", "donate_argnames")
+
+
+def _jit_options(options: dict[str, Any]) -> dict[str, Any] | None:
+    """The :data:`RECORDED_OPTIONS` among ``jax.jit`` options, as exact built-ins
+    (positions as ints, names as strs, in lists; flags as bools), only those given and not
+    empty or false; ``None`` when there are none. Read once, when the jit is made (jax
+    itself reads them then too), so nothing of the learner's runs at a call."""
+    found: dict[str, Any] = {}
+    for key in RECORDED_OPTIONS:
+        value = options.get(key)
+        if value is None or value is False:
+            continue
+        try:
+            if key in ("keep_unused", "inline"):
+                found[key] = bool(value)
+            elif isinstance(value, (int, str)):
+                found[key] = [int(value) if key.endswith("nums") else str(value)]
+            else:
+                found[key] = [int(v) if key.endswith("nums") else str(v) for v in value]
+        except (TypeError, ValueError):  # jax itself rejects these options
+            continue
+        if found[key] in ([], False):
+            del found[key]
+    return found or None
+
+
 # Lowered and Compiled stages -> the JitProxy they came from: calling a program compiled
 # ahead of time (``fn.lower(*args).compile()``) is a call of ``fn``, under its name.
 _AOT_SOURCE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
@@ -770,16 +816,20 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
     def jit(fun: Any = None, /, **options: Any) -> Any:
         if fun is None:
             return lambda f: jit(f, **options)
-        return JitProxy(original_jit(fun, **options), fun, recorder, _static_spec(options))
+        return JitProxy(original_jit(fun, **options), fun, recorder, _static_spec(options),
+                        _jit_options(options))
 
     inst.patch(jax, "jit", jit)
     original_compiled_call = stages.Compiled.__call__
 
     def compiled_call(self: Any, *args: Any, **kwargs: Any) -> Any:
         source = _AOT_SOURCE.get(self)
+        # A program compiled from a recorded jit has that jit's options (its donations
+        # included: the compiled program consumes the same inputs).
         return _record_call(recorder, "compiled" if source is None else source.__name__,
                             functools.partial(original_compiled_call, self), args, kwargs,
-                            self if source is None else source)
+                            self if source is None else source, None,
+                            None if source is None else source._options)
 
     inst.patch(stages.Compiled, "__call__", compiled_call)
     original_compile = stages.Lowered.compile

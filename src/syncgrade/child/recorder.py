@@ -731,8 +731,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             elif op == CALL:
                 # (CALL, name, inputs, NumPy argument count, outputs or None if the call
                 # raised, depth, learner files, callee, statics, CPU time before the
-                # dispatch, jit disabled: True when
-                # jax_disable_jit was on): one jitted call, sent once, after it
+                # dispatch, jit disabled: True when jax_disable_jit was on, the jit's
+                # options or None, donated inputs or None): one jitted call, sent once, after it
                 # returned (the proxy does nothing before dispatching, so a learner's
                 # back-to-back calls keep jax's dispatch thread busy as they would
                 # uninstrumented). Records "call" and, for a call that returned, "return"
@@ -767,6 +767,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     fields["th"] = returned["th"]
                 if len(message) > 10 and message[10] is True:  # run with jit disabled
                     fields["jit_disabled"] = True
+                # The jit's options (exact built-ins only, through ``clean``) and, for a
+                # donating jit, one flag per input: consumed by the call.
+                if len(message) > 11 and type(message[11]) is dict_type:
+                    fields["jit"] = clean(message[11])
+                if len(message) > 12 and type(message[12]) is list_type:
+                    fields["donated"] = [item is True for item in message[12]]
                 events.append(fields)
                 reply = number = fields["seq"]
                 if pending_compiles:

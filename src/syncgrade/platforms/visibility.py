@@ -52,6 +52,9 @@ SAFE_HINTS: dict[str, str] = {
                                    "result is wrong, and pass when it is right.",
     "reference-is-numpy": "Compute the reference with NumPy on the host, without JAX.",
     "jitted": "Compile the workload once and reuse it; do not jit again inside the loop.",
+    "donates-input": "Jit the timed function with its input donated (`donate_argnums`), "
+                     "and give every timed call a fresh device copy of the input, placed "
+                     "before the timer starts.",
     "boundary-matches": "Declare exactly the phases your timed interval contains.",
     "report-schema": "Return every field the exercise's report asks for, with the types it "
                      "names.",

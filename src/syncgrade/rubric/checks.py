@@ -405,7 +405,8 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
 
     - each is a call of the callable the grader handed over (``fn=None``, by identity:
       a copy of the lesson's function, a new ``jax.jit(fn)`` or an AOT-compiled ``fn``
-      is another callable), or of the jit of the learner's function named ``fn``;
+      is another callable), or of the jit of the learner's function named ``fn``, or
+      (``fn=""``) of any jit of the learner's own: never a callable the grader handed;
     - with the ``static`` argument values, when given;
     - the samples are in the order they were taken;
     - no read of the timed output back to the host inside, unless ``host_transfer``."""
@@ -423,8 +424,7 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
             ("jit disabled", _jit_disabled_problem(interval, index)),
             ("another callable" if fn is None else "",
              _identity_problem(ctx, interval, index, fn, None)),
-            ("", _identity_problem(ctx, interval, index, "" if fn is None else fn,
-                                   static if matched else None)),
+            ("", _static_problem(interval, index, static if matched else None)),
             ("host transfer", None if host_transfer else _readback_problem(interval, index)),
         ) if problem is not None]
         if found:
@@ -486,19 +486,42 @@ def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | No
                       static: tuple[Any, ...] | None) -> tuple[str, str] | None:
     """The interval times the wrong callable, or the right one with other static values."""
     for timed in interval.calls:
+        if _wrong_callee(timed.call, fn):
+            return _callee_problem(timed.call, index, fn)
+    return _static_problem(interval, index, static)
+
+
+def _wrong_callee(event: Call, fn: str | None) -> bool:
+    # ``fn=""`` or a name: the learner's own jit (``fn == 0``), never a callable the
+    # grader handed over, whatever its name.
+    if fn is None:
+        return event.fn == 0
+    return event.fn != 0 or (bool(fn) and event.name != fn)
+
+
+def _callee_problem(event: Call, index: int, fn: str | None) -> tuple[str, str]:
+    where = on_line(line_of(event))
+    if fn is None:
+        return (f"Timed interval {index + 1} times another callable{where}, not the "
+                "function the grader handed you: a copy of it, a new `jax.jit` of "
+                "it or a compiled copy is a different program.",
+                "Call the function you were given, exactly as given, inside the "
+                "timer (e.g. `out = fn(*args)`).")
+    own = f"the jit of your `{fn}`" if fn else "a `jax.jit` of your own function"
+    if event.fn != 0:
+        return (f"Timed interval {index + 1} times a function the grader handed "
+                f"you{where}, not {own}.",
+                f"Time {own}, warmed up before the timer starts.")
+    return (f"Timed interval {index + 1} times another function{where}, not the "
+            f"jit of your `{fn}`.",
+            f"Time the `jax.jit` of `{fn}` that you warmed up.")
+
+
+def _static_problem(interval: Interval, index: int,
+                    static: tuple[Any, ...] | None) -> tuple[str, str] | None:
+    """The interval times a call with other static values than ``static``."""
+    for timed in interval.calls:
         event = timed.call
-        right = event.fn != 0 if fn is None else (not fn or event.name == fn)
-        if not right:
-            where = on_line(line_of(event))
-            if fn is None:
-                return (f"Timed interval {index + 1} times another callable{where}, not the "
-                        "function the grader handed you: a copy of it, a new `jax.jit` of "
-                        "it or a compiled copy is a different program.",
-                        "Call the function you were given, exactly as given, inside the "
-                        "timer (e.g. `out = fn(*args)`).")
-            return (f"Timed interval {index + 1} times another function{where}, not the "
-                    f"jit of your `{fn}`.",
-                    f"Time the `jax.jit` of `{fn}` that you warmed up.")
         if static is not None and event.static != plain_static(static):
             # The values are the grader's settings: the message never names them.
             return (f"Timed interval {index + 1}{on_line(line_of(event))} calls the "

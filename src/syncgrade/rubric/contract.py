@@ -12,6 +12,8 @@ into the interval checks, the same way in every exercise:
 - ``times-the-call``: one call of the designated callable per sample, with the declared
   static values, samples in the order they were taken, and no host transfer of the
   timed output inside unless declared;
+- ``donates-input``: when the list declares ``donates``: every timed call's jit donates
+  its input and the call consumed it (a fresh input per sample);
 - ``inputs-ready``: when the grader hands over inputs that still need placing or are
   still being computed, and placement is not declared, they were ready first;
 - ``placement-excluded`` or ``placement-included``: a host-to-device transfer inside iff
@@ -42,6 +44,7 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import clean
 from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import workload_checks as wc
 from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, ValuePath
 from syncgrade.rubric.compose import Part, all_of, on_intervals
 from syncgrade.rubric.registry import REGISTRY
@@ -52,7 +55,7 @@ HIDDEN = "hidden"
 """The default interval: one warm call of the designated callable, waited for."""
 
 TITLES = {check_id: REGISTRY[check_id].title for check_id in (
-    "sample-count", "samples-measured", "times-the-call", "inputs-ready",
+    "sample-count", "samples-measured", "times-the-call", "donates-input", "inputs-ready",
     "placement-excluded", "placement-included", "warmup-excluded",
     "first-call-includes-compile", "sync-before-stop", "readback-included",
     "interval-clean", "covers-device-work",
@@ -73,11 +76,13 @@ class Samples:
     :data:`~syncgrade.analysis.PHASES` (default :data:`WARM`). ``fn``: what is timed:
     ``None`` for a callable the grader handed over (by identity), or the name of the
     learner's own function whose jit is timed, or ``""`` for any jit of the learner's
-    (exercise-5). ``static``: the static
+    own (exercise-5; never a callable the grader handed over). ``static``: the static
     argument values every timed call must use (``None``: not checked). ``exclusive_of``:
     lists whose intervals this one may not reuse. ``probe``: the list comes from the
     calibrated probe (judged by ``samples-measured`` and ``covers-device-work`` only);
-    ``runs_per_sample``: how many probe runs one sample covers."""
+    ``runs_per_sample``: how many probe runs one sample covers. ``donates``: every timed
+    call must donate its input (``donates-input``: its jit made with ``donate_argnums`` or
+    ``donate_argnames``, the input array consumed by the call; exercise-10)."""
 
     call: str
     path: ValuePath
@@ -89,6 +94,7 @@ class Samples:
     exclusive_of: tuple[ValuePath, ...] = ()
     probe: bool = False
     runs_per_sample: int = 1
+    donates: bool = False
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.phases) - set(PHASES))
@@ -116,6 +122,7 @@ class Samples:
             # The values are the grader's settings (hidden like its inputs): only how many.
             "static": [HIDDEN] * len(self.static) if self.static is not None else None,
             "probe": self.probe,
+            "donates": self.donates,
         }
 
 
@@ -151,6 +158,7 @@ _OK = {
                     "in seconds.",
     "samples-measured": "Every sample is the difference of two clock readings your code took.",
     "times-the-call": "Each sample times exactly one call of the function you were given.",
+    "donates-input": "Every timed call donated its input.",
     "sync-before-stop": "Every interval waits for its own output before the timer stops.",
     "placement-excluded": "No input placement inside the timed intervals.",
     "warmup-excluded": "Compilation and warm-up finished before the first timed interval.",
@@ -187,6 +195,8 @@ def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str,
         ("times-the-call", *judged(c.times_the_call, fn=samples.fn, static=samples.static,
                                    host_transfer="host transfer" in phases)),
     ]
+    if samples.donates:
+        found.append(("donates-input", *judged(wc.donates_input)))
     if "input placement" in phases:
         found.append(("placement-included", *judged(e2e.placement_included)))
     else:

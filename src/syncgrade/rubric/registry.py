@@ -144,6 +144,9 @@ _DEFS = (
     CheckDef("jitted", "Compiled once, reused", "Every timed interval calls a jitted "
              "function, and nothing is traced or compiled after the first interval.",
              wc.jitted, judges="samples"),
+    CheckDef("donates-input", "Donates its input", "Every timed call's jit donates its "
+             "input (`donate_argnums`) and the call consumed the input array: XLA reused "
+             "its buffer for the output.", wc.donates_input, judges="samples"),
     CheckDef("boundary-matches", "Declared boundary", "The boundary the learner declares "
              "equals the phases measured inside the learner's own intervals.",
              rc.boundary_matches, legacy_titles=("Declared warm boundary",),

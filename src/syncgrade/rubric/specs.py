@@ -14,7 +14,8 @@ docs/authoring.md, "Argument specs".
 - :func:`jax_device`: the default ``jax.Device``.
 - :func:`rng`: ``np.random.default_rng(seed)``.
 - :func:`workload`: ``jax.jit`` of a named workload, optionally warmed up; a built-in one
-  (:data:`BUILTIN_WORKLOADS`) or one the rubric declares as source text (``source=``).
+  (:data:`BUILTIN_WORKLOADS`) or one the rubric declares as source text (``source=``),
+  with any of the ``jax.jit`` options in :data:`JIT_OPTIONS` (``donate_argnums``...).
 - :func:`factory`: a zero-argument callable returning a fresh, uncompiled jit each call.
 - :func:`probe`, :func:`probe_args`, :func:`probe_host_args`: the calibrated spin of
   about ``seconds`` and its placed or NumPy arguments; a call that uses any of them
@@ -80,35 +81,85 @@ def rng(seed: int) -> Spec:
     return {"kind": "rng", "seed": seed}
 
 
-def _declared(spec: Spec, source: str | None, static_argnums: Sequence[int]) -> Spec:
-    # Keys only when used: the jobs of exercises that do not declare workloads stay as
-    # they were.
+JIT_OPTIONS = ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames",
+               "keep_unused", "inline")
+"""The ``jax.jit`` options a declared workload may take (:func:`workload`,
+:func:`factory`): which arguments are static, which inputs are donated (their buffers
+handed to XLA for the outputs: a donated array is deleted by the call), whether unused
+arguments are kept, whether the jit is inlined into an enclosing one. The sharding,
+device, backend and compiler options are not offered: a timed workload runs where the
+grader places its inputs, as the learner's code would."""
+
+
+def _names(value: str | Sequence[str]) -> list[str]:
+    # jax takes one name or a sequence of them; a str is one name, not its characters.
+    return [value] if isinstance(value, str) else [str(n) for n in value]
+
+
+def _numbers(value: int | Sequence[int]) -> list[int]:
+    return [value] if isinstance(value, int) else list(value)
+
+
+def _declared(spec: Spec, source: str | None, static_argnums: int | Sequence[int] = (),
+              static_argnames: str | Sequence[str] = (),
+              donate_argnums: int | Sequence[int] = (),
+              donate_argnames: str | Sequence[str] = (),
+              keep_unused: bool = False, inline: bool = False) -> Spec:
+    # Keys only when used: the jobs of exercises that do not declare workloads or options
+    # stay as they were. Values are kept as given (an int stays where ints belong): the
+    # rubric's load-time validation (rubric.validation) names a wrong one.
     if source is not None:
         spec["source"] = source
-    if static_argnums:
-        spec["static_argnums"] = [int(i) for i in static_argnums]
+    for key, value in (("static_argnums", _numbers(static_argnums)),
+                       ("static_argnames", _names(static_argnames)),
+                       ("donate_argnums", _numbers(donate_argnums)),
+                       ("donate_argnames", _names(donate_argnames))):
+        if value:
+            spec[key] = value
+    for key, flag in (("keep_unused", keep_unused), ("inline", inline)):
+        if flag is not False:
+            spec[key] = flag
     return spec
 
 
 def workload(name: str, warm: list[Spec] | None = None, *, source: str | None = None,
-             static_argnums: Sequence[int] = ()) -> Spec:
-    """``jax.jit(f, static_argnums=...)`` of workload ``name``, a new function object per
-    grader call; compiled and waited on ``warm`` argument specs first when given (include
-    a :func:`value` for each static argument).
+             static_argnums: int | Sequence[int] = (),
+             static_argnames: str | Sequence[str] = (),
+             donate_argnums: int | Sequence[int] = (),
+             donate_argnames: str | Sequence[str] = (),
+             keep_unused: bool = False, inline: bool = False) -> Spec:
+    """``jax.jit(f, **options)`` of workload ``name``, a new function object per grader
+    call; compiled and waited on ``warm`` argument specs first when given (include a
+    :func:`value` for each static argument; a donated warm-up argument is built for the
+    warm-up alone, so the call's own arguments are never consumed by it).
+
+    The options (:data:`JIT_OPTIONS`) are ``jax.jit``'s, with its meaning:
+    ``static_argnums``/``static_argnames`` (one value each is a new program),
+    ``donate_argnums``/``donate_argnames`` (the call consumes those inputs: the learner
+    must hand it a fresh array each time, and the trace records whether each call
+    really donated, ``donates-input``), ``keep_unused``, ``inline``. A static argument
+    cannot also be donated; positions and names must exist in the workload's signature
+    (checked when the rubric loads).
 
     ``name`` is a built-in workload (:data:`BUILTIN_WORKLOADS`) or, with ``source``, the
     name of a top-level ``def`` in ``source``: Python text the child executes with
     :data:`WORKLOAD_GLOBALS` in scope. The source travels in the job (the learner's code
     calls it anyway, so it is not secret); it must hold no expected values."""
     return _declared({"kind": "workload", "name": name, "warm": warm}, source,
-                     static_argnums)
+                     static_argnums, static_argnames, donate_argnums, donate_argnames,
+                     keep_unused, inline)
 
 
 def factory(name: str, *, source: str | None = None,
-            static_argnums: Sequence[int] = ()) -> Spec:
-    """``make_fn()``: each call returns a fresh ``jax.jit`` of workload ``name`` (see
-    :func:`workload`) whose first call traces and compiles."""
-    return _declared({"kind": "factory", "name": name}, source, static_argnums)
+            static_argnums: int | Sequence[int] = (),
+            static_argnames: str | Sequence[str] = (),
+            donate_argnums: int | Sequence[int] = (),
+            donate_argnames: str | Sequence[str] = (),
+            keep_unused: bool = False, inline: bool = False) -> Spec:
+    """``make_fn()``: each call returns a fresh ``jax.jit`` of workload ``name`` with the
+    same options as :func:`workload`, whose first call traces and compiles."""
+    return _declared({"kind": "factory", "name": name}, source, static_argnums,
+                     static_argnames, donate_argnums, donate_argnames, keep_unused, inline)
 
 
 def probe(seconds: float) -> Spec:
@@ -125,7 +176,7 @@ def probe_like(name: str, seconds: float, warm: list[Spec] | None = None, *,
     device. A new function object per grader call, uncompiled, or compiled on the
     ``warm`` specs first when given (that warm-up runs the spin too)."""
     return _declared({"kind": "probe_like", "name": name, "seconds": seconds,
-                      "warm": warm}, source, ())
+                      "warm": warm}, source)
 
 
 def probe_factory(seconds: float) -> Spec:

@@ -195,8 +195,11 @@ def _spec(where: str, spec: Any) -> None:
         if not isinstance(seconds, (int, float)) or not 0 < seconds <= 10:
             raise _Problem(f"{where}: probe seconds must be a number in (0, 10]")
         if kind == "probe_like":
-            if spec.get("static_argnums"):
-                raise _Problem(f"{where}: a probe_like workload takes no static arguments")
+            options = [k for k in ("static_argnums", "static_argnames", "donate_argnums",
+                                   "donate_argnames", "keep_unused", "inline") if k in spec]
+            if options:
+                raise _Problem(f"{where}: a probe_like workload takes no jit options "
+                               f"({', '.join(options)})")
             _workload(where, spec)
             for index, item in enumerate(spec.get("warm") or []):
                 _spec(f"{where}, warm-up argument {index + 1}", item)
@@ -205,14 +208,13 @@ def _spec(where: str, spec: Any) -> None:
 def _workload(where: str, spec: dict[str, Any]) -> None:
     name = spec.get("name")
     source = spec.get("source")
-    static = spec.get("static_argnums", [])
-    if not isinstance(static, list) or not all(type(i) is int and i >= 0 for i in static):
-        raise _Problem(f"{where}: static_argnums must be non-negative ints")
+    _jit_option_types(where, spec)
     if source is None:
         if name not in BUILTIN_WORKLOADS:
             raise _Problem(f"{where}: unknown workload {name!r} (built-in: "
                            f"{', '.join(sorted(BUILTIN_WORKLOADS))}; or declare it with "
                            "source=...)")
+        _jit_option_targets(where, spec, str(name), _BUILTIN_PARAMETERS[str(name)], False)
         return
     if not isinstance(source, str) or not isinstance(name, str):
         raise _Problem(f"{where}: a declared workload needs a name and source text")
@@ -226,10 +228,68 @@ def _workload(where: str, spec: dict[str, Any]) -> None:
     if target is None:
         raise _Problem(f"{where}: the source of workload {name!r} defines no top-level "
                        f"`def {name}(...)`")
-    positional = len(target.args.posonlyargs) + len(target.args.args)
-    if target.args.vararg is None and any(i >= positional for i in static):
-        raise _Problem(f"{where}: static_argnums {static} is out of range for "
-                       f"`{name}` ({positional} positional parameters)")
+    params = tuple(a.arg for a in (*target.args.posonlyargs, *target.args.args))
+    if target.args.vararg is None:
+        _jit_option_targets(where, spec, name, params, target.args.kwarg is not None,
+                            tuple(a.arg for a in target.args.kwonlyargs))
+
+
+# The built-in workloads' parameters (syncgrade.child.workloads; the parent never imports
+# jax, a test keeps the two equal).
+_BUILTIN_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "predict": ("x", "w"), "predict_exact": ("x", "w"),
+    "predict_off_by_a_little": ("x", "w"), "energy": ("a", "b"), "spin": ("x", "n"),
+}
+
+
+def _jit_option_types(where: str, spec: dict[str, Any]) -> None:
+    """The ``jax.jit`` options of a workload spec (``specs.JIT_OPTIONS``) have the types
+    jax takes, and no argument is both static and donated."""
+    for key in ("static_argnums", "donate_argnums"):
+        value = spec.get(key, [])
+        if not isinstance(value, list) or not all(type(i) is int and i >= 0 for i in value):
+            raise _Problem(f"{where}: {key} must be non-negative ints (argument "
+                           f"positions), not {value!r}")
+    for key in ("static_argnames", "donate_argnames"):
+        value = spec.get(key, [])
+        if not isinstance(value, list) or not all(
+                isinstance(n, str) and n.isidentifier() for n in value):
+            raise _Problem(f"{where}: {key} must be parameter names, not {value!r}")
+    for key in ("keep_unused", "inline"):
+        if type(spec.get(key, False)) is not bool:
+            raise _Problem(f"{where}: {key} must be True or False, not {spec.get(key)!r}")
+    for kind in ("argnums", "argnames"):
+        both = sorted(set(spec.get(f"static_{kind}", [])) & set(spec.get(f"donate_{kind}", [])))
+        if both:
+            raise _Problem(f"{where}: {both} is both static and donated: a static argument "
+                           "is part of the program, not an input buffer to donate")
+
+
+def _jit_option_targets(where: str, spec: dict[str, Any], name: str,
+                        params: tuple[str, ...], any_keyword: bool,
+                        keyword_only: tuple[str, ...] = ()) -> None:
+    """Every position and name a workload's jit options give is a parameter of ``name``
+    (``params``: its positional parameters, in order)."""
+    for key in ("static_argnums", "donate_argnums"):
+        out = [i for i in spec.get(key, []) if i >= len(params)]
+        if out:
+            raise _Problem(f"{where}: {key} {spec[key]} is out of range for `{name}` "
+                           f"({len(params)} positional parameters: {', '.join(params)})")
+    known = (*params, *keyword_only)
+    for key in ("static_argnames", "donate_argnames"):
+        unknown = [n for n in spec.get(key, []) if n not in known]
+        if unknown and not any_keyword:
+            raise _Problem(f"{where}: {key} names {unknown}, which `{name}` has no "
+                           f"parameter for (its parameters: {', '.join(known)})")
+    # jax resolves positions and names into each other through the signature: the same
+    # parameter static by position and donated by name is refused too.
+    for static_key, donate_key in (("static_argnums", "donate_argnames"),
+                                   ("donate_argnums", "static_argnames")):
+        named = {params[i] for i in spec.get(static_key, []) if i < len(params)}
+        both = sorted(named & set(spec.get(donate_key, [])))
+        if both:
+            raise _Problem(f"{where}: parameter {both} of `{name}` is both static and "
+                           "donated")
 
 
 def _checks(exercise: Exercise, call_ids: set[str]) -> None:

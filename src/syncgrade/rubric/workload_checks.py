@@ -1,12 +1,14 @@
-"""Checks about the workload itself rather than the timer around it (exercise-5).
+"""Checks about the workload itself rather than the timer around it (exercise-5, -10).
 
 - ``jitted``: the timed calls go through a ``jax.jit`` function that is compiled once and
   reused, not an eager op-by-op computation and not a jit re-created in the loop.
 - ``reference-is-numpy``: the learner's reference agrees with the grader's and ran on the
   host with NumPy only: no JAX dispatch, compilation, placement or readback of a JAX
   array happened while it ran, and it returned a NumPy result.
+- ``donates-input``: every timed call donated its input: its jit was made with
+  ``donate_argnums``/``donate_argnames`` and the call consumed the array (exercise-10).
 
-Semantics: docs/checks.md. Both are pure functions of the recorded trace.
+Semantics: docs/checks.md. All are pure functions of the recorded trace.
 """
 
 from __future__ import annotations
@@ -136,3 +138,48 @@ def _jax_work(ctx: Context, events: tuple[Event, ...]) -> tuple[str, Event] | No
         if isinstance(event, Wait):
             return "a JAX array read back to the host", event
     return None
+
+
+def donates_input(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Every timed call donated an input: the jit it called was made with
+    ``donate_argnums``/``donate_argnames`` (the call's recorded ``jit`` options), and the
+    call consumed one of its input arrays (``donated``: the array was deleted when the
+    call returned, so XLA took its buffer for the output). A donation XLA could not use
+    leaves the input alive and fails too: the step then runs out of place. Judges the
+    intervals the samples name (every timed one when ``samples`` is ``None``)."""
+    try:
+        intervals = iv.timed_intervals(ctx, call, samples)
+    except iv.Verdict as verdict:
+        return verdict.outcome
+    for index, interval in enumerate(intervals):
+        for timed in interval.calls:
+            problem = _donation_problem(timed.call, index)
+            if problem is not None:
+                return Outcome.fail(*problem, iv.with_timeline(
+                    ctx, call, interval, donated=False, **iv.flaw_facts("", interval)))
+    return Outcome.ok(f"Each of the {len(intervals)} timed calls donated its input: XLA "
+                      "reused the input's buffer for the output.")
+
+
+def _donation_problem(event: Call, index: int) -> tuple[str, str] | None:
+    """(message, hint) when the timed call ``event`` did not donate an input."""
+    where = f"Timed interval {index + 1}: the call{iv.on_line(iv.line_of(event))}"
+    fresh = ("and hand each timed call a fresh device copy of the input, placed and waited "
+             "on before the timer starts (a donated array cannot be used again).")
+    if not event.declares_donation:
+        return (f"{where} does not donate its input: the `jax.jit` it calls was made "
+                "without `donate_argnums`, so every call allocates a new output buffer "
+                "and the sample times another program than the in-place step.",
+                f"Make the jit with its input donated (`jax.jit({event.name}, "
+                f"donate_argnums=0)` donates the first argument), {fresh}")
+    if event.donated_inputs:
+        return None
+    if event.numpy_args and not event.inputs:
+        return (f"{where} passes a NumPy array: jax copies it to the device inside the "
+                "call and donates that copy, never an array of yours.",
+                f"Place the input with `jax.device_put` before the timer starts, {fresh}")
+    return (f"{where} declares its input donated, but XLA did not take the buffer: the "
+            "input was still alive after the call (no output of the same shape and dtype "
+            "could reuse it, and jax warned that the donated buffer was not usable).",
+            "Donate the argument whose buffer the output can reuse (same shape and "
+            "dtype as the result), and pass it as a device array.")
