@@ -12,7 +12,9 @@ containers, batch) are the only code that prints and picks exit codes.
     grade new EXERCISE --title TITLE    scaffold a new exercise folder in a course
     grade list --json                   the catalogue: exercises, checks, points (platforms)
     grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
-    grade package gradescope EXERCISE   the Gradescope autograder zip (-o autograder.zip)
+    grade package PLATFORM EXERCISE     validate, then the platform's bundle: gradescope
+                                        (autograder.zip), prairielearn, exercism or all
+    grade package course --course DIR   a wheel of the course for learners (no solutions)
     grade serve [--port 8000] ...       the HTTP service (needs the `serve` extra)
 
 Options go anywhere, before the subcommand too (``grade --course DIR list``). Every
@@ -56,8 +58,8 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
 
 
 FLAGS = frozenset({"-h", "--help", "--version", "--all", "--force", "--html", "--json",
-                   "--no-auth", "--no-corpus-grades", "--open", "--passing", "--resume",
-                   "--reveal"})
+                   "--no-auth", "--no-corpus-grades", "--no-validate", "--open", "--passing",
+                   "--resume", "--reveal"})
 """The options of any subcommand that take no value: every other option before the
 subcommand takes the next word as its value (``--course DIR``), unless written
 ``--option=value``."""
