@@ -118,7 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("platform", choices=TARGETS, metavar="PLATFORM",
                         help="gradescope, prairielearn, exercism, all (the three), or "
                              "course (the learner's course wheel; no EXERCISE)")
-    parser.add_argument("exercise", nargs="?", help="exercise id, e.g. exercise-1")
+    parser.add_argument("exercise", nargs="?", metavar="EXERCISE",
+                        help="exercise id, e.g. exercise-1 (not with course)")
     parser.add_argument("-o", "--output", type=Path, metavar="PATH",
                         help="the zip to write (default: autograder.zip, prairielearn.zip "
                              "or exercism.zip); for all and course, the folder to write "
@@ -142,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--course-version", default="0.1.0", metavar="VERSION",
                         help="course: the wheel's version (default: 0.1.0)")
     add_course(parser)
-    add_timeout(parser)
+    add_timeout(parser, what="wall-clock limit for the learner's code")
     add_overhead(parser)
     add_memory(parser)
     return parser
