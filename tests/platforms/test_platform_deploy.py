@@ -26,6 +26,7 @@ from syncgrade.cli.package import RUN_AUTOGRADER, SETUP_SH
 from syncgrade.courses import get_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ["package", "gradescope", "--no-validate"]  # validation: tests/cli/test_package.py
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 TEMPLATE = ROOT / "deploy" / "prairielearn" / "questions" / "syncgrade-exercise-1"
@@ -36,7 +37,7 @@ RUN_SH = ROOT / "bin" / "run.sh"
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`grade package gradescope exercise-1`, letting the command build the wheel itself."""
     target = tmp_path_factory.mktemp("package") / "autograder.zip"
-    assert cli.main(["package", "gradescope", "exercise-1", "-o", str(target),
+    assert cli.main([*PACKAGE, "exercise-1", "-o", str(target),
                      "--timeout", "30", "--html"]) == 0
     return target
 
@@ -159,7 +160,7 @@ def test_package_ships_only_its_exercise_of_a_course_folder(
     (course / "exercise-2" / "__pycache__").mkdir()
     (course / "exercise-2" / "__pycache__" / "exercise.cpython-311.pyc").write_bytes(b"x")
     target = tmp_path / "out" / "autograder.zip"
-    assert cli.main(["package", "gradescope", "exercise-2", "--course", str(course),
+    assert cli.main([*PACKAGE, "exercise-2", "--course", str(course),
                      "--wheel", str(fake_wheel(tmp_path)), "-o", str(target)]) == 0
     assert "wrote" in capsys.readouterr().out
     with zipfile.ZipFile(target) as archive:
@@ -199,12 +200,12 @@ def test_the_zip_is_reproducible(tmp_path: Path) -> None:
         for path in [wheel, *course.rglob("*")]:
             os.utime(path, (when, when))
         target = tmp_path / f"out-{n}" / "autograder.zip"
-        assert cli.main(["package", "gradescope", "exercise-3", "--course", str(course),
+        assert cli.main([*PACKAGE, "exercise-3", "--course", str(course),
                          "--wheel", str(wheel), "-o", str(target), "--html"]) == 0
         zips.append(target.read_bytes())
     assert zips[0] == zips[1]
     other = tmp_path / "other.zip"
-    assert cli.main(["package", "gradescope", "exercise-2", "--course", str(course),
+    assert cli.main([*PACKAGE, "exercise-2", "--course", str(course),
                      "--wheel", str(wheel), "-o", str(other), "--html"]) == 0
     assert other.read_bytes() != zips[0]  # a different input does change it
 
@@ -218,7 +219,7 @@ def test_package_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.Captur
                                            args: list[str], says: str) -> None:
     (tmp_path / "syncgrade-0.1.0-py3-none-any.whl").write_bytes(b"PK")  # not a zip
     args = [a.replace("TMP", str(tmp_path)) for a in args]
-    code = cli.main(["package", "gradescope", *args, "-o", str(tmp_path / "a.zip")])
+    code = cli.main([*PACKAGE, *args, "-o", str(tmp_path / "a.zip")])
     err = capsys.readouterr().err
     assert code == cli.EXIT_USAGE and says in err and len(err.splitlines()) == 1
 

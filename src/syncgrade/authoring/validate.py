@@ -15,6 +15,9 @@ checked first, for every exercise (:func:`plan_exercise`); then the files are gr
     ``TODO(author)``.
 ``mutants``
     ``mutants.toml`` parses (TOML, only ``[[mutant]]`` entries, no name given twice).
+``stub markers``
+    only when ``solution.py`` has solution markers (:mod:`syncgrade.authoring.markers`):
+    they pair up, and ``stub.py`` is exactly the stub they make (``grade stub``).
 ``mutant <name>``
     the entry is well formed, its ``expect-fail`` ids are checks of the exercise (a typo
     gets the nearest id), its edits apply to the current solution (each ``old`` text
@@ -65,6 +68,7 @@ from syncgrade.authoring.cases import (
     load_mutant_table,
     mutant_case,
 )
+from syncgrade.authoring.markers import MarkerError, stub_from_solution
 from syncgrade.authoring.mutants import Mutant
 from syncgrade.courses import (
     CORPUS_KINDS,
@@ -461,6 +465,7 @@ def plan_exercise(exercise_id: str, course: Course, rubrics: Rubrics | None = No
             got, not missing and not left))
     if files.mutants.is_file():
         row(Row(exercise_id, "mutants", "a valid mutants.toml", table, bool(entries)))
+    _plan_markers(plan, files, root)
 
     gradable = exercise is not None
     if gradable and files.solution.is_file():
@@ -486,6 +491,38 @@ def plan_exercise(exercise_id: str, course: Course, rubrics: Rubrics | None = No
         row(Row(exercise_id, "hidden-inputs", "differ from the stub's data",
                 "; ".join(problems) or summary, not problems))
     return plan
+
+
+def first_difference(expected: str, got: str) -> str:
+    """``"line N differs"`` for the first line where ``got`` is not ``expected``, or
+    ``""`` when they are equal."""
+    if expected == got:
+        return ""
+    want, have = expected.splitlines(), got.splitlines()
+    for number, (a, b) in enumerate(zip(want, have, strict=False), 1):
+        if a != b:
+            return f"line {number} differs"
+    return f"line {min(len(want), len(have)) + 1} differs"
+
+
+def _plan_markers(plan: Plan, files: ExerciseFiles, root: Path) -> None:
+    """The ``stub markers`` row, when ``solution.py`` has solution markers
+    (:mod:`syncgrade.authoring.markers`): they pair up, and ``stub.py`` is exactly the
+    stub they make."""
+    if not files.solution.is_file():
+        return
+    shown = _shown(files.solution, root)
+    expected = f"{_shown(files.stub, root)} is what {shown}'s markers make"
+    try:
+        stub = stub_from_solution(_read(files.solution), shown)
+    except MarkerError as exc:
+        plan.rows.append(Row(files.id, "stub markers", expected, str(exc), False))
+        return
+    if stub is None:
+        return
+    difference = first_difference(stub, _read(files.stub))
+    got = (f"{difference}: run `grade stub {files.id}`" if difference else "agrees")
+    plan.rows.append(Row(files.id, "stub markers", expected, got, not difference))
 
 
 def _plan_mutants(plan: Plan, files: ExerciseFiles, entries: list[Any],

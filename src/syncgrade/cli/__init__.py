@@ -12,7 +12,10 @@ containers, batch) are the only code that prints and picks exit codes.
     grade new EXERCISE --title TITLE    scaffold a new exercise folder in a course
     grade list --json                   the catalogue: exercises, checks, points (platforms)
     grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
-    grade package gradescope EXERCISE   the Gradescope autograder zip (-o autograder.zip)
+    grade package PLATFORM EXERCISE     validate, then the platform's bundle: gradescope
+                                        (autograder.zip), prairielearn, exercism or all
+    grade package course --course DIR   a wheel of the course for learners (no solutions)
+    grade stub EXERCISE [--check]       write stub.py from solution.py's solution markers
     grade serve [--port 8000] ...       the HTTP service (needs the `serve` extra)
 
 Options go anywhere, before the subcommand too (``grade --course DIR list``). Every
@@ -44,6 +47,7 @@ from syncgrade.cli.grade import cmd_grade, cmd_list, cmd_start
 from syncgrade.cli.package import cmd_package
 from syncgrade.cli.schema import cmd_schema
 from syncgrade.cli.serve import cmd_serve
+from syncgrade.cli.stub import cmd_stub
 
 __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXIT_NOT_FULL",
            "EXIT_USAGE", "OUTPUT_FORMATS", "UsageError", "main"]
@@ -51,13 +55,13 @@ __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXI
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
     "validate": cmd_validate, "new": cmd_new,
-    "schema": cmd_schema, "serve": cmd_serve, "package": cmd_package,
+    "schema": cmd_schema, "serve": cmd_serve, "package": cmd_package, "stub": cmd_stub,
 }
 
 
-FLAGS = frozenset({"-h", "--help", "--version", "--all", "--force", "--html", "--json",
-                   "--no-auth", "--no-corpus-grades", "--open", "--passing", "--resume",
-                   "--reveal"})
+FLAGS = frozenset({"-h", "--help", "--version", "--all", "--check", "--force", "--html", "--json",
+                   "--no-auth", "--no-corpus-grades", "--no-validate", "--open", "--passing",
+                   "--resume", "--reveal"})
 """The options of any subcommand that take no value: every other option before the
 subcommand takes the next word as its value (``--course DIR``), unless written
 ``--option=value``."""
