@@ -2,6 +2,9 @@
 containers, batch) are the only code that prints and picks exit codes.
 
     grade list                          the exercises and their titles
+    grade watch [EXERCISE [PATH]]       grade on every save; move on at full marks
+    grade progress                      which exercises are done (the last grade of each)
+    grade daemon start|stop|status      the warm grader daemon (`grade` uses it when it runs)
     grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
     grade EXERCISE [PATH] [--format F]  grade PATH (default exercises/EXERCISE/submission.py);
                                         F: text (default), json (or --json), html, gradescope,
@@ -40,10 +43,12 @@ from syncgrade.cli.common import (
     OUTPUT_FORMATS,
     UsageError,
 )
+from syncgrade.cli.daemon import cmd_daemon
 from syncgrade.cli.grade import cmd_grade, cmd_list, cmd_start
 from syncgrade.cli.package import cmd_package
 from syncgrade.cli.schema import cmd_schema
 from syncgrade.cli.serve import cmd_serve
+from syncgrade.cli.watch import cmd_progress, cmd_watch
 
 __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXIT_NOT_FULL",
            "EXIT_USAGE", "OUTPUT_FORMATS", "UsageError", "main"]
@@ -52,12 +57,13 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
     "validate": cmd_validate, "new": cmd_new,
     "schema": cmd_schema, "serve": cmd_serve, "package": cmd_package,
+    "watch": cmd_watch, "progress": cmd_progress, "daemon": cmd_daemon,
 }
 
 
 FLAGS = frozenset({"-h", "--help", "--version", "--all", "--force", "--html", "--json",
-                   "--no-auth", "--no-corpus-grades", "--open", "--passing", "--resume",
-                   "--reveal"})
+                   "--no-auth", "--no-corpus-grades", "--no-daemon", "--open", "--passing",
+                   "--resume", "--reveal"})
 """The options of any subcommand that take no value: every other option before the
 subcommand takes the next word as its value (``--course DIR``), unless written
 ``--option=value``."""
