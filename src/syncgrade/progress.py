@@ -86,8 +86,10 @@ def _ignored(path: Path, why: str) -> str:
 def _parse(data: Any) -> dict[str, dict[str, Entry]]:
     if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
         raise ValueError("not a version-1 progress record")
+    if not isinstance(data.get("courses"), dict):
+        raise ValueError("no courses in it")
     courses: dict[str, dict[str, Entry]] = {}
-    for root, exercises in dict(data["courses"]).items():
+    for root, exercises in data["courses"].items():
         courses[str(root)] = {
             str(exercise_id): Entry(status=str(e["status"]), score=float(e["score"]),
                                     max_score=float(e["max_score"]),
