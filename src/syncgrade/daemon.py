@@ -245,7 +245,9 @@ class Daemon:
             opened = open_course(course)
             self.courses[opened.root] = course_fingerprint(opened.root)
             hidden = opened.hidden_paths
-        self.pool: WarmPool = WarmPool(pool_size, timeout=SHARED_MAX_WALL_S,
+        # wait_s: a child is always on its way (one grade at a time, refilled at once);
+        # waiting for it is never slower than a cold child, which imports jax too.
+        self.pool: WarmPool = WarmPool(pool_size, timeout=SHARED_MAX_WALL_S, wait_s=30.0,
                                        base=_system_tempdir(), hidden=hidden)
 
     def status(self) -> dict[str, Any]:

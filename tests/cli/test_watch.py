@@ -71,12 +71,12 @@ def test_watch_regrades_on_save_and_moves_on_at_full_marks(tmp_path: Path) -> No
                                      budget.limit(180)))
         assert "NOT YET" in report and "✗ sync-before-stop" in report
         mine.write_text(files.solution.read_text())  # the learner fixes it and saves
-        report = "".join(lines.until(f"{first} is done. Next: {following}",
+        report = "".join(lines.until(f"Watching exercises/{following}/submission.py",
                                      budget.limit(180)))
         assert "PASSED  score 12/12" in report and "NOT YET" not in report
+        assert f"{first} is done. Next: {following} · " in report
         assert f"Read exercises/{following}/README.md, then edit " \
                f"exercises/{following}/submission.py." in report
-        lines.until(f"Watching exercises/{following}/submission.py", budget.limit(60))
         assert (tmp_path / "exercises" / following / "submission.py").read_text() == \
             course.folder(following).stub.read_text()  # handed out, as `grade start` does
         watch.send_signal(signal.SIGINT)  # Ctrl-C

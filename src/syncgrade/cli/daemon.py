@@ -104,6 +104,16 @@ def start_background(course: str | None, idle_s: float = daemon.IDLE_S) -> bool:
     return True
 
 
+def wait_for_daemon(limit: float) -> dict[str, Any] | None:
+    """The status of the daemon once it answers, or None after ``limit`` seconds."""
+    deadline = time.monotonic() + limit
+    while True:
+        answer = ping()
+        if answer is not None or time.monotonic() >= deadline:
+            return answer
+        time.sleep(0.1)
+
+
 def _stop_quietly() -> None:
     with contextlib.suppress(daemon.DaemonUnavailable):
         daemon.call({"op": "stop"}, timeout=10.0)
@@ -176,13 +186,10 @@ def _start(args: argparse.Namespace) -> int:
         print(f"could not start the grader daemon ({daemon.runtime_dir()} is not yours "
               "alone?)", file=sys.stderr)
         return EXIT_NOT_FULL
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline:
-        answer = ping()
-        if answer is not None:
-            print(f"started the grader daemon {answer['pid']} on {daemon.socket_path()}")
-            return EXIT_FULL_MARKS
-        time.sleep(0.1)
+    answer = wait_for_daemon(START_WAIT_S)
+    if answer is not None:
+        print(f"started the grader daemon {answer['pid']} on {daemon.socket_path()}")
+        return EXIT_FULL_MARKS
     print(f"the grader daemon did not answer within {START_WAIT_S:g} s; see "
           f"{daemon.runtime_dir() / 'daemon.log'}", file=sys.stderr)
     return EXIT_NOT_FULL

@@ -49,6 +49,9 @@ POLL_S = 0.2
 """How often the watched file's size and modification time are read."""
 SETTLE_S = 0.3
 """A change is graded once the file has not changed for this long (debounce)."""
+DAEMON_WAIT_S = 30.0
+"""How long ``grade watch`` waits for the daemon it started to answer (it imports the
+grader: about a second, more on a loaded machine) before grading cold instead."""
 
 
 @dataclass
@@ -96,9 +99,12 @@ def cmd_watch(argv: Sequence[str]) -> int:
     watched = Watched(exercise, submission_path(exercise, args.path, _cwd()),
                       in_workspace=args.path is None)
     if not args.no_daemon:
-        from syncgrade.cli.daemon import start_background
+        from syncgrade.cli.daemon import start_background, wait_for_daemon
 
-        start_background(args.course)
+        if start_background(args.course):
+            # Its first grade then needs no second jax import beside it: one start-up
+            # on the machine, not two. A daemon that does not answer in time: cold.
+            wait_for_daemon(DAEMON_WAIT_S)
     try:
         return _loop(args, watched)
     except KeyboardInterrupt:
@@ -168,7 +174,7 @@ def _move_on(args: argparse.Namespace, watched: Watched) -> Watched | None:
         except StarterError as exc:
             raise UsageError(str(exc)) from None
     readme = _shown(path.parent / "README.md", cwd)
-    print(f"\n{watched.exercise} is done. Next: {following} · {title}. Read {readme}, "
+    print(f"\n{watched.exercise} is done. Next: {following} · {title}.\nRead {readme}, "
           f"then edit {_shown(path, cwd)}.", flush=True)
     return Watched(following, _shown(path, cwd), in_workspace=True)
 
