@@ -38,7 +38,6 @@ starts. Nothing here prints or exits: ``grade daemon`` (:mod:`syncgrade.cli.daem
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import select
@@ -187,6 +186,8 @@ def _receive(sock: socket.socket) -> Any:
 
 
 def _files_fingerprint(files: Iterator[Path], base: Path) -> str:
+    import hashlib  # the server's: the client never fingerprints
+
     digest = hashlib.sha256()
     for path in sorted(files):
         try:
@@ -226,10 +227,15 @@ def course_fingerprint(root: Path) -> str:
 
 class Daemon:
     """The server: one warm pool, one request at a time (a learner's grades come one
-    after another; a second client waits in the listen queue)."""
+    after another; a second client waits in the listen queue).
+
+    ``pool_size`` 2 (default): a spare child is warm while a grade runs, so the pool
+    starts no replacement during it (:func:`syncgrade.pool.children_to_start`): with
+    one, the replacement's jax start-up would take a core from the very grade the
+    learner is waiting for."""
 
     def __init__(self, *, idle_s: float = IDLE_S, course: str | None = None,
-                 pool_size: int = 1) -> None:
+                 pool_size: int = 2) -> None:
         from syncgrade.courses import open_course
         from syncgrade.pool import SHARED_MAX_WALL_S, WarmPool, _system_tempdir
 
@@ -273,18 +279,14 @@ class Daemon:
         if not isinstance(request, dict):
             return {"ok": False, "error": "protocol", "reason": "not a JSON object"}
         op = request.get("op")
-        why = self.stale(request.get("identity"))
         if op == "ping":
-            return {**self.status(), "stale": why}
+            return {**self.status(), "stale": self.stale(request.get("identity"))}
         if op == "stop":
             self.stopping = True
             return {"ok": True, "stopping": True}
         if op != "grade":
             return {"ok": False, "error": "protocol", "reason": f"unknown op {op!r}"}
-        if why is not None:
-            self.stopping = True
-            return {"ok": False, "error": "stale", "reason": why}
-        return self.grade(request)
+        return self.grade(request)  # checks staleness, with the request's course
 
     def grade(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """One grade, answered with the rendered report and what the client records.

@@ -29,11 +29,10 @@ grader itself failed.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from syncgrade.cli.author import cmd_new, cmd_validate
-from syncgrade.cli.batch import cmd_batch
 from syncgrade.cli.common import (
     BATCH_FORMATS,
     EXIT_FULL_MARKS,
@@ -43,23 +42,38 @@ from syncgrade.cli.common import (
     OUTPUT_FORMATS,
     UsageError,
 )
-from syncgrade.cli.daemon import cmd_daemon
-from syncgrade.cli.grade import cmd_grade, cmd_list, cmd_start
-from syncgrade.cli.package import cmd_package
-from syncgrade.cli.schema import cmd_schema
-from syncgrade.cli.serve import cmd_serve
-from syncgrade.cli.watch import cmd_progress, cmd_watch
 
 __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXIT_NOT_FULL",
            "EXIT_USAGE", "OUTPUT_FORMATS", "UsageError", "main"]
 
-COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
-    "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
-    "validate": cmd_validate, "new": cmd_new,
-    "schema": cmd_schema, "serve": cmd_serve, "package": cmd_package,
-    "watch": cmd_watch, "progress": cmd_progress, "daemon": cmd_daemon,
-}
 
+def _lazy(module: str, name: str) -> Callable[[Sequence[str]], int]:
+    """The subcommand ``module.name``, imported when it runs: ``grade EXERCISE`` through
+    the grader daemon is mostly this process's start-up, which should not import the
+    service's, the packager's or the author's tools (about a third of it, issue 27)."""
+
+    def command(argv: Sequence[str]) -> int:
+        function: Callable[[Sequence[str]], int] = getattr(importlib.import_module(module),
+                                                           name)
+        return function(argv)
+
+    command.__name__ = command.__qualname__ = name
+    return command
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "list": _lazy("syncgrade.cli.grade", "cmd_list"),
+    "start": _lazy("syncgrade.cli.grade", "cmd_start"),
+    "batch": _lazy("syncgrade.cli.batch", "cmd_batch"),
+    "validate": _lazy("syncgrade.cli.author", "cmd_validate"),
+    "new": _lazy("syncgrade.cli.author", "cmd_new"),
+    "schema": _lazy("syncgrade.cli.schema", "cmd_schema"),
+    "serve": _lazy("syncgrade.cli.serve", "cmd_serve"),
+    "package": _lazy("syncgrade.cli.package", "cmd_package"),
+    "watch": _lazy("syncgrade.cli.watch", "cmd_watch"),
+    "progress": _lazy("syncgrade.cli.watch", "cmd_progress"),
+    "daemon": _lazy("syncgrade.cli.daemon", "cmd_daemon"),
+}
 
 FLAGS = frozenset({"-h", "--help", "--version", "--all", "--force", "--html", "--json",
                    "--no-auth", "--no-corpus-grades", "--no-daemon", "--open", "--passing",
@@ -95,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if command is not None:
             return command(args)
+        from syncgrade.cli.grade import cmd_grade
+
         return cmd_grade(args)
     except UsageError as exc:
         print(f"grade: {exc}", file=sys.stderr)

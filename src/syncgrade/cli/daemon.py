@@ -14,7 +14,6 @@ import argparse
 import contextlib
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -95,6 +94,8 @@ def start_background(course: str | None, idle_s: float = daemon.IDLE_S) -> bool:
     argv = [sys.executable, "-m", "syncgrade.cli", "daemon", "run", "--idle", f"{idle_s:g}"]
     if course is not None:
         argv += ["--course", os.path.abspath(course) if os.path.isdir(course) else course]
+    import subprocess
+
     try:
         with open(folder / "daemon.log", "ab") as log:
             subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,

@@ -14,13 +14,11 @@ the browser.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from syncgrade.cli.common import (
     EXIT_FULL_MARKS,
@@ -255,11 +253,11 @@ def cmd_grade(argv: Sequence[str]) -> int:
     return graded.exit_code
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """One grade the CLI makes (``grade EXERCISE``, ``grade watch``): what to grade, the
     limits, and how to render it (``terminal``: the text goes to a terminal, so it may be
-    coloured and fitted to its width)."""
+    coloured and fitted to its width). A named tuple, not a dataclass: ``dataclasses``
+    would add its imports to every ``grade`` through the daemon."""
 
     exercise: str
     path: Path
@@ -274,8 +272,7 @@ class Request:
     use_daemon: bool = True
 
 
-@dataclass(frozen=True)
-class Graded:
+class Graded(NamedTuple):
     """A grade made and rendered: the text, its verdict, and a note for stderr (a
     progress record that could not be read or written), or ``""``."""
 
@@ -307,7 +304,7 @@ def grade_one(request: Request) -> Graded:
 
     note = progress.record(root, graded.exercise, progress.entry_of(
         graded.status, graded.score, graded.max_score, request.path))
-    return dataclasses.replace(graded, note=note or "")
+    return graded._replace(note=note or "")
 
 
 def _grade_cold(request: Request) -> tuple[Graded, Path]:
