@@ -78,3 +78,19 @@ def test_grade_progress_lists_each_exercise_and_the_next(monkeypatch: pytest.Mon
     assert err.getvalue().startswith("grade: ignored the progress record")
     assert len(err.getvalue().splitlines()) == 1 and "Traceback" not in err.getvalue()
     assert f"0 of {len(course.exercises)} at full marks" in out.getvalue()
+
+
+def test_the_readme_shows_what_grade_progress_prints(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    start = lines.index("$ grade progress") + 1
+    shown = lines[start:lines.index("```", start)]
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.delenv("SYNCGRADE_COURSE", raising=False)
+    course = open_course(None)
+    progress.record(course.root, "exercise-1", _entry("passed", 12.0))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["progress"]) == 0
+    assert out.getvalue().splitlines() == shown
