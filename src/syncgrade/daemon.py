@@ -22,7 +22,7 @@ answers ``{"ok": false, "error": "stale"}`` and exits; the client grades cold an
 **Isolation.** The daemon never runs learner code: each grade is :func:`syncgrade.grading.grade`
 with the daemon's :class:`~syncgrade.pool.WarmPool`, so the submission runs in a fresh
 sandboxed child (pre-started, jax imported, used once), exactly as ``SYNCGRADE_WARM_POOL``
-grades do, and the report is the one the cold path makes (``tests/cli/test_watch.py``).
+grades do, and the report is the one the cold path makes (``tests/cli/test_daemon.py``).
 The daemon renders it (text, JSON, HTML, a platform's format) so the client needs no
 grader import.
 

@@ -4,7 +4,8 @@ and the grade goes cold; a broken or absent daemon means a cold grade, never a t
 
 Grades: 3 through a daemon (the solution, a flawed file, its text view) and 2 cold (the
 same files), plus 3 of a file with a syntax error (no jax needed in the child). Two
-daemons are started, each in a folder of this test's own (``SYNCGRADE_DAEMON_DIR``)."""
+daemons serve, and a third only waits out its idle time, each in a folder of its own
+(``SYNCGRADE_DAEMON_DIR``)."""
 
 from __future__ import annotations
 
@@ -103,6 +104,14 @@ def test_a_stale_daemon_exits_and_the_grade_goes_cold(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert not sock.exists()  # it exited and removed its socket
     assert grade(env, "daemon", "status").returncode == 1
+
+
+def test_an_idle_daemon_exits_and_removes_its_socket(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    done = grade(env, "daemon", "run", "--idle", "1", timeout=LoadBudget().limit(300))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "listening on" in done.stdout and "idle for 1 s" in done.stdout
+    assert not (Path(env["SYNCGRADE_DAEMON_DIR"]) / daemon.SOCKET_NAME).exists()
 
 
 def test_a_change_of_the_course_files_changes_its_fingerprint(tmp_path: Path) -> None:

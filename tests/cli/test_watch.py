@@ -80,13 +80,16 @@ def test_watch_regrades_on_save_and_moves_on_at_full_marks(tmp_path: Path) -> No
         assert (tmp_path / "exercises" / following / "submission.py").read_text() == \
             course.folder(following).stub.read_text()  # handed out, as `grade start` does
         watch.send_signal(signal.SIGINT)  # Ctrl-C
-        out, err = watch.communicate(timeout=budget.limit(60))
+        lines.until("Stopped watching.", budget.limit(60))  # the reader thread has stdout
+        watch.wait(timeout=budget.limit(60))
+        assert watch.stderr is not None
+        err = watch.stderr.read()
     finally:
         if watch.poll() is None:
             watch.kill()
             watch.wait()
     assert watch.returncode == 0, err
-    assert "Stopped watching." in out and "Traceback" not in err, err
+    assert "Traceback" not in err, err
     done, note = progress.entries(course.root, state / "syncgrade" / "progress.json")
     assert note is None and done[first].done and done[first].score == done[first].max_score
     assert following not in done  # handed out, not graded yet
