@@ -9,11 +9,15 @@ Prints four figures against their targets:
 3. ``grade batch`` of 100 copies of exercise-1 corpus files with ``--jobs 2`` (<= 60 s);
 4. instrumentation overhead: the warm median of a ~1 ms jitted kernel, timed with
    ``perf_counter`` and ``block_until_ready`` inside a graded (instrumented) child vs
-   the same code in a plain sandboxed child, interleaved (<= 3 %).
+   the same code in a plain sandboxed child, interleaved (<= 3 %);
+5. a repeat CLI grade through the warm grader daemon (``grade exercise-1 SOLUTION``
+   while ``grade daemon`` runs, issue 27) vs the floor, interleaved with it and with a
+   cold CLI grade, as a ratio (<= 0.3).
 
     .venv/bin/python benchmarks/grading_speed.py [--runs 7] [--warm-runs 15]
                                                  [--batch 100] [--overhead-rounds 15]
     .venv/bin/python benchmarks/grading_speed.py --overhead-only  # figure 4 alone
+    .venv/bin/python benchmarks/grading_speed.py --daemon-only    # figure 5 (and 1) alone
 
 This process never imports jax (only the children do); it says so at the end.
 """
@@ -42,6 +46,7 @@ FLOOR = [sys.executable, "-c",
          "import jax, jax.numpy as jnp; "
          "jax.jit(lambda x: jnp.tanh(x @ x))(jnp.ones((64, 64))).block_until_ready()"]
 COLD = [sys.executable, "-m", "syncgrade.cli", "exercise-1", str(SOLUTION), "--json"]
+# (figure 1's cold grades run with SYNCGRADE_DAEMON=0: a daemon of the user's is not used)
 
 # The ~1 ms kernel: the same text runs in both children; SIZE is calibrated once.
 KERNEL = '''
@@ -90,9 +95,10 @@ def synchronized_samples(fn, args, repeats):
 '''
 
 
-def _timed(argv: Sequence[str]) -> float:
+def _timed(argv: Sequence[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False,
+                          env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv[:4])} failed ({done.returncode}):\n"
@@ -107,15 +113,59 @@ def _p90(values: Sequence[float]) -> float:
 
 def cold_vs_floor(runs: int) -> tuple[list[float], list[float]]:
     """Interleaved fresh processes: the floor, then a cold CLI grade, ``runs`` times."""
+    env = {**os.environ, "SYNCGRADE_DAEMON": "0"}
     _timed(FLOOR)  # warm the OS file cache for both sides
-    _timed(COLD)
+    _timed(COLD, env)
     floor, cold = [], []
     for i in range(runs):
         floor.append(_timed(FLOOR))
-        cold.append(_timed(COLD))
+        cold.append(_timed(COLD, env))
         print(f"  run {i + 1}: floor {floor[-1]:.2f} s   cold CLI grade {cold[-1]:.2f} s",
               flush=True)
     return floor, cold
+
+
+def daemon_vs_floor(runs: int) -> tuple[list[float], list[float], list[float]]:
+    """Interleaved fresh processes: the floor, a cold CLI grade (``SYNCGRADE_DAEMON=0``)
+    and the same CLI grade through a warm grader daemon, ``runs`` times. The daemon runs
+    in a folder of its own (and records progress in one), started as ``grade watch``
+    starts it; before each triple its pool has a warm child, as after a learner's
+    pause between saves."""
+    from syncgrade import daemon
+
+    folder = Path(tempfile.mkdtemp(prefix="syncgrade-bench-daemon-"))
+    env = {**os.environ, daemon.DIR_ENV: str(folder / "daemon"),
+           "XDG_STATE_HOME": str(folder / "state")}
+    cold_env = {**env, daemon.USE_ENV: "0"}
+    os.environ[daemon.DIR_ENV] = env[daemon.DIR_ENV]  # for this process's pings
+    _timed([sys.executable, "-m", "syncgrade.cli", "daemon", "start"], env)
+    floor, cold, warm = [], [], []
+    try:
+        _timed(COLD, env)  # the daemon's first grade imports the rubric's lazy parts
+        for i in range(runs):
+            _until(lambda: daemon.call({"op": "ping"}, 30)["warm_children"] >= 1, 300)
+            floor.append(_timed(FLOOR))
+            cold.append(_timed(COLD, cold_env))
+            _until(lambda: daemon.call({"op": "ping"}, 30)["warm_children"] >= 1, 300)
+            warm.append(_timed(COLD, env))
+            print(f"  run {i + 1}: floor {floor[-1]:.2f} s   cold CLI grade {cold[-1]:.2f} s"
+                  f"   through the daemon {warm[-1]:.3f} s", flush=True)
+        served = daemon.call({"op": "ping"}, 30)["grades"]
+        if served != runs + 1:
+            raise SystemExit(f"the daemon served {served} grades, not {runs + 1}")
+    finally:
+        _timed([sys.executable, "-m", "syncgrade.cli", "daemon", "stop"], env)
+        shutil.rmtree(folder, ignore_errors=True)
+    return floor, cold, warm
+
+
+def _print_daemon(floor: list[float], cold: list[float], warm: list[float]) -> None:
+    f, c, w = (statistics.median(v) for v in (floor, cold, warm))
+    print(f"floor (import jax + 1 jit call), median of {len(floor)}: {f:.2f} s")
+    print(f"   cold CLI grade beside it: median {c:.2f} s = {c / f:.2f} x floor")
+    print(f"5. repeat CLI grade through the daemon: median {w:.3f} s = {w / f:.2f} x floor, "
+          f"p90 {_p90(warm):.3f} s = {_p90(warm) / f:.2f} x floor (target median <= 0.3): "
+          f"{_verdict(w / f <= 0.3)}")
 
 
 def warm_latency(runs: int) -> list[float]:
@@ -231,11 +281,20 @@ def main() -> None:
                         help="plain/instrumented child pairs for figure 4 (each ~3 s)")
     parser.add_argument("--overhead-only", action="store_true",
                         help="measure figure 4 (instrumentation overhead) only")
+    parser.add_argument("--daemon-runs", type=int, default=7,
+                        help="floor/cold/daemon triples for figure 5")
+    parser.add_argument("--daemon-only", action="store_true",
+                        help="measure figure 5 (with the floor and a cold grade) only")
     args = parser.parse_args()
     os.environ.pop("SYNCGRADE_WARM_POOL", None)  # measure exactly what is named
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
     if args.overhead_only:
         _print_overhead(*instrumentation_overhead(args.overhead_rounds))
+        return
+    if args.daemon_only:
+        _print_daemon(*daemon_vs_floor(args.daemon_runs))
+        print(f"load average at the end: {os.getloadavg()[0]:.2f}; "
+              f"jax imported by this process: {'jax' in sys.modules}")
         return
 
     print("1. cold CLI grade vs floor")
@@ -251,6 +310,8 @@ def main() -> None:
         print(f"  {batch[0]:.1f} s; {batch[1]}")
     print("4. instrumentation overhead on a ~1 ms kernel")
     overhead_figures = instrumentation_overhead(args.overhead_rounds)
+    print("5. repeat CLI grade through the grader daemon")
+    daemon_figures = daemon_vs_floor(args.daemon_runs)
 
     print()
     print(f"floor (import jax + 1 jit call), median of {len(floor)}: {f:.2f} s")
@@ -263,6 +324,7 @@ def main() -> None:
               f"({args.batch / batch[0]:.2f} per s; target <= 60 s): "
               f"{_verdict(batch[0] <= 60)}")
     _print_overhead(*overhead_figures)
+    _print_daemon(*daemon_figures)
 
 
 def median_interval(values: Sequence[float], confidence: float = 0.95

@@ -6,21 +6,32 @@ then discarded (issue 10): the ~1,000 grades of a run skip the 1-2 s jax import 
 Isolation is unchanged: every submission still runs in a fresh process. Set it to 0 in
 the environment to grade cold.
 
+``XDG_STATE_HOME`` and ``SYNCGRADE_DAEMON_DIR``: a folder of this test process's own, so
+that the ``grade`` commands the tests run record their progress there, not in the
+developer's home, and never grade through a developer's running grader daemon
+(issue 27); removed at exit.
+
 ``built_wheel``: the project's wheel, built once per test process (test_start.py and
 test_course_outside.py share it).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("SYNCGRADE_WARM_POOL", "1")
+_STATE = tempfile.mkdtemp(prefix="syncgrade-test-state-")
+atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
+os.environ["XDG_STATE_HOME"] = os.path.join(_STATE, "state")
+os.environ["SYNCGRADE_DAEMON_DIR"] = os.path.join(_STATE, "daemon")
 
 
 ROOT = Path(__file__).resolve().parent.parent

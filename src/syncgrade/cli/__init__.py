@@ -2,6 +2,9 @@
 containers, batch) are the only code that prints and picks exit codes.
 
     grade list                          the exercises and their titles
+    grade watch [EXERCISE [PATH]]       grade on every save; move on at full marks
+    grade progress                      which exercises are done (the last grade of each)
+    grade daemon start|stop|status      the warm grader daemon (`grade` uses it when it runs)
     grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
     grade EXERCISE [PATH] [--format F]  grade PATH (default exercises/EXERCISE/submission.py);
                                         F: text (default), json (or --json), html, gradescope,
@@ -29,11 +32,10 @@ grader itself failed.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from syncgrade.cli.author import cmd_new, cmd_validate
-from syncgrade.cli.batch import cmd_batch
 from syncgrade.cli.common import (
     BATCH_FORMATS,
     EXIT_FULL_MARKS,
@@ -43,25 +45,43 @@ from syncgrade.cli.common import (
     OUTPUT_FORMATS,
     UsageError,
 )
-from syncgrade.cli.grade import cmd_grade, cmd_list, cmd_start
-from syncgrade.cli.package import cmd_package
-from syncgrade.cli.schema import cmd_schema
-from syncgrade.cli.serve import cmd_serve
-from syncgrade.cli.stub import cmd_stub
 
 __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXIT_NOT_FULL",
            "EXIT_USAGE", "OUTPUT_FORMATS", "UsageError", "main"]
 
+
+def _lazy(module: str, name: str) -> Callable[[Sequence[str]], int]:
+    """The subcommand ``module.name``, imported when it runs: ``grade EXERCISE`` through
+    the grader daemon is mostly this process's start-up, which should not import the
+    service's, the packager's or the author's tools (about a third of it, issue 27)."""
+
+    def command(argv: Sequence[str]) -> int:
+        function: Callable[[Sequence[str]], int] = getattr(importlib.import_module(module),
+                                                           name)
+        return function(argv)
+
+    command.__name__ = command.__qualname__ = name
+    return command
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
-    "list": cmd_list, "start": cmd_start, "batch": cmd_batch,
-    "validate": cmd_validate, "new": cmd_new,
-    "schema": cmd_schema, "serve": cmd_serve, "package": cmd_package, "stub": cmd_stub,
+    "list": _lazy("syncgrade.cli.grade", "cmd_list"),
+    "start": _lazy("syncgrade.cli.grade", "cmd_start"),
+    "batch": _lazy("syncgrade.cli.batch", "cmd_batch"),
+    "validate": _lazy("syncgrade.cli.author", "cmd_validate"),
+    "new": _lazy("syncgrade.cli.author", "cmd_new"),
+    "schema": _lazy("syncgrade.cli.schema", "cmd_schema"),
+    "serve": _lazy("syncgrade.cli.serve", "cmd_serve"),
+    "package": _lazy("syncgrade.cli.package", "cmd_package"),
+    "watch": _lazy("syncgrade.cli.watch", "cmd_watch"),
+    "progress": _lazy("syncgrade.cli.watch", "cmd_progress"),
+    "daemon": _lazy("syncgrade.cli.daemon", "cmd_daemon"),
+    "stub": _lazy("syncgrade.cli.stub", "cmd_stub"),
 }
 
-
-FLAGS = frozenset({"-h", "--help", "--version", "--all", "--check", "--force", "--html", "--json",
-                   "--no-auth", "--no-corpus-grades", "--no-validate", "--open", "--passing",
-                   "--resume", "--reveal"})
+FLAGS = frozenset({"-h", "--help", "--version", "--all", "--check", "--force", "--html",
+                   "--json", "--no-auth", "--no-corpus-grades", "--no-daemon", "--no-validate",
+                   "--open", "--passing", "--resume", "--reveal"})
 """The options of any subcommand that take no value: every other option before the
 subcommand takes the next word as its value (``--course DIR``), unless written
 ``--option=value``."""
@@ -93,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if command is not None:
             return command(args)
+        from syncgrade.cli.grade import cmd_grade
+
         return cmd_grade(args)
     except UsageError as exc:
         print(f"grade: {exc}", file=sys.stderr)

@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from syncgrade.cli.common import (
     EXIT_FULL_MARKS,
@@ -37,7 +37,7 @@ from syncgrade.cli.common import (
     parse_anywhere,
     prestart_hidden,
 )
-from syncgrade.limits import GIB
+from syncgrade.limits import DEFAULT_MEMORY_GIB, DEFAULT_TIMEOUT_S, GIB
 from syncgrade.version import __version__
 
 if TYPE_CHECKING:
@@ -55,8 +55,11 @@ def _grade_parser() -> argparse.ArgumentParser:
         prog="grade",
         description="Grade a syncgrade exercise: what did your timer really measure?",
         epilog="Other commands: `grade list` shows the exercises; `grade start EXERCISE` "
-               "copies an exercise's statement and stub into ./exercises/. Options go "
-               "anywhere: `grade exercise-1 --json my.py` works.",
+               "copies an exercise's statement and stub into ./exercises/; `grade watch "
+               "[EXERCISE]` grades your file each time you save it and moves on at full "
+               "marks; `grade progress` shows which exercises are done; `grade daemon "
+               "start|stop|status`: the warm grader daemon, which `grade` uses when it "
+               "runs. Options go anywhere: `grade exercise-1 --json my.py` works.",
     )
     parser.add_argument("exercise", help="exercise id, e.g. exercise-1 (see `grade list`)")
     parser.add_argument("path", nargs="?", type=Path,
@@ -224,7 +227,9 @@ def cmd_grade(argv: Sequence[str]) -> int:
     """``grade EXERCISE [PATH]``: grade one file and write its report (stdout, ``--out``,
     or ``--open``'s page). Exit 0 full marks, 1 not, 3 a grader fault; every mistake in
     the call is one :class:`UsageError` line, and those of options, a missing file and an
-    ``--out`` outside an existing folder come before anything is graded."""
+    ``--out`` outside an existing folder come before anything is graded. Through the
+    user's grader daemon when one runs (:mod:`syncgrade.daemon`), else cold; either way
+    the result is recorded in the progress record (:mod:`syncgrade.progress`)."""
     args = parse_anywhere(_grade_parser(), argv)
     fmt = _output_format(args)
     try:
@@ -232,53 +237,119 @@ def cmd_grade(argv: Sequence[str]) -> int:
     except UsageError:  # an unknown exercise is the first thing to say
         known_exercise(args.exercise, open_course(args.course))
         raise
+    graded = grade_one(Request(
+        exercise=args.exercise, path=path, course=args.course, fmt=fmt,
+        timeout=args.timeout, memory_bytes=int(args.memory * GIB), reveal=args.reveal,
+        passing=args.passing, html=args.html,
+        terminal=args.out is None and not args.open))
+    if args.open:
+        _open_in_browser(graded.text, args.out or open_path(graded.exercise, path))
+    elif args.out is not None:
+        _write(args.out, graded.text)
+    else:
+        sys.stdout.write(graded.text)
+    if graded.note:
+        print(f"grade: {graded.note}", file=sys.stderr)
+    return graded.exit_code
+
+
+class Request(NamedTuple):
+    """One grade the CLI makes (``grade EXERCISE``, ``grade watch``): what to grade, the
+    limits, and how to render it (``terminal``: the text goes to a terminal, so it may be
+    coloured and fitted to its width). A named tuple, not a dataclass: ``dataclasses``
+    would add its imports to every ``grade`` through the daemon."""
+
+    exercise: str
+    path: Path
+    course: str | None
+    fmt: str = "text"
+    timeout: float = DEFAULT_TIMEOUT_S
+    memory_bytes: int = int(DEFAULT_MEMORY_GIB * GIB)
+    reveal: bool = False
+    passing: bool = False
+    html: bool = False
+    terminal: bool = True
+    use_daemon: bool = True
+
+
+class Graded(NamedTuple):
+    """A grade made and rendered: the text, its verdict, and a note for stderr (a
+    progress record that could not be read or written), or ``""``."""
+
+    text: str
+    exercise: str
+    status: str
+    score: float
+    max_score: float
+    internal_error: bool
+    via_daemon: bool
+    note: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        if self.internal_error:
+            return EXIT_INTERNAL
+        return EXIT_FULL_MARKS if self.status == "passed" else EXIT_NOT_FULL
+
+
+def grade_one(request: Request) -> Graded:
+    """Grade and render ``request``: through the grader daemon when one answers
+    (:func:`syncgrade.cli.daemon.through_daemon`), else cold, exactly as before the
+    daemon existed; then record the result (:mod:`syncgrade.progress`)."""
+    from syncgrade.cli.daemon import through_daemon
+
+    served = through_daemon(request) if request.use_daemon else None
+    graded, root = served if served is not None else _grade_cold(request)
+    from syncgrade import progress
+
+    note = progress.record(root, graded.exercise, progress.entry_of(
+        graded.status, graded.score, graded.max_score, request.path))
+    return graded._replace(note=note or "")
+
+
+def _grade_cold(request: Request) -> tuple[Graded, Path]:
+    """The grade in this process, its child pre-started first (issue 10)."""
     from syncgrade.pool import prestart
 
     # The child starts importing jax now, while this process imports the grader (issue 10).
-    pool = prestart(args.timeout, int(args.memory * GIB), hidden=prestart_hidden(args.course))
-    course = open_course(args.course)
-    known_exercise(args.exercise, course)
+    pool = prestart(request.timeout, request.memory_bytes,
+                    hidden=prestart_hidden(request.course))
+    course = open_course(request.course)
+    known_exercise(request.exercise, course)
     from syncgrade.grading import SubmissionError, grade
 
     try:
-        report = grade(args.exercise, path, timeout=args.timeout,
-                       memory_bytes=int(args.memory * GIB), pool=pool, course=course,
-                       draw_passing=args.passing)
+        report = grade(request.exercise, request.path, timeout=request.timeout,
+                       memory_bytes=request.memory_bytes, pool=pool, course=course,
+                       draw_passing=request.passing)
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
     from syncgrade.batch import source_lines
 
-    text = _render(report, fmt, reveal=args.reveal, lines=source_lines(path),
-                   terminal=args.out is None and not args.open, html=args.html,
-                   passing=args.passing)
-    if args.open:
-        _open_in_browser(text, args.out or open_path(report.exercise, path))
-    elif args.out is not None:
-        _write(args.out, text)
-    else:
-        sys.stdout.write(text)
-    if report.grading.internal_error:
-        return EXIT_INTERNAL
-    return EXIT_FULL_MARKS if report.status == "passed" else EXIT_NOT_FULL
+    text = _render(report, request.fmt, reveal=request.reveal,
+                   lines=source_lines(request.path), terminal=request.terminal,
+                   html=request.html, passing=request.passing)
+    return Graded(text=text, exercise=report.exercise, status=report.status,
+                  score=report.score, max_score=report.max_score,
+                  internal_error=bool(report.grading.internal_error),
+                  via_daemon=False), course.root
 
 
 def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | None,
             terminal: bool, html: bool = False, passing: bool = False) -> str:
-    """The report in ``fmt``: the learner's view (hidden checks redacted) unless
-    ``reveal``; colour only for the text view on a terminal; ``html``: a platform
-    format's HTML outputs (``--html``); ``passing``: the page draws passing checks'
-    intervals too (``--passing``)."""
-    if fmt == "html":
-        from syncgrade.picture import render_html
-        from syncgrade.platforms.visibility import redact
+    """The report in ``fmt`` (:func:`syncgrade.daemon.render_report`, which the daemon
+    renders with too); colour only for the text view on a terminal."""
+    from syncgrade.daemon import render_report
 
-        return render_html(report if reveal else redact(report), source_lines=lines,
-                           passing=passing)
-    from syncgrade.platforms.output import format_report
-    from syncgrade.render import use_colour
+    return render_report(report, fmt, reveal=reveal, lines=lines, html=html,
+                         passing=passing, colour=fmt == "text" and terminal
+                         and use_colour(sys.stdout))
 
-    return format_report(report, fmt, reveal=reveal, source_lines=lines, html=html,
-                         colour=fmt == "text" and terminal and use_colour(sys.stdout))
+
+def use_colour(stream: TextIO) -> bool:
+    """Colour for a terminal, unless NO_COLOR is set (https://no-color.org); the rule
+    of :func:`syncgrade.render.use_colour`, without importing the renderer."""
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
 
 
 def _write(path: Path, text: str) -> None:

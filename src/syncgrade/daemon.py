@@ -1,0 +1,481 @@
+"""The per-user warm grader daemon (issue 27), like ``dmypy``: a repeat ``grade`` from
+the command line skips the interpreter's, the grader's and jax's start-up.
+
+**Where.** One daemon per user, listening on a Unix socket ``grader.sock`` in a folder
+only that user can enter (mode 0700, owned by the user, not a link): ``$SYNCGRADE_DAEMON_DIR``
+when set (tests), else ``$XDG_RUNTIME_DIR/syncgrade``, else ``<temp>/syncgrade-daemon-<uid>``.
+The socket is mode 0600; on Linux each side also checks the other's uid
+(``SO_PEERCRED``). A folder or socket that fails these checks is never used.
+
+**Protocol.** One request per connection: a JSON object on one line, then the client
+shuts its side; one JSON object back, then the daemon closes. ``op`` is ``ping``
+(status), ``stop``, or ``grade``. Every request carries the client's :func:`identity`
+(protocol, syncgrade version, package folder, Python executable, ``$SYNCGRADE_COURSE``).
+
+**Versions.** The daemon answers a grade only while nothing it was started from has
+changed: the same identity, the same package sources (:func:`tree_fingerprint` of the
+package's ``.py`` files: their sizes and mtimes), and for each course the same course
+files as when it first graded for it (:func:`course_fingerprint`). On any mismatch it
+answers ``{"ok": false, "error": "stale"}`` and exits; the client grades cold and, in
+``grade watch``, starts a new daemon.
+
+**Isolation.** The daemon never runs learner code: each grade is :func:`syncgrade.grading.grade`
+with the daemon's :class:`~syncgrade.pool.WarmPool`, so the submission runs in a fresh
+sandboxed child (pre-started, jax imported, used once), exactly as ``SYNCGRADE_WARM_POOL``
+grades do, and the report is the one the cold path makes (``tests/cli/test_daemon.py``).
+The daemon renders it (text, JSON, HTML, a platform's format) so the client needs no
+grader import.
+
+**Lifetime.** It exits after :data:`IDLE_S` without a request, on ``stop``, on a stale
+request, or when its socket is removed or replaced. A lock file keeps a second daemon
+for the same folder from starting.
+
+The client side (:func:`call`, :func:`socket_path`, :func:`identity`) imports only the
+standard library, so ``grade`` stays fast; the server side imports the grader when it
+starts. Nothing here prints or exits: ``grade daemon`` (:mod:`syncgrade.cli.daemon`) does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import socket
+import struct
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from syncgrade.version import __version__
+
+if TYPE_CHECKING:
+    from syncgrade.courses import Course
+    from syncgrade.models import GradeReport
+    from syncgrade.pool import WarmPool
+
+PROTOCOL = 1
+IDLE_S = 600.0
+"""A daemon with no request for this long exits (10 minutes)."""
+DIR_ENV = "SYNCGRADE_DAEMON_DIR"
+USE_ENV = "SYNCGRADE_DAEMON"
+"""``SYNCGRADE_DAEMON=0``: ``grade`` never uses a daemon (the cold path only)."""
+SOCKET_NAME = "grader.sock"
+LOCK_NAME = "daemon.lock"
+MAX_MESSAGE = 64 << 20
+PACKAGE_ROOT = Path(__file__).resolve().parent
+_TICK_S = 1.0  # how often an idle daemon checks its deadline and its socket
+
+
+class DaemonUnavailable(Exception):
+    """No daemon answered usefully (none running, stale, a protocol error, a crash):
+    the caller grades cold. The message says why, in a few words."""
+
+
+# ------------------------------------------------------------------ where and who
+
+
+def enabled() -> bool:
+    return os.environ.get(USE_ENV, "1").strip() != "0"
+
+
+def runtime_dir() -> Path:
+    """The daemon's folder (see the module's docstring); not created here."""
+    override = os.environ.get(DIR_ENV, "").strip()
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(xdg) and os.path.isdir(xdg):
+        return Path(xdg) / "syncgrade"
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return Path(tempfile.gettempdir()) / f"syncgrade-daemon-{uid}"
+
+
+def socket_path() -> Path:
+    return runtime_dir() / SOCKET_NAME
+
+
+def private_dir(folder: Path, *, create: bool) -> bool:
+    """Whether ``folder`` is this user's own (a real folder, owned by the user, no
+    access for group or others), creating it (0700) first when ``create``."""
+    if create:
+        with contextlib.suppress(OSError):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    import stat
+
+    return (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+            and not info.st_mode & 0o077)
+
+
+def identity() -> dict[str, Any]:
+    """What a daemon must share with a client to grade for it."""
+    return {"protocol": PROTOCOL, "version": __version__, "package": str(PACKAGE_ROOT),
+            "python": sys.executable,
+            "course_env": os.environ.get("SYNCGRADE_COURSE", "").strip()}
+
+
+def _peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end (Linux); None where unknown."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    data = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    return int(struct.unpack("3i", data)[1])
+
+
+# ------------------------------------------------------------------ the client
+
+
+def call(request: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+    """Send ``request`` (with :func:`identity` added) to the user's daemon and return its
+    answer, a JSON object with ``"ok": true``. Raises :class:`DaemonUnavailable` for
+    everything else: no daemon, a folder or peer that is not the user's own, a
+    connection refused (a daemon that died), a closed connection, a timeout, an answer
+    that is not such an object (``stale``, ``busy``, a protocol error)."""
+    folder = runtime_dir()
+    path = folder / SOCKET_NAME
+    if not enabled() or not path.exists():
+        raise DaemonUnavailable("no daemon running")
+    if not private_dir(folder, create=False):
+        raise DaemonUnavailable(f"{folder} is not private to this user")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(path))
+            if _peer_uid(sock) not in (None, os.getuid()):
+                raise DaemonUnavailable("the socket is another user's")
+            _send(sock, {**request, "identity": identity()})
+            sock.shutdown(socket.SHUT_WR)
+            answer = _receive(sock)
+        except (OSError, ValueError) as exc:
+            raise DaemonUnavailable(f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(answer, dict) or answer.get("ok") is not True:
+        reason = answer.get("reason") if isinstance(answer, dict) else None
+        raise DaemonUnavailable(str(reason or "the daemon refused the request"))
+    return answer
+
+
+def _send(sock: socket.socket, message: Mapping[str, Any]) -> None:
+    sock.sendall(json.dumps(message).encode() + b"\n")
+
+
+def _receive(sock: socket.socket) -> Any:
+    """One JSON value: everything until the other side shuts its end (bounded)."""
+    chunks, size = [], 0
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > MAX_MESSAGE:
+            raise ValueError("message too long")
+        chunks.append(chunk)
+    if not chunks:
+        raise ValueError("the connection closed with no answer")
+    return json.loads(b"".join(chunks))
+
+
+# ------------------------------------------------------------------ versions
+
+
+def _files_fingerprint(files: Iterator[Path], base: Path) -> str:
+    import hashlib  # the server's: the client never fingerprints
+
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        digest.update(f"{path.relative_to(base)}\0{info.st_size}\0{info.st_mtime_ns}\n"
+                      .encode())
+    return digest.hexdigest()
+
+
+def tree_fingerprint(root: Path = PACKAGE_ROOT) -> str:
+    """The package's Python sources (sizes and mtimes), the built-in course left out
+    (:func:`course_fingerprint` covers courses)."""
+    files = (p for p in root.rglob("*.py")
+             if "__pycache__" not in p.parts and p.relative_to(root).parts[0] != "course")
+    return _files_fingerprint(files, root)
+
+
+def course_fingerprint(root: Path) -> str:
+    """A course's own files (sizes and mtimes): ``course.toml``, every file directly in
+    each exercise folder and everything under its ``corpus/``."""
+    from syncgrade.courses import COURSE_FILE, exercise_folders
+
+    def files() -> Iterator[Path]:
+        yield root / COURSE_FILE
+        for folder in exercise_folders(root):
+            yield folder.folder
+            yield from (p for p in folder.folder.iterdir() if p.is_file())
+            yield from (p for p in folder.corpus.rglob("*") if p.is_file())
+
+    return _files_fingerprint(files(), root)
+
+
+# ------------------------------------------------------------------ the server
+
+
+class Daemon:
+    """The server: one warm pool, one request at a time (a learner's grades come one
+    after another; a second client waits in the listen queue).
+
+    ``pool_size`` 2 (default): a spare child is warm while a grade runs, so the pool
+    starts no replacement during it (:func:`syncgrade.pool.children_to_start`): with
+    one, the replacement's jax start-up would take a core from the very grade the
+    learner is waiting for."""
+
+    def __init__(self, *, idle_s: float = IDLE_S, course: str | None = None,
+                 pool_size: int = 2) -> None:
+        from syncgrade.courses import open_course
+        from syncgrade.pool import SHARED_MAX_WALL_S, WarmPool, _system_tempdir
+
+        self.idle_s = idle_s
+        self.started = time.time()
+        self.grades = 0
+        self.stopping = False
+        self.identity = identity()
+        self.package = tree_fingerprint()
+        self.courses: dict[Path, str] = {}
+        hidden: tuple[Path, ...] = ()
+        if course is not None:  # hidden from the pool's children from the start
+            opened = open_course(course)
+            self.courses[opened.root] = course_fingerprint(opened.root)
+            hidden = opened.hidden_paths
+        # wait_s: a child is always on its way (one grade at a time, refilled at once);
+        # waiting for it is never slower than a cold child, which imports jax too.
+        self.pool: WarmPool = WarmPool(pool_size, timeout=SHARED_MAX_WALL_S, wait_s=30.0,
+                                       base=_system_tempdir(), hidden=hidden)
+
+    def status(self) -> dict[str, Any]:
+        return {"ok": True, "pid": os.getpid(), "version": __version__,
+                "started": self.started, "grades": self.grades, "idle_s": self.idle_s,
+                "warm_children": self.pool.warm_children(),
+                "courses": [str(root) for root in self.courses]}
+
+    def stale(self, client: Any, course: Course | None = None) -> str | None:
+        """Why this daemon can no longer grade for ``client`` (None: it can)."""
+        if client != self.identity:
+            return "the client is another syncgrade, Python or course setting"
+        if tree_fingerprint() != self.package:
+            return "syncgrade's sources changed since the daemon started"
+        if course is not None:
+            now = course_fingerprint(course.root)
+            if self.courses.setdefault(course.root, now) != now:
+                return f"the course {course.root} changed since the daemon started"
+        return None
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        """The answer to one request; sets :attr:`stopping` on ``stop`` or staleness."""
+        if not isinstance(request, dict):
+            return {"ok": False, "error": "protocol", "reason": "not a JSON object"}
+        op = request.get("op")
+        if op == "ping":
+            return {**self.status(), "stale": self.stale(request.get("identity"))}
+        if op == "stop":
+            self.stopping = True
+            return {"ok": True, "stopping": True}
+        if op != "grade":
+            return {"ok": False, "error": "protocol", "reason": f"unknown op {op!r}"}
+        return self.grade(request)  # checks staleness, with the request's course
+
+    def grade(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """One grade, answered with the rendered report and what the client records.
+        A usage error (unknown exercise, unreadable course) is answered ``ok: false``:
+        the client then grades cold and says it as the cold path does."""
+        from syncgrade.courses import open_course
+        from syncgrade.errors import SubmissionError, UnknownExercise
+
+        try:
+            course = open_course(request["course"] or None)
+            why = self.stale(request.get("identity"), course)
+            if why is not None:
+                self.stopping = True
+                return {"ok": False, "error": "stale", "reason": why}
+            report = self._grade(request, course)
+        except (UnknownExercise, SubmissionError, KeyError, TypeError, ValueError) as exc:
+            # ValueError: CourseError, RubricError, a limit; all the cold path's to say
+            return {"ok": False, "error": "usage", "reason": f"{type(exc).__name__}: {exc}"}
+        self.grades += 1
+        path = Path(request["path"])
+        text = render_report(report, request["format"], reveal=bool(request["reveal"]),
+                             lines=_lines(path), colour=bool(request["colour"]),
+                             width=request.get("width") or _default_width(),
+                             html=bool(request["html"]), passing=bool(request["passing"]))
+        return {"ok": True, "text": text, "status": report.status, "score": report.score,
+                "max_score": report.max_score, "exercise": report.exercise,
+                "internal_error": bool(report.grading.internal_error),
+                "course_root": str(course.root)}
+
+    def _grade(self, request: Mapping[str, Any], course: Course) -> GradeReport:
+        from syncgrade.grading import grade
+
+        return grade(str(request["exercise"]), Path(request["path"]),
+                     display_name=str(request["display"]),
+                     timeout=float(request["timeout"]),
+                     memory_bytes=int(request["memory_bytes"]), pool=self.pool,
+                     course=course, draw_passing=bool(request["passing"]))
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _default_width() -> int:
+    """The text view's width where the client has no terminal: the renderer's own
+    default, never this daemon's environment."""
+    from syncgrade.render import DEFAULT_WIDTH
+
+    return DEFAULT_WIDTH
+
+
+def _lines(path: Path) -> list[str] | None:
+    """The submission's lines for the report's timelines (as ``grade`` quotes them)."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def render_report(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | None,
+                  colour: bool, width: int | None = None, html: bool = False,
+                  passing: bool = False) -> str:
+    """The report in ``fmt``, as ``grade`` writes it: the learner's view (hidden checks
+    redacted) unless ``reveal``; ``colour`` and ``width`` for the text view (the
+    client's terminal); ``html``: a platform format's HTML outputs; ``passing``: the
+    page draws passing checks' intervals too. The cold path and the daemon both render
+    through this, so their output is the same."""
+    from syncgrade.platforms.visibility import redact
+
+    if fmt == "html":
+        from syncgrade.picture import render_html
+
+        return render_html(report if reveal else redact(report), source_lines=lines,
+                           passing=passing)
+    if fmt == "text":
+        from syncgrade.render import render
+
+        return render(report if reveal else redact(report), lines, colour=colour,
+                      width=width)
+    from syncgrade.platforms.output import format_report
+
+    return format_report(report, fmt, reveal=reveal, source_lines=lines, html=html)
+
+
+# ------------------------------------------------------------------ serving
+
+
+def serve(daemon: Daemon, on_ready: Any = None) -> str:
+    """Listen on :func:`socket_path` and answer requests until idle, stopped, stale or
+    displaced; then remove the socket and close the pool. Returns why it stopped (one
+    line). ``on_ready()`` is called once the socket accepts connections. Returns at once
+    (``"already running"``) when another daemon holds the folder's lock."""
+    folder = runtime_dir()
+    if not private_dir(folder, create=True):
+        daemon.close()
+        return f"{folder} is not a folder private to this user; not serving"
+    with _lock(folder / LOCK_NAME) as held:
+        if not held:
+            daemon.close()
+            return "already running"
+        try:
+            listener, inode = _listen(folder / SOCKET_NAME)
+        except OSError as exc:
+            daemon.close()
+            return f"cannot listen on {folder / SOCKET_NAME}: {exc.strerror or exc}"
+        try:
+            if on_ready is not None:
+                on_ready()
+            return _loop(daemon, listener, folder / SOCKET_NAME, inode)
+        finally:
+            listener.close()
+            with contextlib.suppress(OSError):
+                if (folder / SOCKET_NAME).stat().st_ino == inode:
+                    (folder / SOCKET_NAME).unlink()
+            daemon.close()
+
+
+@contextlib.contextmanager
+def _lock(path: Path) -> Iterator[bool]:
+    """An exclusive lock on ``path`` held while the block runs (``True``), or ``False``
+    at once when another process holds it."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _listen(path: Path) -> tuple[socket.socket, int]:
+    """A listening socket at ``path`` (mode 0600; a leftover socket of a dead daemon is
+    replaced: the lock says none is alive) and its inode."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)  # the socket is born 0600: no window with wider access
+    try:
+        listener.bind(str(path))
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    listener.listen(8)
+    return listener, path.stat().st_ino
+
+
+def _loop(daemon: Daemon, listener: socket.socket, path: Path, inode: int) -> str:
+    last = time.monotonic()
+    while not daemon.stopping:
+        ready, _, _ = select.select([listener], [], [], _TICK_S)
+        if not ready:
+            if time.monotonic() - last > daemon.idle_s:
+                return f"idle for {daemon.idle_s:g} s"
+            try:
+                if path.stat().st_ino != inode:
+                    return "its socket was replaced"
+            except OSError:
+                return "its socket was removed"
+            continue
+        connection, _ = listener.accept()
+        with connection:
+            _answer(daemon, connection)
+        last = time.monotonic()
+    return "stopped"
+
+
+def _answer(daemon: Daemon, connection: socket.socket) -> None:
+    """Read one request from ``connection`` and answer it; a client that is not this
+    user, sends garbage or goes away gets an error answer or none, never a crash."""
+    connection.settimeout(10.0)  # the request is sent at once; the grade is not bounded
+    try:
+        if _peer_uid(connection) not in (None, os.getuid()):
+            return
+        try:
+            request = _receive(connection)
+        except ValueError as exc:
+            answer: dict[str, Any] = {"ok": False, "error": "protocol", "reason": str(exc)}
+        else:
+            try:
+                answer = daemon.handle(request)
+            except Exception as exc:  # a fault of the daemon: the client grades cold
+                daemon.stopping = True
+                answer = {"ok": False, "error": "internal",
+                          "reason": f"{type(exc).__name__}: {exc}"}
+        connection.settimeout(None)
+        _send(connection, answer)
+    except OSError:
+        return  # the client went away (e.g. Ctrl-C in `grade watch`): nothing to tell

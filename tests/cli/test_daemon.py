@@ -1,0 +1,186 @@
+"""The warm grader daemon (issue 27): `grade` through it gives the cold path's report; a
+daemon that no longer matches (another setting, changed sources or course files) exits
+and the grade goes cold; a broken or absent daemon means a cold grade, never a traceback.
+
+Grades: 3 through a daemon (the solution, a flawed file, its text view) and 2 cold (the
+same files), plus 3 of a file with a syntax error (no jax needed in the child). Two
+daemons serve, and a third only waits out its idle time, each in a folder of its own
+(``SYNCGRADE_DAEMON_DIR``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from process_support import LoadBudget
+
+from syncgrade import daemon
+from syncgrade.courses import BUILTIN_ROOT, open_course
+
+SYNTAX_ERROR = "def synchronized_samples(fn, args, repeats:\n    pass\n"
+
+
+def grade(env: dict[str, str], *args: str, timeout: float = 300,
+          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "syncgrade.cli", *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    return {**os.environ, "NO_COLOR": "1", "SYNCGRADE_DAEMON_DIR": str(tmp / "daemon"),
+            "XDG_STATE_HOME": str(tmp / "state")}
+
+
+def _ping(env: dict[str, str]) -> dict[str, Any] | None:
+    done = grade(env, "daemon", "status")
+    if done.returncode != 0:
+        return None
+    return {"text": done.stdout, "grades": int(done.stdout.split(": ")[1].split()[0])}
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A daemon started as `grade watch` starts it, in a folder of its own."""
+    env = _env(tmp_path_factory.mktemp("daemon"))
+    started = grade(env, "daemon", "start", timeout=LoadBudget().limit(300))
+    assert started.returncode == 0, started.stderr
+    yield env
+    grade(env, "daemon", "stop")
+
+
+def _verdicts(report: dict[str, Any]) -> tuple[object, ...]:
+    return (report["status"], report["cause"], report["score"], report["max_score"],
+            report["submission"], [(c["id"], c["status"], c["points"], c["message"] != "")
+                                   for c in report["checks"]])
+
+
+def test_a_grade_through_the_daemon_is_the_cold_grade(running: dict[str, str]) -> None:
+    folder = Path(running["SYNCGRADE_DAEMON_DIR"])
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / daemon.SOCKET_NAME).stat().st_mode) == 0o600
+    files = open_course(None).folder("exercise-1")
+    (flawed,) = [p for p in files.corpus_files("flawed") if p.name == "no_wait.py"]
+    before = _ping(running)
+    assert before is not None
+    for path, code in ((files.solution, 0), (flawed, 1)):
+        warm = grade(running, "exercise-1", str(path), "--json")
+        cold = grade({**running, "SYNCGRADE_DAEMON": "0"}, "exercise-1", str(path), "--json")
+        assert (warm.returncode, cold.returncode) == (code, code), warm.stderr + cold.stderr
+        assert _verdicts(json.loads(warm.stdout)) == _verdicts(json.loads(cold.stdout))
+        assert warm.stderr == cold.stderr == ""
+    after = _ping(running)
+    assert after is not None and after["grades"] == before["grades"] + 2  # both warm ones
+    text = grade(running, "exercise-1", str(flawed))  # the text view, rendered by it
+    assert text.returncode == 1 and "✗ sync-before-stop" in text.stdout
+    assert "What your timer measured" in text.stdout and "\x1b[" not in text.stdout
+
+
+def test_a_stale_daemon_exits_and_the_grade_goes_cold(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    budget = LoadBudget()
+    assert grade(env, "daemon", "start", timeout=budget.limit(300)).returncode == 0
+    sock = Path(env["SYNCGRADE_DAEMON_DIR"]) / daemon.SOCKET_NAME
+    assert sock.exists()
+    broken = tmp_path / "broken.py"
+    broken.write_text(SYNTAX_ERROR)
+    # Another $SYNCGRADE_COURSE (the same course, named by its folder) is another setting.
+    other = {**env, "SYNCGRADE_COURSE": str(BUILTIN_ROOT)}
+    done = grade(other, "exercise-1", str(broken))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "line 1" in done.stdout and "NOT YET" in done.stdout  # the cold grade's report
+    deadline = time.monotonic() + budget.limit(60)
+    while sock.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not sock.exists()  # it exited and removed its socket
+    assert grade(env, "daemon", "status").returncode == 1
+
+
+def test_an_idle_daemon_exits_and_removes_its_socket(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    done = grade(env, "daemon", "run", "--idle", "1", timeout=LoadBudget().limit(300))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "listening on" in done.stdout and "idle for 1 s" in done.stdout
+    assert not (Path(env["SYNCGRADE_DAEMON_DIR"]) / daemon.SOCKET_NAME).exists()
+
+
+def test_a_change_of_the_course_files_changes_its_fingerprint(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    shutil.copytree(BUILTIN_ROOT / "exercise-1", course / "exercise-1",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = daemon.course_fingerprint(course)
+    assert daemon.course_fingerprint(course) == before
+    declaration = course / "exercise-1" / "exercise.py"
+    os.utime(declaration, ns=(0, declaration.stat().st_mtime_ns + 10**9))
+    assert daemon.course_fingerprint(course) != before
+    before = daemon.course_fingerprint(course)
+    (course / "exercise-1" / "corpus" / "correct" / "new.py").write_text("x = 1\n")
+    assert daemon.course_fingerprint(course) != before
+    assert daemon.tree_fingerprint() == daemon.tree_fingerprint()
+
+
+class _Broken:
+    """A 'daemon' on the socket that answers garbage, or nothing at all."""
+
+    def __init__(self, folder: Path, answer: bytes) -> None:
+        folder.mkdir(mode=0o700)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(folder / daemon.SOCKET_NAME))
+        self.listener.listen(4)
+        self.served = 0
+        threading.Thread(target=self._serve, args=(answer,), daemon=True).start()
+
+    def _serve(self, answer: bytes) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            with connection:
+                connection.recv(1 << 20)
+                connection.sendall(answer)
+                self.served += 1
+
+
+@pytest.mark.parametrize("answer", [b"not json at all", b""])
+def test_a_broken_daemon_means_a_cold_grade(tmp_path: Path, answer: bytes) -> None:
+    env = _env(tmp_path)
+    fake = _Broken(Path(env["SYNCGRADE_DAEMON_DIR"]), answer)
+    broken = tmp_path / "broken.py"
+    broken.write_text(SYNTAX_ERROR)
+    try:
+        done = grade(env, "exercise-1", str(broken), "--json")
+    finally:
+        fake.listener.close()
+    assert fake.served == 1  # it was asked, and its answer was not used
+    assert done.returncode == 1 and done.stderr == ""
+    assert json.loads(done.stdout)["cause"] == "syntax_error"
+
+
+def test_no_daemon_a_dead_one_or_a_shared_folder_is_unavailable(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    folder = tmp_path / "daemon"
+    monkeypatch.setenv(daemon.DIR_ENV, str(folder))
+    with pytest.raises(daemon.DaemonUnavailable, match="no daemon"):
+        daemon.call({"op": "ping"}, timeout=5)
+    folder.mkdir(mode=0o700)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(folder / daemon.SOCKET_NAME))
+    dead.close()  # the socket file of a daemon that died: connection refused
+    with pytest.raises(daemon.DaemonUnavailable, match="ConnectionRefused"):
+        daemon.call({"op": "ping"}, timeout=5)
+    folder.chmod(0o755)  # others may enter: never trusted
+    with pytest.raises(daemon.DaemonUnavailable, match="not private"):
+        daemon.call({"op": "ping"}, timeout=5)
+    monkeypatch.setenv(daemon.USE_ENV, "0")
+    assert not daemon.enabled()
