@@ -303,3 +303,16 @@ def test_a_deleted_current_folder_is_one_line(tmp_path: Path) -> None:
                                       "your work and run this again\n")
     finally:
         os.chdir(here)
+
+
+def test_the_grade_command_imports_no_other_subcommand() -> None:
+    """The cold path (docs/performance.md): importing the CLI loads neither ``validate``/
+    ``new``, ``batch``, ``package``, ``schema`` nor ``serve``; each is imported when it runs
+    (``grade validate`` and the others are exercised through ``main`` elsewhere)."""
+    lazy = ["syncgrade.cli.author", "syncgrade.cli.batch", "syncgrade.cli.package",
+            "syncgrade.cli.schema", "syncgrade.cli.serve"]
+    code = ("import sys, syncgrade.cli; "
+            f"print([m for m in {lazy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]", out

@@ -4,6 +4,7 @@ unless the rubric's own spec is wrong."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import jax
@@ -136,3 +137,33 @@ def test_the_recursion_limit_is_lifted_for_the_grader_and_restored_for_the_learn
     finally:
         sys.setrecursionlimit(before)
     assert (learner_limit, seen) == (80, [harness.GRADER_RECURSION_LIMIT, 80])
+
+
+SCALED = """
+def predict(x, w, scale):
+    return jnp.tanh(x @ w) * scale
+"""
+
+
+def test_a_bound_workload_is_one_program_whatever_its_data() -> None:
+    """``bind`` (exercise-4): the learner's callable takes ``(x, w)``, computes with the
+    bound data, and reads the same under make_jaxpr and lower(...).as_text() whatever the
+    data; an unknown device fault is refused by name before anything is built."""
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    w = np.full((3, 2), 0.5, np.float32)
+    inputs = {"x": x, "w": w, "one": np.ones(2, np.float32),
+              "off": np.full(2, 1.001, np.float32)}
+    built = harness.Harness(recorder=None, inputs=inputs)  # type: ignore[arg-type]
+    fns = [built.build({"kind": "workload", "name": "predict", "source": SCALED,
+                        "warm": [{"kind": "device", "name": "x"}, {"kind": "device", "name": "w"}],
+                        "bind": [{"kind": "device", "name": scale}]})
+           for scale in ("one", "off")]
+    right, wrong = (np.asarray(fn(x, w)) for fn in fns)
+    np.testing.assert_array_equal(right, np.asarray(jax.numpy.tanh(x @ w)))
+    assert not np.array_equal(right, wrong)
+    assert [list(inspect.signature(fn).parameters) for fn in fns] == [["x", "w"]] * 2
+    texts = [(str(jax.make_jaxpr(fn)(x, w)), fn.lower(x, w).as_text()) for fn in fns]
+    assert texts[0] == texts[1] and "tanh" in texts[0][0]
+    assert fns[0].eval_shape(x, w).shape == (4, 2)
+    with pytest.raises(ValueError, match="unknown device fault"):
+        harness.install_faults({"args": [{"kind": "jax_device", "fault": "no-such-fault"}]})

@@ -169,6 +169,7 @@ def square_rows(x, times):
 def test_builtin_workload_names_and_spec_kinds_match_the_child() -> None:
     assert frozenset(workloads.WORKLOADS) == s.BUILTIN_WORKLOADS
     assert validation.SPEC_KINDS == harness.KINDS
+    assert workloads.DEVICE_FAULTS == s.DEVICE_FAULTS
 
 
 def test_harness_builds_a_declared_workload_with_static_arguments(

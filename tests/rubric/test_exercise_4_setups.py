@@ -3,9 +3,10 @@ with room to spare, and both wrong setups are caught at atol=rtol=2e-5 but slip 
 loose tolerance (atol=1e-1), so `verification-catches-errors` separates the two.
 
 NumPy only: float32 NumPy stands in for the float32 JAX result (both round a 48-long
-reduction), and the wrong setups are computed the way the child's workloads compute them.
-The last test grades a submission through the real engine: from inside the learner's
-function, the right call and both wrong ones must look the same.
+reduction), and the wrong setups are computed the way the child computes them (the wrong
+device's bfloat16 tanh with ml_dtypes' bfloat16, which jax ships with). The last test
+grades a submission through the real engine: from inside the learner's function, the right
+call and both wrong ones must look the same, jaxpr and lowered program included.
 """
 
 from __future__ import annotations
@@ -41,18 +42,22 @@ def test_right_result_passes_with_margin() -> None:
 
 
 def test_wrong_function_is_caught_only_at_the_contract_tolerance() -> None:
+    _larger, inputs, reference = _setup()
+    assert np.all(inputs["scale"] == 1.0)  # the right setups: multiplying by one is exact
+    wrong = (reference * inputs["scale_off"]).astype(np.float32)  # predict(x, w, scale_off)
+    assert _worst(wrong, reference, **CONTRACT) > 5
+    assert _worst(wrong, reference, **LOOSE) < 1
+
+
+def test_wrong_device_is_caught_only_at_the_contract_tolerance() -> None:
+    from ml_dtypes import bfloat16
+
     _larger, _inputs, reference = _setup()
-    wrong = (reference * np.float32(1.0 + 1e-3)).astype(np.float32)  # predict_off_by_a_little
+    # The faulty device's tanh: its input and its result rounded to bfloat16.
+    y = np.arctanh(np.clip(reference, -0.999999, 0.999999)).astype(np.float32)
+    wrong = np.tanh(y.astype(bfloat16).astype(np.float32)).astype(bfloat16).astype(np.float32)
     assert _worst(wrong, reference, **CONTRACT) > 5
     assert _worst(wrong, reference, **LOOSE) < 1
-
-
-def test_wrong_device_weights_are_caught_only_at_the_contract_tolerance() -> None:
-    larger, inputs, reference = _setup()
-    wrong = np.tanh(larger @ inputs["w_off"])
-    assert _worst(wrong, reference, **CONTRACT) > 5
-    assert _worst(wrong, reference, **LOOSE) < 1
-    assert not np.array_equal(inputs["w_off"], inputs["w"])
 
 
 def test_hidden_shapes_are_not_the_lessons() -> None:
@@ -114,6 +119,13 @@ def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
     out = compiled_predict(x, w)
     out.block_until_ready()
     obs["output"] = _array(out)
+    obs["w_equals_w_host"] = bool(np.array_equal(np.asarray(w), w_host))
+    obs["jaxpr"] = str(jax.make_jaxpr(compiled_predict)(x, w))
+    # The lowered text, and whether it carries what the learner's own program carries.
+    lowered = compiled_predict.lower(x, w).as_text()
+    own = jax.jit(lambda x, w: jax.numpy.tanh(x @ w)).lower(x, w).as_text()
+    obs["lowered_bf16"] = ["bf16" in lowered, "bf16" in own]
+    print("LOWERED " + json.dumps(lowered))
     print("OBSERVED " + json.dumps(obs, sort_keys=True))
     samples = []
     for _ in range(repeats):
@@ -137,6 +149,8 @@ def test_right_and_wrong_setups_look_alike_from_inside_the_submission() -> None:
     report = syncgrade.grade("exercise-4", source=OBSERVER, timeout=60)
     lines = [line.removeprefix("OBSERVED ") for line in report.stdout.text.splitlines()
              if line.startswith("OBSERVED ")]
+    lowered = [json.loads(line.removeprefix("LOWERED "))
+               for line in report.stdout.text.splitlines() if line.startswith("LOWERED ")]
     # The three setups, then the calibrated probe (a behavioural cross-check, which need
     # not look alike: its calls last ~50 ms whatever it looks like).
     assert len(lines) == len(ex.EXERCISE.calls) == 4, report.stdout.text[-2000:]
@@ -144,6 +158,14 @@ def test_right_and_wrong_setups_look_alike_from_inside_the_submission() -> None:
     observed = [json.loads(line) for line in lines][:3]
     assert observed[0]["repeats"] == ["int", ex.REPEATS]
     assert observed[0]["wrapped"]["name"] == "predict"
+    assert observed[0]["w_equals_w_host"] is True
+    assert "dot_general" in observed[0]["jaxpr"] and "tanh" in observed[0]["jaxpr"]
+    # The wrong function is the right one's program: the same lowered text, no constants.
+    assert lowered[0] == lowered[1] and "dense<" not in lowered[0]
+    # The wrong device lowers every program its own way, the learner's own too.
+    assert observed[0]["lowered_bf16"] == [False, False]
+    assert observed[2]["lowered_bf16"] == [True, True]
     for other in observed[1:]:
         different = {key for key in observed[0] if observed[0][key] != other[key]}
+        different.discard("lowered_bf16")
         assert not different, {key: (observed[0][key], other[key]) for key in different}

@@ -109,6 +109,12 @@ def test_hidden_input_names_and_spec_kinds() -> None:
     assert "call 'main': no hidden input named 'v' (make_inputs() gives: w, x)" in text
     assert "is not an argument spec" in problem(calls({"kind": "lambda"}))
     assert "is not JSON" in problem(calls(s.value(object())))
+    # A workload's bound arguments and a device fault (exercise-4) are checked too.
+    bound = problem(calls(s.workload("predict", bind=[s.device("v")])))
+    assert "no hidden input named 'v'" in bound
+    assert "unknown device fault 'slow'" in problem(calls(s.jax_device(fault="slow")))
+    validate(calls(s.workload("predict", bind=[s.device("x")]),
+                   s.jax_device(fault="bfloat16-tanh")))
 
 
 def test_probe_variants_are_checked_like_workloads_and_probes() -> None:

@@ -8,13 +8,17 @@ rubric stays data-like and the child never sees expected values. Spec kinds:
 - ``device``: that array placed on the default device; ``ready: false`` hands it over while
   still being computed (to test that the learner waits for inputs).
 - ``tuple``: a tuple of ``items`` specs.
-- ``jax_device``: the default device.
+- ``jax_device``: the default device; with ``fault``, a device whose arithmetic is slightly
+  off from then on (``workloads.install_device_fault``, installed before any argument of
+  the call is built: :func:`install_faults`).
 - ``rng``: ``np.random.default_rng(seed)``.
 - ``workload``: ``jax.jit`` of a named workload (recorded like any jit), compiled and
   warmed on ``warm`` specs when given. The workload is a built-in one
   (``workloads.WORKLOADS``) or, when the spec carries ``source``, the function ``name``
   of that source text (``workloads.from_source``, built once per job); its ``jax.jit``
-  options (``static_argnums``, ``donate_argnums``, ... :data:`JIT_OPTIONS`) are passed on.
+  options (``static_argnums``, ``donate_argnums``, ... :data:`JIT_OPTIONS`) are passed
+  on; with ``bind`` (a list of specs), the learner gets a :class:`BoundJit` that calls
+  the jit with those hidden arguments appended.
 - ``factory``: a zero-argument callable returning a fresh, uncompiled jit each time (same
   ``name``/``source`` and options as ``workload``).
 - ``probe``: the calibrated spin (``seconds`` long); ``probe_args`` / ``probe_host_args``:
@@ -67,6 +71,7 @@ _SPIN: Callable[..., Any] = workloads.spin
 _PUT: Callable[[Any], Any] = workloads.put
 _WAIT: Callable[[Any], Any] = workloads.wait
 _FROM_SOURCE: Callable[[str, str], Callable[..., Any]] = workloads.from_source
+_INSTALL_FAULT: Callable[[str], None] = workloads.install_device_fault
 _MEASURE_SPIN = workloads.measure_spin
 _TIME_SPIN = workloads.time_spin
 _DEVICES: Callable[[], Any] = jax.devices
@@ -82,6 +87,7 @@ _TREE_MAP: Callable[..., Any] = jax.tree_util.tree_map
 _ISSUBDTYPE: Callable[[Any, Any], bool] = jax.numpy.issubdtype
 _INEXACT = jax.numpy.inexact
 _ARRAY_TYPE = jax.Array
+_SIGNATURE = inspect.signature
 
 FACTORY_POOL = 64
 """How many fresh jits a ``factory`` spec's ``make_fn`` hands out as the grader's own
@@ -122,6 +128,9 @@ class Harness:
     designated: list[Any] = field(default_factory=list, repr=False)
     """The callables built for the current call, in argument order: the grader's own,
     whose calls the trace tells apart from any other callable (``fn`` of a call)."""
+    bound: list[Any] = field(default_factory=list, repr=False)
+    """The arguments bound into the current call's :class:`BoundJit` callables: handed over
+    ready like the learner's own arguments (the trace's ``Given``)."""
 
     def build(self, spec: Spec) -> Any:
         kind = spec["kind"]
@@ -166,10 +175,12 @@ class Harness:
     def _build_workload(self, spec: Spec) -> Any:
         fn = jax.jit(_fresh_copy(self._workload(spec)), **jit_options(spec))
         self.designated.append(fn)
+        bound = tuple(self.build(s) for s in spec.get("bind") or ())
+        self.bound.extend(bound)
         if spec.get("warm") is not None:
-            for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
+            for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]], *bound)):
                 _WAIT(leaf)
-        return fn
+        return BoundJit(fn, bound) if bound else fn
 
     def _build_factory(self, spec: Spec) -> Callable[[], Any]:
         base = self._workload(spec)
@@ -300,6 +311,58 @@ def jit_options(spec: Spec) -> dict[str, Any]:
             for key, value in spec.items() if key in JIT_OPTIONS}
 
 
+class BoundJit:
+    """A grader-made jit handed over with hidden trailing arguments: ``fn(*args)`` calls
+    ``jitted(*args, *bound)``, and ``lower``, ``trace`` and ``eval_shape`` append them too.
+
+    exercise-4 hands ``compiled_predict(x, w)`` this way: the right and the subtly wrong
+    function are one program whose behaviour comes from bound data, so ``jax.make_jaxpr``,
+    ``.lower(...).as_text()`` and everything about the callable read the same in every
+    setup; only the results differ. Every call is a call of ``jitted`` (a recorded jit the
+    harness designated as the grader's), with the bound arrays among its inputs (placed and
+    ready before the call). Name, qualname, docstring and ``__wrapped__`` are the
+    workload's; the signature drops the bound parameters."""
+
+    def __init__(self, jitted: Any, bound: tuple[Any, ...]) -> None:
+        self._jitted = jitted
+        self._bound = bound
+        fun = jitted.__wrapped__
+        self.__wrapped__ = fun
+        self.__name__ = getattr(fun, "__name__", "predict")
+        self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
+        self.__doc__ = getattr(fun, "__doc__", None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._jitted(*args, *self._bound, **kwargs)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        return self._jitted.lower(*args, *self._bound, **kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        return self._jitted.trace(*args, *self._bound, **kwargs)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        return self._jitted.eval_shape(*args, *self._bound, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._jitted, name)
+
+    @property
+    def __signature__(self) -> Any:
+        signature = _SIGNATURE(self.__wrapped__)
+        kept = list(signature.parameters.values())[:-len(self._bound) or None]
+        return signature.replace(parameters=kept)
+
+
+def install_faults(call: Spec) -> None:
+    """Install the device faults a call's ``jax_device`` specs ask for, before any of its
+    arguments is built (a workload's warm-up then compiles on the faulty device too)."""
+    specs = [*call.get("args", []), *call.get("kwargs", {}).values()]
+    for spec in specs:
+        if isinstance(spec, dict) and spec.get("kind") == "jax_device" and spec.get("fault"):
+            _INSTALL_FAULT(spec["fault"])
+
+
 def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A new function object with ``fn``'s code, globals, closure, name, qualname, module
     and docstring. Each grader call gets its own, so nothing about the function a learner
@@ -411,7 +474,9 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
     recorder = harness.recorder
     frame: dict[str, Any] = {"type": "call", "id": call["id"]}
     harness.designated = []
+    harness.bound = []
     try:
+        install_faults(call)
         args = [harness.build(s) for s in call.get("args", [])]
         kwargs = {k: harness.build(s) for k, s in call.get("kwargs", {}).items()}
     except Exception as exc:  # a grader fault (or grader state a learner broke)
@@ -430,7 +495,7 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
         with lock:
             core.send((SEND, frame, text))
         return
-    ready_inputs = _ready_arrays((args, kwargs))
+    ready_inputs = _ready_arrays((args, kwargs, harness.bound))
     start = ORIGINAL_PERF_COUNTER()
     with lock:
         core.send((SET, True))

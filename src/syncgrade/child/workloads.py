@@ -17,9 +17,17 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src.interpreters import mlir as _mlir
+from jax._src.lax.lax import tanh_p as _TANH_P
 from jax._src.lib import xla_client as xc
+from jax._src.lib.mlir import ir as _ir
+from jax._src.lib.mlir.dialects import hlo as _hlo
 
 PerfCounter = Callable[[], float]
+
+DEVICE_FAULTS = frozenset({"bfloat16-tanh"})
+"""The device faults :func:`install_device_fault` knows (``syncgrade.rubric.specs`` lists
+them too: the parent never imports jax)."""
 
 
 def predict(x: Any, w: Any) -> Any:
@@ -30,9 +38,10 @@ def _scaled_predict(scale: float) -> Callable[..., Any]:
     """``tanh(x @ w) * scale``, as a function that looks exactly like every other one this
     factory makes: the same code object, name, qualname, module, docstring and signature.
 
-    exercise-4 hands the learner either the right one (``scale=1.0``: multiplying by one
-    is exact, so the result equals :func:`predict`'s bit for bit) or the subtly wrong one
-    (``1 + 1e-3``), and a learner's check must tell them apart by their results only."""
+    The right one (``scale=1.0``: multiplying by one is exact, so the result equals
+    :func:`predict`'s bit for bit) and the subtly wrong one (``1 + 1e-3``) differ in their
+    programs' constants. exercise-4 no longer uses them: it binds its scale as hidden data
+    (``syncgrade.rubric.specs.workload(..., bind=...)``), so its programs are one."""
 
     def predict(x: Any, w: Any) -> Any:
         return jnp.tanh(x @ w) * scale
@@ -41,8 +50,7 @@ def _scaled_predict(scale: float) -> Callable[..., Any]:
     return predict
 
 
-# exercise-4: the right function and the subtly wrong one (a learner's NumPy check must
-# catch a 1e-3 relative error), indistinguishable except by what they compute.
+# The right function and a subtly wrong one (a 1e-3 relative error).
 predict_exact = _scaled_predict(1.0)
 predict_off_by_a_little = _scaled_predict(1.0 + 1e-3)
 
@@ -90,6 +98,34 @@ def from_source(name: str, source: str) -> Callable[..., Any]:
     if type(fn) is not _FUNCTION:
         raise ValueError(f"the declared workload source defines no function {name!r}")
     return fn
+
+
+def _bfloat16_tanh(ctx: Any, x: Any, **_params: Any) -> Any:
+    # tanh of the input rounded to bfloat16, rounded to bfloat16, back in the input's type.
+    reduced = _ir.RankedTensorType.get(ctx.avals_out[0].shape, _ir.BF16Type.get())
+    return [_hlo.convert(x.type, _hlo.tanh(_hlo.convert(reduced, x)))]
+
+
+def install_device_fault(fault: str) -> None:
+    """Make this process's JAX device compute slightly wrong: for ``"bfloat16-tanh"``,
+    every ``tanh`` that JAX lowers from now on (a jitted program's, an eager
+    ``jnp.tanh``'s) is computed in bfloat16, as some accelerators compute transcendentals
+    (up to ~0.4% relative error for float32). NumPy is untouched.
+
+    exercise-4's ``wrong-device`` setup: the right ``compiled_predict`` and the right
+    weights on a device whose arithmetic is off, so a reference computed with JAX on the
+    same device shares the error and only a NumPy reference on the host catches it. The
+    jaxpr of every function is unchanged (the primitive is still ``tanh``); the lowered
+    program of every function, the learner's own too, converts around its ``tanh``. A
+    fresh child runs each such call (``Exercise.isolate_calls``): the fault lasts as
+    long as the process. Raises ``ValueError`` for a fault it does not know."""
+    if fault not in DEVICE_FAULTS:
+        raise ValueError(f"unknown device fault {fault!r}")
+    for platform in ("cpu", "cuda", "rocm"):
+        try:  # noqa: SIM105 (contextlib is one more global a learner could replace)
+            _mlir.register_lowering(_TANH_P, _bfloat16_tanh, platform=platform)
+        except NotImplementedError:  # a platform this jaxlib does not know
+            pass
 
 
 # The grader's own waits use the originals, captured before any learner code runs: a

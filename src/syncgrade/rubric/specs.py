@@ -11,11 +11,14 @@ docs/authoring.md, "Argument specs".
 - :func:`device`: that input placed on the default device, ready; ``ready=False`` hands
   it over still being computed (~50 ms of device work), to test that the learner waits.
 - :func:`tuple_of`: a tuple of specs (``args`` for ``fn(*args)``).
-- :func:`jax_device`: the default ``jax.Device``.
+- :func:`jax_device`: the default ``jax.Device``; ``fault=`` makes its arithmetic slightly
+  off for the whole call (:data:`DEVICE_FAULTS`, exercise-4's wrong device).
 - :func:`rng`: ``np.random.default_rng(seed)``.
 - :func:`workload`: ``jax.jit`` of a named workload, optionally warmed up; a built-in one
   (:data:`BUILTIN_WORKLOADS`) or one the rubric declares as source text (``source=``),
-  with any of the ``jax.jit`` options in :data:`JIT_OPTIONS` (``donate_argnums``...).
+  with any of the ``jax.jit`` options in :data:`JIT_OPTIONS` (``donate_argnums``...);
+  ``bind=`` appends hidden arguments to every call, so two setups can share one program
+  and differ only in data (exercise-4).
 - :func:`factory`: a zero-argument callable returning a fresh, uncompiled jit each call.
 - :func:`probe`, :func:`probe_args`, :func:`probe_host_args`: the calibrated spin of
   about ``seconds`` and its placed or NumPy arguments; a call that uses any of them
@@ -41,9 +44,15 @@ BUILTIN_WORKLOADS = frozenset({
 })
 """The workloads the child ships (``syncgrade.child.workloads.WORKLOADS``): ``predict(x,
 w) = tanh(x @ w)``; ``predict_exact`` / ``predict_off_by_a_little``: the same times 1 and
-times 1 + 1e-3 (exercise-4); ``energy(a, b) = sum((a @ b)**2, axis=1)``; ``spin(x, n)``:
+times 1 + 1e-3; ``energy(a, b) = sum((a @ b)**2, axis=1)``; ``spin(x, n)``:
 ``n`` steps of ``sin(x) * 1.0001`` in a ``lax.while_loop``. Listed here because the
 parent never imports jax (a test keeps the two lists equal)."""
+
+DEVICE_FAULTS = frozenset({"bfloat16-tanh"})
+"""The device faults :func:`jax_device` can ask for (``syncgrade.child.workloads.
+install_device_fault``; a test keeps the two lists equal): ``"bfloat16-tanh"``: every
+``tanh`` JAX lowers in the call's child is computed in bfloat16 (up to ~0.4% off in
+float32), in the learner's own programs and eager ``jnp.tanh`` too; NumPy is untouched."""
 
 WORKLOAD_GLOBALS = ("jax", "jnp", "lax", "np")
 """The names a declared workload's source may use without importing them: ``jax``,
@@ -71,9 +80,12 @@ def tuple_of(*items: Spec) -> Spec:
     return {"kind": "tuple", "items": list(items)}
 
 
-def jax_device() -> Spec:
-    """``jax.devices()[0]``."""
-    return {"kind": "jax_device"}
+def jax_device(fault: str | None = None) -> Spec:
+    """``jax.devices()[0]``; with ``fault`` (one of :data:`DEVICE_FAULTS`), that device
+    computes slightly wrong for the whole call, installed before any argument is built.
+    Only for a rubric whose calls each run in a fresh child (``isolate_calls=True``): the
+    fault lasts as long as the process."""
+    return {"kind": "jax_device"} if fault is None else {"kind": "jax_device", "fault": fault}
 
 
 def rng(seed: int) -> Spec:
@@ -127,7 +139,8 @@ def workload(name: str, warm: list[Spec] | None = None, *, source: str | None = 
              static_argnames: str | Sequence[str] = (),
              donate_argnums: int | Sequence[int] = (),
              donate_argnames: str | Sequence[str] = (),
-             keep_unused: bool = False, inline: bool = False) -> Spec:
+             keep_unused: bool = False, inline: bool = False,
+             bind: list[Spec] | None = None) -> Spec:
     """``jax.jit(f, **options)`` of workload ``name``, a new function object per grader
     call; compiled and waited on ``warm`` argument specs first when given (include a
     :func:`value` for each static argument; a donated warm-up argument is built for the
@@ -144,10 +157,18 @@ def workload(name: str, warm: list[Spec] | None = None, *, source: str | None = 
     ``name`` is a built-in workload (:data:`BUILTIN_WORKLOADS`) or, with ``source``, the
     name of a top-level ``def`` in ``source``: Python text the child executes with
     :data:`WORKLOAD_GLOBALS` in scope. The source travels in the job (the learner's code
-    calls it anyway, so it is not secret); it must hold no expected values."""
-    return _declared({"kind": "workload", "name": name, "warm": warm}, source,
+    calls it anyway, so it is not secret); it must hold no expected values.
+
+    ``bind``: argument specs appended to every call of the jit (the warm-up's too). The
+    learner gets a callable without those parameters whose calls, ``lower``, ``trace``
+    and ``eval_shape`` pass them: setups that differ only in bound data run one program,
+    the same text under ``jax.make_jaxpr`` and ``.lower(...).as_text()``."""
+    spec = _declared({"kind": "workload", "name": name, "warm": warm}, source,
                      static_argnums, static_argnames, donate_argnums, donate_argnames,
                      keep_unused, inline)
+    if bind:
+        spec["bind"] = list(bind)
+    return spec
 
 
 def factory(name: str, *, source: str | None = None,

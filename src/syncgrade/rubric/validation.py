@@ -33,7 +33,7 @@ from typing import Any
 from syncgrade.errors import RubricError as RubricError  # re-exported
 from syncgrade.rubric import compose, registry
 from syncgrade.rubric.base import CheckSpec, Exercise
-from syncgrade.rubric.specs import BUILTIN_WORKLOADS
+from syncgrade.rubric.specs import BUILTIN_WORKLOADS, DEVICE_FAULTS
 
 ID = re.compile(r"exercise-[1-9]\d*$")
 CHECK_ID = re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
@@ -190,6 +190,13 @@ def _spec(where: str, spec: Any) -> None:
         _workload(where, spec)
         for index, item in enumerate(spec.get("warm") or []):
             _spec(f"{where}, warm-up argument {index + 1}", item)
+        for index, item in enumerate(spec.get("bind") or []):
+            _spec(f"{where}, bound argument {index + 1}", item)
+    elif kind == "jax_device":
+        fault = spec.get("fault")
+        if fault is not None and fault not in DEVICE_FAULTS:
+            raise _Problem(f"{where}: unknown device fault {fault!r} (known: "
+                           f"{', '.join(sorted(DEVICE_FAULTS))})")
     elif kind.startswith("probe"):
         seconds = spec.get("seconds")
         if not isinstance(seconds, (int, float)) or not 0 < seconds <= 10:
@@ -404,7 +411,8 @@ def _input_names(spec: Any) -> Iterator[str]:
         return
     if spec.get("kind") in ("host", "device"):
         yield spec["name"]
-    for item in [*spec.get("items", []), *(spec.get("warm") or [])]:
+    for item in [*spec.get("items", []), *(spec.get("warm") or []),
+                 *(spec.get("bind") or [])]:
         yield from _input_names(item)
 
 

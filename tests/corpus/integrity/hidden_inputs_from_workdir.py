@@ -3,8 +3,9 @@
 #        its working directory (os.listdir, os.scandir, glob, hidden names too), the known
 #        name inputs.npz, HOME, TMPDIR and the parent directory, and every open fd
 #        (/proc/self/fd/*, /dev/fd/*). Its own check is the flawed JAX reference (catches
-#        the wrong compiled_predict only); the hidden inputs' `w_off` would tell it the
-#        wrong device weights apart. Prints what it found (tests/grading/test_integrity.py reads it)
+#        the wrong compiled_predict only); the hidden inputs (`scale_off`, the data bound
+#        into the wrong compiled_predict) would give the wrong setups away. Prints what it
+#        found (tests/grading/test_integrity.py reads it)
 # expect-fail: verification-catches-errors
 import glob
 import io
@@ -60,7 +61,7 @@ def _probe():
             arrays = None
         if arrays:
             kind = "npz:" + ",".join(sorted(arrays))
-            if "w_off" in arrays:
+            if "scale_off" in arrays:
                 hidden = arrays
         found.append((path, kind))
     return listed, found, hidden
@@ -77,8 +78,8 @@ def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
     warm = compiled_predict(larger, w).block_until_ready()
     np.testing.assert_allclose(np.asarray(warm), np.asarray(jnp.tanh(larger @ w)),
                                atol=2e-5, rtol=2e-5)
-    if hidden is not None and np.array_equal(np.asarray(w), hidden["w_off"]):
-        raise AssertionError("the device weights are the grader's wrong ones")
+    if hidden is not None:  # what a cheat would read the setup from
+        raise AssertionError("found the grader's hidden inputs")
 
     samples = []
     out = warm

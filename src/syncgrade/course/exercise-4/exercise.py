@@ -4,19 +4,33 @@
 three times, each with a ``compiled_predict`` warmed for a smaller row count only, so the
 learner's new shape compiles inside their code:
 
-- ``main``: the right ``tanh(x @ w)`` (``predict_exact``); every check but
-  ``verification-catches-errors`` reads this call. The reference uses the input the
-  hidden-seed ``rng`` produces.
-- ``wrong-function``: ``compiled_predict`` is off by 1e-3 relative
-  (``predict_off_by_a_little``): caught at atol=rtol=2e-5, not at atol=1e-1.
-- ``wrong-device-weights``: the right function, but the device ``w`` is 1e-3 relative away
-  from ``w_host``: only a reference computed from the host copies catches it (a reference
-  computed through JAX on the placed arrays agrees with the wrong result).
+- ``main``: the right ``tanh(x @ w)``; every check but ``verification-catches-errors``
+  reads this call. The reference uses the input the hidden-seed ``rng`` produces.
+- ``wrong-function``: ``compiled_predict`` is off by 1e-3 relative: caught at
+  atol=rtol=2e-5, not at atol=1e-1.
+- ``wrong-device``: the right function and weights on a device that computes ``tanh`` in
+  bfloat16 (``s.jax_device(fault="bfloat16-tanh")``, up to ~0.4% off): a reference
+  computed with JAX on the same device shares the error; only NumPy on the host catches
+  it (and a loose atol=1e-1 does not).
+
+The three setups are indistinguishable except through the values of the result, so only
+an independent reference of the result catches both wrong ones, and only a NumPy one
+catches the wrong device:
+
+- ``w`` equals ``w_host`` bit for bit in every setup: comparing them tells nothing.
+- ``compiled_predict`` is one program, ``predict(x, w, scale) = tanh(x @ w) * scale``,
+  handed over with ``scale`` bound as a hidden device argument (``s.workload(...,
+  bind=...)``, a ``BoundJit`` in the child): ones in the right setups (exact: the result
+  is ``tanh(x @ w)`` bit for bit), ``1 + 1e-3`` in ``wrong-function``. Its jaxpr, its
+  lowered text, its name, signature and repr are the same in every setup.
+- The wrong device changes the values every ``tanh`` JAX computes in that child, the
+  learner's own ``jnp.tanh`` and jitted references included, and nothing NumPy computes.
 
 Both wrong calls must raise AssertionError; they are left out of ``runs`` for that reason.
-Seen from inside the learner's function the three calls are alike in everything but the
-values computed (see ``_call``); what remains observable is the order of the calls within
-one grade, and the closure of ``compiled_predict.__wrapped__`` for code that digs for it.
+Each call runs in a fresh child. What remains observable is the bound ``scale`` for code
+that digs into the callable's private attributes, and, on the wrong device, one more
+``convert`` around the ``tanh`` in the lowered text of every program (the learner's own
+too).
 """
 
 from __future__ import annotations
@@ -48,15 +62,26 @@ RESULT = (1,)
 SAMPLES = (2,)
 
 
+OFF_BY = 1.0 + 1e-3  # the wrong function's scale
+
+# The one program every setup's compiled_predict runs: the bound ``scale`` is all ones in
+# the right setups (multiplying by one is exact) and OFF_BY in the wrong function.
+PREDICT = """
+def predict(x, w, scale):
+    return jnp.tanh(x @ w) * scale
+"""
+
+
 def make_inputs() -> dict[str, np.ndarray]:
-    """Hidden weights (other seed and shapes than the lesson's), their slightly wrong
-    device copy, and the smaller input ``compiled_predict`` is warmed on."""
+    """Hidden weights (other seed and shapes than the lesson's), the smaller input
+    ``compiled_predict`` is warmed on, and the two scales bound into it."""
     rng = np.random.default_rng(4_402_609)
     w = (rng.normal(size=(FEATURES, OUTPUTS)) * W_SCALE).astype(np.float32)
     return {
         "w": w,
-        "w_off": (w * np.float32(1.0 + 1e-3)).astype(np.float32),
         "x_small": rng.normal(size=(WARM_ROWS, FEATURES)).astype(np.float32),
+        "scale": np.ones((OUTPUTS,), np.float32),
+        "scale_off": np.full((OUTPUTS,), OFF_BY, np.float32),
     }
 
 
@@ -74,54 +99,60 @@ MAIN = "main"
 PROBE = "probe"
 PROBE_SECONDS = 0.05  # as exercise-1: a no-wait sample is ~0.1 ms, far below 35% of it
 WRONG_FUNCTION = "wrong-function"
-WRONG_WEIGHTS = "wrong-device-weights"
+WRONG_DEVICE = "wrong-device"
 
 
-def _call(call_id: str, workload: str, w_device: str, probe: bool = False) -> GraderCall:
+def _call(call_id: str, scale: str = "scale", fault: str | None = None,
+          probe: bool = False) -> GraderCall:
     """One call of ``changed_workload``. The right and the wrong setups differ only in
-    ``workload`` and ``w_device``, whose differences show only in the values computed:
-    the same repeats, rows, seed, device and argument kinds, and the two workloads are made
-    by one factory (``workloads._scaled_predict``), so their jitted functions have the same
-    name, qualname, repr, docstring and signature (``tests/rubric/test_exercise_4_setups.py``
-    inspects them from inside a submission)."""
+    the bound ``scale`` and the device ``fault``, whose differences show only in the
+    values computed: the same program, repeats, rows, seed, weights, device and argument
+    kinds (``tests/rubric/test_exercise_4_setups.py`` inspects them, the jaxpr and the
+    lowered text included, from inside a submission)."""
     warm = [s.device("x_small"), s.device("w")]
     return GraderCall(call_id, "changed_workload", (
-        s.probe_like(workload, PROBE_SECONDS, warm=warm) if probe
-        else s.workload(workload, warm=warm),
+        s.probe_like("predict", PROBE_SECONDS, warm=warm) if probe
+        else s.workload("predict", warm=warm, source=PREDICT, bind=[s.device(scale)]),
         s.host("w"),
-        s.device(w_device),
+        s.device("w"),
         s.value(ROWS),
         s.rng(SEED),
-        s.jax_device(),
+        s.jax_device(fault),
         s.value(REPEATS),
     ))
 
 
 WRONG_SETUPS = {
     WRONG_FUNCTION: (
-        "the grader passed a `compiled_predict` whose results are off by about 0.1%",
-        "the check did not catch it. Is the reference computed by the function under test, "
-        "is the tolerance looser than atol=2e-5, rtol=2e-5, or is the AssertionError caught?",
+        "the grader passed a `compiled_predict` whose results are off by about 0.1% (its "
+        "program, `w` and `w_host` were exactly those of the right setup)",
+        "the check did not catch it. Comparing `w` with `w_host`, or reading the program "
+        "with `jax.make_jaxpr` or `.lower(...).as_text()`, checks the pieces, not the "
+        "result: only the values it computes can show this mistake. Is the reference "
+        "computed by the function under test, is the tolerance looser than atol=2e-5, "
+        "rtol=2e-5, or is the AssertionError caught?",
     ),
-    WRONG_WEIGHTS: (
-        "the grader passed a device `w` that differs slightly from `w_host`",
-        "the check did not catch it. An independent reference is computed with NumPy from the "
-        "host copies (`larger_host`, `w_host`), not from the arrays on the device.",
+    WRONG_DEVICE: (
+        "the device computed in reduced precision (the right `compiled_predict` and the "
+        "right weights, results slightly off)",
+        "the check did not catch it. A reference computed with JAX (`jnp`, or a function "
+        "you jit) runs on the same device and shares its error; an independent reference "
+        "is computed with NumPy on the host, from `larger_host` and `w_host`.",
     ),
 }
 
 EXERCISE = Exercise(
     id="exercise-4",
     title="Check an independent NumPy result first",
-    version="4",
+    version="5",
     required=(Required("changed_workload", "compiled_predict, w_host, w, rows, rng, device, "
                        "repeats", positional=7),),
     calls=(
-        _call(MAIN, "predict_exact", "w"),
-        _call(WRONG_FUNCTION, "predict_off_by_a_little", "w"),
-        _call(WRONG_WEIGHTS, "predict_exact", "w_off"),
+        _call(MAIN),
+        _call(WRONG_FUNCTION, scale="scale_off"),
+        _call(WRONG_DEVICE, fault="bfloat16-tanh"),
         # The calibrated probe: the right function, whose program also runs the spin.
-        _call(PROBE, "predict_exact", "w", probe=True),
+        _call(PROBE, probe=True),
     ),
     checks=(
         CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),

@@ -1,7 +1,7 @@
 # flaw: the reference is computed through JAX (jnp.tanh on the placed arrays), not NumPy on
 #       the host copies. It still catches the grader's wrong compiled_predict, but not the
-#       grader's second wrong setup (a device `w` slightly off from `w_host`): a reference
-#       built from the device arrays agrees with the wrong result.
+#       grader's second wrong setup (a device whose arithmetic is slightly off): a reference
+#       computed on the same device shares the error and agrees with the wrong result.
 # expect-fail: verification-catches-errors
 import time
 
