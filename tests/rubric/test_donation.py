@@ -1,6 +1,6 @@
 """Donated inputs (issue 28): a workload spec's ``jax.jit`` options and their load-time
 validation, ``donates-input`` on hand-written traces, and ``Samples(fn="")`` meaning the
-learner's own jit only (no child: the recording itself is tests/child/test_donation.py)."""
+learner's own jit only (no child: the recording itself is tests/child/test_donation_recorded.py)."""
 
 from __future__ import annotations
 
