@@ -198,8 +198,9 @@ def cmd_start(argv: Sequence[str]) -> int:
         raise UsageError(str(exc)) from None
     for path in written:
         print(f"wrote {_shown(path, cwd)}")
-    print(f"Read {_shown(written[0], cwd)}, edit {_shown(written[1], cwd)}, then run "
-          f"`grade {args.exercise}`.")
+    folder = written[-1].parent  # the statement is there even when not copied (a checkout)
+    print(f"Read {_shown(folder / 'README.md', cwd)}, edit {_shown(written[-1], cwd)}, "
+          f"then run `grade {args.exercise}`.")
     return EXIT_FULL_MARKS
 
 
