@@ -75,14 +75,17 @@ def test_the_learner_commands_run_as_written(tmp_path: Path) -> None:
         "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/grade exercise-1 "
         "solutions/exercise-1/solution.py"]
     assert (ROOT / "solutions" / "exercise-1" / "solution.py").is_file()
-    assert _block("Then try the first exercise as a learner does. Activate the venv once "
-                  "per shell: every")[0] == "source .venv/bin/activate"
+    first = _block("Then try the first exercise as a learner does. Activate the venv once "
+                   "per shell: every")
+    assert first == ["source .venv/bin/activate", "grade start exercise-1",
+                     "grade exercise-1 --open"]  # both run below, in the learners' block
     clone, env = _checkout(tmp_path)
     # Exit codes as the README implies: 0 done, 1 a report that is not full marks (the stub).
     expected = {"grade list": 0, "grade start exercise-1": 0,
                 "python exercises/exercise-1/submission.py": 0}
     commands = _block("## For learners")
     assert len(commands) == 7 and commands[:3] == list(expected)
+    assert set(first[1:]) <= set(commands)
     for line in commands:
         done = _bash(line, clone, env)
         assert done.returncode == expected.get(line, 1), (line, done.stdout, done.stderr)
