@@ -58,11 +58,13 @@ from syncgrade.limits import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from syncgrade.limits import STARTUP_TIMEOUT_S
 
 PACKAGE_ROOT = Path(__file__).resolve().parent  # not syncgrade.__file__: no import of the API
-BUILTIN_COURSE_PATHS = (PACKAGE_ROOT / "course", PACKAGE_ROOT.parent.parent / "exercises",
+BUILTIN_COURSE_PATHS = (PACKAGE_ROOT / "course", PACKAGE_ROOT / "solutions",
+                        PACKAGE_ROOT.parent.parent / "exercises",
                         PACKAGE_ROOT.parent.parent / "solutions")
-"""Where the built-in course may be (syncgrade.courses.BUILTIN_ROOT and its solutions),
-hidden from every child even before the course is opened; a path that is absent hides
-nothing."""
+"""Where the built-in course may be (syncgrade.courses.BUILTIN_ROOT and the folder its
+``course.toml``'s ``solutions = "../solutions"`` names: the wheel's, which ships none, and
+the checkout's), hidden from every child even before the course is opened, so a
+pre-started child serves its grades; a path that is absent hides nothing."""
 ENV_VAR = "SYNCGRADE_WARM_POOL"
 ZYGOTE_ENV_VAR = "SYNCGRADE_ZYGOTE"
 """``SYNCGRADE_ZYGOTE=0`` makes pools start each child as a fresh interpreter (no zygote)."""
@@ -106,14 +108,26 @@ def _course_roots() -> list[Path]:
     courses = sys.modules.get("syncgrade.courses")
     roots = list(courses.opened_hidden_paths()) if courses is not None else []
     named = os.environ.get("SYNCGRADE_COURSE", "").strip()  # courses.COURSE_ENV
-    if named:
+    if named and os.path.isdir(named):
+        roots.append(Path(named))  # taken as it is: no import of the course loader...
+        if not names_solutions(Path(named)):
+            return roots
+    if named:  # ...unless it is an installed course's name or keeps its solutions outside
         from syncgrade.courses import CourseError, course_hidden_paths, course_root
 
-        if os.path.isdir(named):
-            roots.append(Path(named))  # hidden even when its course.toml is wrong
         with contextlib.suppress(CourseError):  # the grade itself reports it
             roots.extend(course_hidden_paths(course_root(named)))
     return roots
+
+
+def names_solutions(root: Path) -> bool:
+    """Whether the course folder's ``course.toml`` may name a solutions folder (a cheap
+    look at its text; the course loader reads it properly)."""
+    try:
+        text = (root / "course.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "solutions" in text
 
 
 def covers(command: ChildCommand, hidden: Sequence[Path]) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from syncgrade.cli import EXIT_USAGE, main
+from syncgrade.cli.common import prestart_hidden
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
@@ -147,6 +148,11 @@ def test_the_child_is_prestarted_before_the_grader_is_imported(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+    # A course that keeps its solutions outside: the child is pre-started hiding both.
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "course.toml").write_text('solutions = "../answers"\n')
+    assert prestart_hidden(str(course)) == (course.resolve(), (tmp_path / "answers").resolve())
 
 
 # ------------------------------------------------------------------ options anywhere

@@ -170,6 +170,12 @@ def test_a_wheel_install_grades_and_starts_the_builtin_course(venv: Path,
         return subprocess.run([str(venv / "grade"), *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600)
 
+    covered = subprocess.run([str(venv / "python"), "-c", (
+        "from syncgrade import courses, pool; course = courses.builtin_course(); "
+        "assert course.root.parts[-2:] == ('syncgrade', 'course'), course.root; "
+        "assert pool.covers(pool.child_command(), course.hidden_paths), course.hidden_paths")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert covered.returncode == 0, covered.stderr  # pre-started children serve its grades
     listed = grade("list", "--json")
     assert listed.returncode == 0, listed.stderr
     assert [e["id"] for e in json.loads(listed.stdout)["exercises"]] == [

@@ -68,8 +68,12 @@ def _outside_solutions(tmp_path: Path) -> tuple[Path, Path]:
     return root, answers.resolve()
 
 
-def test_course_toml_may_keep_the_solutions_outside(tmp_path: Path) -> None:
+def test_course_toml_may_keep_the_solutions_outside(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root, answers = _outside_solutions(tmp_path)
+    monkeypatch.setenv(courses.COURSE_ENV, str(root))  # named, not opened yet: still hidden
+    assert pool.covers(pool.child_command(), [root, answers])
+    monkeypatch.delenv(courses.COURSE_ENV)
     course = open_course(root, reload=True)
     assert course.errors == {} and course.solutions == answers
     assert course.folder("exercise-3").solution == answers / "exercise-3" / "solution.py"
