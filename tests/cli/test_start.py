@@ -219,3 +219,22 @@ def test_start_from_inside_exercises_writes_beside_the_others(
     assert main(["start", "exercise-3"]) == 0
     assert (tmp_path / "exercises" / "exercise-3" / "submission.py").is_file()
     assert not (tmp_path / "exercises" / "exercises").exists()
+
+
+def test_start_never_writes_into_another_courses_exercise_folder(tmp_path: Path) -> None:
+    """In a checkout with another course chosen ($SYNCGRADE_COURSE, --course), the
+    checkout's exercises/exercise-1/ is the built-in course's folder, not the learner's:
+    nothing is written there (its README.md would be replaced)."""
+    checkout = tmp_path / "checkout"
+    builtin = _small_course(checkout)  # holds exercise-1/exercise.py, like exercises/
+    builtin.rename(checkout / "exercises")
+    other = _small_course(tmp_path / "other")
+    statement = (checkout / "exercises" / "exercise-1" / "README.md").read_bytes()
+    (other / "exercise-1" / "README.md").write_text("# another statement\n")
+    with pytest.raises(StarterError, match="inside the course folder"):
+        start("exercise-1", checkout, course=other, force=True)
+    assert (checkout / "exercises" / "exercise-1" / "README.md").read_bytes() == statement
+    assert not (checkout / "exercises" / "exercise-1" / "submission.py").exists()
+    # The course's own folder (the checkout's layout): only submission.py, beside it.
+    assert start("exercise-1", checkout, course=checkout / "exercises") == [
+        checkout / "exercises" / "exercise-1" / "submission.py"]
