@@ -11,11 +11,14 @@
 # non-root user it runs in basic mode. docs/platforms.md says which to choose.
 ARG PYTHON_IMAGE=python:3.11-slim
 
-# --- build: the wheel, from pyproject.toml and src/ only --------------------------------
+# --- build: the wheel, from pyproject.toml, src/ and the built-in course's shipped files --
 FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY src ./src
+# exercises/ (the built-in course): .dockerignore lets in only what the wheel ships
+# (course.toml, each exercise.py, README.md, stub.py); solutions/ never enters the context.
+COPY exercises ./exercises
 RUN python -m pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 # --- runtime: syncgrade[serve,cluster] in a venv, a non-root user ------------------------

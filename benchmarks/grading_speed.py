@@ -39,8 +39,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 CORPUS = COURSE / "exercise-1" / "corpus"
 FLOOR = [sys.executable, "-c",
          "import jax, jax.numpy as jnp; "

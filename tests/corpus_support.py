@@ -1,7 +1,7 @@
 """The submission corpus: reading its files and their expectations (see corpus/README.md).
 
 Each exercise's corpus lives in its course folder (``<course>/<id>/corpus/{correct,flawed}``,
-docs/authoring.md); the suite grades the built-in course's (``src/syncgrade/course/``), so
+docs/authoring.md); the suite grades the built-in course's (``exercises/``), so
 an instructor adds corpus files to a course folder and never edits a test. The integrity
 corpus (``tests/corpus/integrity/``) is syncgrade's own and stays here."""
 
@@ -151,3 +151,22 @@ def read_integrity_header(path: Path) -> IntegrityCase:
 
 def integrity_cases() -> list[IntegrityCase]:
     return [read_integrity_header(path) for path in sorted(INTEGRITY.glob("*.py"))]
+
+
+def copy_whole_course(target: Path, *ignore: str) -> Path:
+    """The built-in course copied to ``target`` as one self-contained course folder: each
+    exercise folder holds its own ``solution.py`` (the built-in course keeps them in
+    ``solutions/``, which its ``course.toml`` names) and ``course.toml`` keeps only the
+    title. ``ignore``: :func:`shutil.ignore_patterns` of what to leave out."""
+    import shutil
+
+    from syncgrade.courses import COURSE_FILE, builtin_course
+
+    course = builtin_course()
+    shutil.copytree(course.root, target, ignore=shutil.ignore_patterns(
+        "__pycache__", "submission.py", *ignore))
+    (target / COURSE_FILE).write_text(f"title = {course.title!r}\n", encoding="utf-8")
+    for exercise_id, files in course.files.items():
+        if (target / exercise_id).is_dir() and files.solution.is_file():
+            shutil.copy(files.solution, target / exercise_id / "solution.py")
+    return target

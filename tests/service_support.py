@@ -26,10 +26,11 @@ from builders import wait_until
 ROOT = Path(__file__).resolve().parent.parent
 
 
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 
 
-SOLUTION = (COURSE / "exercise-1" / "solution.py").read_text(encoding="utf-8")
+SOLUTION = (SOLUTIONS / "exercise-1" / "solution.py").read_text(encoding="utf-8")
 
 
 NO_WAIT = (COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py").read_text(

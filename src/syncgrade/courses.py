@@ -5,6 +5,7 @@ exercise, named by the exercise id::
 
     my-course/
       course.toml                  title = "Benchmarking JAX"        (optional)
+                                   solutions = "../solutions"        (optional)
       exercise-1/
         exercise.py                the declaration: EXERCISE = Exercise(...)  (hidden)
         README.md                  the statement learners read
@@ -15,13 +16,21 @@ exercise, named by the exercise id::
         corpus/flawed/*.py         ... and files with the checks they fail (hidden)
 
 An exercise folder is a sub-folder named ``exercise-N``, or any sub-folder holding an
-``exercise.py``; every other sub-folder (``shared/``, ``.git``...) is not an exercise.
+``exercise.py``; every other sub-folder (``shared/``, ``.git``...) is not an exercise. Any
+other file in an exercise folder (a learner's ``submission.py`` from ``grade start`` in a
+checkout) is not course content: nothing reads, validates or ships it.
+
+``course.toml``'s ``solutions`` keeps the reference solutions outside the course folder:
+a folder path relative to the course folder, holding ``<exercise-id>/solution.py``. Without
+it each exercise folder holds its own ``solution.py``. The built-in course uses it
+(``exercises/`` and ``solutions/`` at the top of the checkout), so the statements and
+stubs a learner works next to never sit beside a solution.
 
 :func:`open_course` finds a course: a folder path; the name of an installed course (a
 package declaring an entry point in the group ``syncgrade.courses`` whose value is a
 callable or a module attribute giving the folder's path); ``None`` for
-``$SYNCGRADE_COURSE`` when set, else the built-in course (the lesson's exercises, shipped
-in the package at ``syncgrade/course/``).
+``$SYNCGRADE_COURSE`` when set, else the built-in course (the lesson's exercises:
+:data:`BUILTIN_ROOT`).
 
 Declarations are imported from their file path under a module name unique to the course
 folder (two courses never clash), validated as they load, and kept per process. A broken
@@ -29,8 +38,8 @@ declaration never stops the course opening: that exercise is left out of
 :attr:`Course.exercises`, its :class:`RubricError` (naming the file) is kept in
 :attr:`Course.errors`, and :meth:`Course.get` raises it.
 
-What the grading child may see is decided per course folder: nothing of it, ever
-(:attr:`Course.hidden_paths`, passed to the sandbox by the engine).
+What the grading child may see is decided per course: nothing of its folder nor of its
+solutions folder, ever (:attr:`Course.hidden_paths`, passed to the sandbox by the engine).
 """
 
 from __future__ import annotations
@@ -57,9 +66,25 @@ from syncgrade.rubric.validation import RubricError, validate_data, validate_dec
 COURSE_ENV = "SYNCGRADE_COURSE"
 ENTRY_POINT_GROUP = "syncgrade.courses"
 PACKAGE_ROOT = Path(__file__).resolve().parent
-BUILTIN_ROOT = PACKAGE_ROOT / "course"
-"""The built-in course: the lesson's exercises, in the course layout, inside the package."""
+PACKAGED_COURSE = PACKAGE_ROOT / "course"
+"""The built-in course as a wheel installs it (``syncgrade/course/``: no solutions)."""
+CHECKOUT_COURSE = PACKAGE_ROOT.parent.parent / "exercises"
+"""The built-in course in a source checkout (an editable install): ``exercises/`` at the
+top, its solutions in ``solutions/`` beside it (``course.toml``'s ``solutions``)."""
 COURSE_FILE = "course.toml"
+
+
+def builtin_root(packaged: Path, checkout: Path) -> Path:
+    """``packaged`` when it holds a ``course.toml`` (a wheel install), else ``checkout``."""
+    return packaged if (packaged / COURSE_FILE).is_file() else checkout
+
+
+BUILTIN_ROOT = builtin_root(PACKAGED_COURSE, CHECKOUT_COURSE)
+"""The built-in course: the lesson's exercises, in the course layout. The package's
+``syncgrade/course/`` when it holds a ``course.toml`` (a wheel install), else the
+checkout's ``exercises/``. (A checkout from before the move to ``exercises/`` can leave
+``src/syncgrade/course/`` behind with only ``__pycache__`` folders in it: git does not
+remove untracked files, and that must not read as an empty built-in course.)"""
 DECLARATION = "exercise.py"
 STATEMENT = "README.md"
 STUB = "stub.py"
@@ -67,7 +92,7 @@ SOLUTION = "solution.py"
 MUTANTS = "mutants.toml"
 CORPUS = "corpus"
 CORPUS_KINDS = ("correct", "flawed")
-COURSE_KEYS = ("title",)
+COURSE_KEYS = ("title", "solutions")
 _EXERCISE_FOLDER = re.compile(r"exercise-(\d+)$")
 
 
@@ -80,6 +105,9 @@ class ExerciseFiles:
 
     id: str
     folder: Path
+    solutions: Path | None = None
+    """The course's solutions folder (``course.toml``'s ``solutions``), else ``None``:
+    the solution is in the exercise folder."""
 
     @property
     def declaration(self) -> Path:
@@ -95,6 +123,10 @@ class ExerciseFiles:
 
     @property
     def solution(self) -> Path:
+        """``<solutions>/<id>/solution.py`` when the course names a solutions folder,
+        else ``solution.py`` in the exercise folder."""
+        if self.solutions is not None:
+            return self.solutions / self.id / SOLUTION
         return self.folder / SOLUTION
 
     @property
@@ -122,6 +154,7 @@ class Course:
 
     root: Path
     title: str
+    solutions: Path | None = None
     exercises: dict[str, Exercise] = field(default_factory=dict)
     errors: dict[str, RubricError] = field(default_factory=dict)
     files: dict[str, ExerciseFiles] = field(default_factory=dict)
@@ -136,9 +169,10 @@ class Course:
     @property
     def hidden_paths(self) -> tuple[Path, ...]:
         """What the grading child must never see: the whole course folder (declarations,
-        solutions, mutants, corpus). Outside the jail's allowlist it is simply absent;
-        inside it (the package, a venv's site-packages) it is masked."""
-        return (self.root,)
+        solutions, mutants, corpus) and its solutions folder when ``course.toml`` names
+        one (whether it exists or not). Outside the jail's allowlist they are simply
+        absent; inside it (the package, a venv's site-packages) they are masked."""
+        return (self.root,) if self.solutions is None else (self.root, self.solutions)
 
     def get(self, exercise_id: str) -> Exercise:
         """The exercise, validated. Raises :class:`UnknownExercise` for an id the course
@@ -273,6 +307,20 @@ def opened_roots() -> tuple[Path, ...]:
         return tuple(_COURSES)
 
 
+def opened_hidden_paths() -> tuple[Path, ...]:
+    """What the grading child must not see of every course opened in this process so far
+    (each one's :attr:`Course.hidden_paths`: its folder and solutions folder)."""
+    with _COURSES_LOCK:
+        return tuple(p for course in _COURSES.values() for p in course.hidden_paths)
+
+
+def course_hidden_paths(root: Path) -> tuple[Path, ...]:
+    """A course folder's :attr:`Course.hidden_paths` without loading its declarations
+    (only ``course.toml`` is read); :class:`CourseError` for a wrong ``course.toml``."""
+    solutions = read_config(root)[1]
+    return (root,) if solutions is None else (root, solutions)
+
+
 def forget(root: Path) -> None:
     """Drop a course from the per-process cache (after ``grade new`` wrote into it)."""
     with _COURSES_LOCK:
@@ -284,9 +332,15 @@ def forget(root: Path) -> None:
 
 def read_title(root: Path) -> str:
     """The course's title: ``course.toml``'s ``title``, else the folder's name."""
+    return read_config(root)[0]
+
+
+def read_config(root: Path) -> tuple[str, Path | None]:
+    """``course.toml``'s title (else the folder's name) and solutions folder (resolved;
+    ``None`` when not named). :class:`CourseError` for a file that is wrong."""
     path = root / COURSE_FILE
     if not path.is_file():
-        return root.name
+        return root.name, None
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -299,7 +353,22 @@ def read_title(root: Path) -> str:
     title = data.get("title", root.name)
     if not isinstance(title, str) or not title.strip() or "\n" in title.strip():
         raise CourseError(f"{path}: title must be one non-empty line")
-    return title.strip()
+    return title.strip(), _solutions_folder(path, root, data.get("solutions"))
+
+
+def _solutions_folder(path: Path, root: Path, value: object) -> Path | None:
+    """``solutions`` resolved against the course folder. It may not be the course folder
+    nor a folder above it: the grading child is kept out of it whole."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or Path(value).is_absolute():
+        raise CourseError(f"{path}: solutions must be a folder path relative to the course "
+                          f"folder, such as \"../solutions\"")
+    folder = (root / value.strip()).resolve()
+    if folder == root.resolve() or root.resolve().is_relative_to(folder):
+        raise CourseError(f"{path}: solutions = {value!r} is the course folder or holds "
+                          "it; name a folder of its own")
+    return folder
 
 
 def exercise_number(exercise_id: str) -> int:
@@ -307,11 +376,12 @@ def exercise_number(exercise_id: str) -> int:
     return int(match.group(1)) if match else 1 << 30
 
 
-def exercise_folders(root: Path) -> list[ExerciseFiles]:
-    """The course's exercise folders, in number order (then by name)."""
+def exercise_folders(root: Path, solutions: Path | None = None) -> list[ExerciseFiles]:
+    """The course's exercise folders, in number order (then by name); ``solutions``: the
+    course's solutions folder (:func:`read_config`)."""
     if not root.is_dir():
         return []
-    found = [ExerciseFiles(p.name, p) for p in root.iterdir()
+    found = [ExerciseFiles(p.name, p, solutions) for p in root.iterdir()
              if p.is_dir() and not p.name.startswith((".", "_"))
              and (_EXERCISE_FOLDER.match(p.name) or (p / DECLARATION).is_file())]
     return sorted(found, key=lambda f: (exercise_number(f.id), f.id))
@@ -324,8 +394,9 @@ def module_name(root: Path, exercise_id: str) -> str:
 
 
 def _load(root: Path) -> Course:
-    course = Course(root=root, title=read_title(root))
-    for files in exercise_folders(root):
+    title, solutions = read_config(root)
+    course = Course(root=root, title=title, solutions=solutions)
+    for files in exercise_folders(root, solutions):
         course.files[files.id] = files
         try:
             module = load_declaration(root, files)

@@ -58,6 +58,13 @@ from syncgrade.limits import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from syncgrade.limits import STARTUP_TIMEOUT_S
 
 PACKAGE_ROOT = Path(__file__).resolve().parent  # not syncgrade.__file__: no import of the API
+BUILTIN_COURSE_PATHS = (PACKAGE_ROOT / "course", PACKAGE_ROOT / "solutions",
+                        PACKAGE_ROOT.parent.parent / "exercises",
+                        PACKAGE_ROOT.parent.parent / "solutions")
+"""Where the built-in course may be (syncgrade.courses.BUILTIN_ROOT and the folder its
+``course.toml``'s ``solutions = "../solutions"`` names: the wheel's, which ships none, and
+the checkout's), hidden from every child even before the course is opened, so a
+pre-started child serves its grades; a path that is absent hides nothing."""
 ENV_VAR = "SYNCGRADE_WARM_POOL"
 ZYGOTE_ENV_VAR = "SYNCGRADE_ZYGOTE"
 """``SYNCGRADE_ZYGOTE=0`` makes pools start each child as a fresh interpreter (no zygote)."""
@@ -81,11 +88,12 @@ class ChildCommand:
 
 def child_command(hidden: Sequence[Path] = ()) -> ChildCommand:
     """``python -m syncgrade.child`` with the package on ``PYTHONPATH``; hidden from it:
-    the rubric library, the built-in course (``syncgrade/course/``: declarations,
-    solutions, mutants, corpus), the course ``$SYNCGRADE_COURSE`` names, every course
-    this process opened, and ``hidden`` (a course folder: see
-    :attr:`syncgrade.courses.Course.hidden_paths`)."""
-    found = [PACKAGE_ROOT / "rubric", PACKAGE_ROOT / "course", *_course_roots(), *hidden]
+    the rubric library, the built-in course wherever it is (the package's
+    ``syncgrade/course/``; in a checkout ``exercises/`` and ``solutions/``: declarations,
+    solutions, mutants, corpus), the course ``$SYNCGRADE_COURSE`` names and every course
+    this process opened (each with its solutions folder), and ``hidden`` (a course's
+    folders: see :attr:`syncgrade.courses.Course.hidden_paths`)."""
+    found = [PACKAGE_ROOT / "rubric", *BUILTIN_COURSE_PATHS, *_course_roots(), *hidden]
     return ChildCommand(
         argv=(sys.executable, "-m", "syncgrade.child"),
         env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
@@ -94,21 +102,32 @@ def child_command(hidden: Sequence[Path] = ()) -> ChildCommand:
 
 
 def _course_roots() -> list[Path]:
-    """The folders of the courses this process knows of: every course opened so far and
-    the one ``$SYNCGRADE_COURSE`` names. A pool started now hides them all, so a later
-    grade of any of them can use its children. Imports nothing heavy (a folder named in
-    the variable is taken as it is)."""
+    """The folders (each course's and its solutions folder) of the courses this process
+    knows of: every course opened so far and the one ``$SYNCGRADE_COURSE`` names. A pool
+    started now hides them all, so a later grade of any of them can use its children."""
     courses = sys.modules.get("syncgrade.courses")
-    roots = list(courses.opened_roots()) if courses is not None else []
+    roots = list(courses.opened_hidden_paths()) if courses is not None else []
     named = os.environ.get("SYNCGRADE_COURSE", "").strip()  # courses.COURSE_ENV
     if named and os.path.isdir(named):
-        roots.append(Path(named))
-    elif named:
-        from syncgrade.courses import CourseError, course_root
+        roots.append(Path(named))  # taken as it is: no import of the course loader...
+        if not names_solutions(Path(named)):
+            return roots
+    if named:  # ...unless it is an installed course's name or keeps its solutions outside
+        from syncgrade.courses import CourseError, course_hidden_paths, course_root
 
         with contextlib.suppress(CourseError):  # the grade itself reports it
-            roots.append(course_root(named))  # an installed course's name
+            roots.extend(course_hidden_paths(course_root(named)))
     return roots
+
+
+def names_solutions(root: Path) -> bool:
+    """Whether the course folder's ``course.toml`` may name a solutions folder (a cheap
+    look at its text; the course loader reads it properly)."""
+    try:
+        text = (root / "course.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "solutions" in text
 
 
 def covers(command: ChildCommand, hidden: Sequence[Path]) -> bool:

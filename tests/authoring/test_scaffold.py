@@ -4,6 +4,7 @@ grades)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,20 @@ def test_corpus_headers_and_check_ids_are_checked_before_grading(tmp_path: Path)
         "mutant no_wait"].got
     graded = {t.item for t in plan.targets}
     assert graded == {"solution", "stub", "corpus correct/waits_each_call"}
+
+
+def test_new_writes_the_solution_where_course_toml_keeps_them(tmp_path: Path) -> None:
+    """A course whose course.toml names a solutions folder (the built-in course's layout:
+    exercises/ and solutions/) gets the new solution there, never in the exercise folder."""
+    root = tmp_path / "exercises"
+    root.mkdir()
+    (root / "course.toml").write_text('title = "T"\nsolutions = "../solutions"\n')
+    written = scaffold(NEW, "Outside", root)
+    solution = tmp_path / "solutions" / NEW / "solution.py"
+    assert solution in written and solution.is_file()
+    assert not (root / NEW / "solution.py").exists()
+    course = open_course(root, reload=True)
+    assert course.folder(NEW).solution == solution.resolve() and course.errors == {}
+    shutil.rmtree(root / NEW)  # the solution is still there: it is not overwritten
+    with pytest.raises(ScaffoldError, match=r"already exists \(\.\./solutions/"):
+        scaffold(NEW, "Outside", root)

@@ -20,14 +20,15 @@ from syncgrade.cli import main
 from syncgrade.courses import builtin_course, open_course
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 
 
 # ------------------------------------------------------------------ parts, no grading
 
 def test_every_mutant_applies_to_its_solution() -> None:
     for exercise_id in builtin_course().files:
-        solution = (COURSE / exercise_id / "solution.py").read_text()
+        solution = (SOLUTIONS / exercise_id / "solution.py").read_text()
         for mutant in read_mutants(None, exercise_id):
             edited = mutant.apply(solution)
             assert edited != solution and mutant.expected_failures, mutant.name
@@ -260,7 +261,8 @@ def test_validate_fails_on_a_wrong_setup(tmp_path: Path,
 def test_an_edit_that_no_longer_applies_names_the_mutant_and_the_edit(tmp_path: Path) -> None:
     root = tmp_path / "course"
     shutil.copytree(COURSE / "exercise-1", root / "exercise-1")
-    solution = root / "exercise-1" / "solution.py"
+    solution = root / "exercise-1" / "solution.py"  # a course that keeps its own solutions
+    shutil.copy(SOLUTIONS / "exercise-1" / "solution.py", solution)
     # The solution moves on: its wait line is reworded; no_wait's edit still has the old one.
     solution.write_text(solution.read_text().replace(
         "out.block_until_ready()  # wait for *this* call's output before stopping",
@@ -283,7 +285,7 @@ def test_write_mutants_writes_the_edited_solutions(tmp_path: Path,
     assert capsys.readouterr().out.startswith("wrote ")
     expected = {}
     for exercise_id in builtin_course().files:
-        solution = (COURSE / exercise_id / "solution.py").read_text()
+        solution = (SOLUTIONS / exercise_id / "solution.py").read_text()
         for mutant in read_mutants(None, exercise_id):
             source = apply_edits(solution, mutant.edits)
             expected[out / exercise_id / f"{mutant.name}.py"] = (mutant, source)
@@ -297,7 +299,7 @@ def test_write_mutants_writes_the_edited_solutions(tmp_path: Path,
 
 
 def solution_of(path: Path) -> str:
-    return (COURSE / path.parent.name / "solution.py").read_text()
+    return (SOLUTIONS / path.parent.name / "solution.py").read_text()
 
 
 def test_write_mutants_writes_nothing_when_an_edit_fails(

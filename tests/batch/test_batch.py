@@ -15,7 +15,7 @@ from process_support import LoadBudget
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
 CORPUS = COURSE / "exercise-1" / "corpus"
 
 

@@ -7,7 +7,7 @@ never meet inside the core: every send holds ``Recorder._lock``.
 
 Whether two threads actually collide is a matter of thread switches, so an end-to-end
 grade catches a missing lock only now and then
-(``src/syncgrade/course/exercise-1/corpus/correct/background_clock_thread.py`` and
+(``exercises/exercise-1/corpus/correct/background_clock_thread.py`` and
 ``test_overhead_integrity.test_a_learner_thread_reading_clocks_never_crashes_the_grade``).
 This test is exact: in a fresh interpreter it installs the hooks on a recorder whose send
 notes every message sent without the lock held by the sending thread, runs every hook

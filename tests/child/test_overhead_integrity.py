@@ -254,7 +254,7 @@ def test_a_pair_of_real_reads_added_by_hand_is_what_subtracting_them_records() -
     assert report.status == "passed", details
 
 
-BACKGROUND_CLOCKS = (Path(__file__).parents[2] / "src" / "syncgrade" / "course"
+BACKGROUND_CLOCKS = (Path(__file__).parents[2] / "exercises"
                      / "exercise-1" / "corpus" / "correct" / "background_clock_thread.py")
 
 

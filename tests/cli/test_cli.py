@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from syncgrade.cli import EXIT_USAGE, main
+from syncgrade.cli.common import prestart_hidden
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 
 
@@ -149,6 +151,11 @@ def test_the_child_is_prestarted_before_the_grader_is_imported(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
+    # A course that keeps its solutions outside: the child is pre-started hiding both.
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "course.toml").write_text('solutions = "../answers"\n')
+    assert prestart_hidden(str(course)) == (course.resolve(), (tmp_path / "answers").resolve())
 
 
 # ------------------------------------------------------------------ options anywhere
@@ -173,7 +180,7 @@ def test_grade_options_go_anywhere(argv: list[str]) -> None:
 def test_an_option_before_the_file_grades_the_file(tmp_path: Path) -> None:
     """The report of issue 19: `grade exercise-4 --json attempt.py` was "unrecognized
     arguments: attempt.py"."""
-    (tmp_path / "attempt.py").write_text((COURSE / "exercise-4" / "solution.py").read_text())
+    (tmp_path / "attempt.py").write_text((SOLUTIONS / "exercise-4" / "solution.py").read_text())
     result = grade("exercise-4", "--json", "attempt.py", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["submission"] == "attempt.py"
@@ -229,7 +236,7 @@ def test_new_takes_options_around_its_exercise(tmp_path: Path) -> None:
 def test_grade_inside_the_exercise_folder_grades_its_submission(tmp_path: Path) -> None:
     assert grade("start", "exercise-3", cwd=tmp_path).returncode == 0
     folder = tmp_path / "exercises" / "exercise-3"
-    (folder / "submission.py").write_text((COURSE / "exercise-3" / "solution.py").read_text())
+    (folder / "submission.py").write_text((SOLUTIONS / "exercise-3" / "solution.py").read_text())
     result = grade("exercise-3", "--json", cwd=folder)
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["submission"] == "submission.py"

@@ -18,8 +18,9 @@ from syncgrade import cli
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 FLAWED = COURSE / "exercise-1" / "corpus" / "flawed"
 NO_WAIT = FLAWED / "no_wait.py"
 SYNTAX = FLAWED / "syntax_error.py"

@@ -16,7 +16,8 @@ from syncgrade.courses import EXERCISES
 from syncgrade.starter import StarterError, start
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 
 
 @pytest.mark.parametrize("exercise", list(EXERCISES))
@@ -54,12 +55,30 @@ def test_wheel_ships_the_builtin_course_but_no_solutions(built_wheel: Path) -> N
         for name in ("exercise.py", "README.md", "stub.py"):
             assert f"syncgrade/course/{exercise}/{name}" in names, (exercise, name)
     shipped = [n for n in names if n.startswith("syncgrade/course/")]
+    assert len(shipped) == 1 + 3 * len(EXERCISES)  # nothing else of exercises/ ships
     assert not [n for n in shipped if n.rsplit("/", 1)[-1] in ("solution.py", "mutants.toml")
                 or "/corpus/" in n]
+    assert not [n for n in names if n.startswith(("exercises/", "solutions/"))
+                or n.endswith("mutants.toml") or "/corpus/" in n]
     assert not [n for n in names if "solution" in n.lower()]
-    solution = (COURSE / "exercise-1" / "solution.py").read_bytes()
+    solution = (SOLUTIONS / "exercise-1" / "solution.py").read_bytes()
     with zipfile.ZipFile(built_wheel) as archive:
         assert all(archive.read(n) != solution for n in names if n.endswith(".py"))
+
+
+def test_the_wheel_lists_every_package_and_maps_the_course_to_exercises() -> None:
+    """pyproject.toml lists the packages by hand (the built-in course is mapped from the
+    checkout's exercises/): the list is find_packages("src") and the course, no more."""
+    import tomllib
+
+    import setuptools
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert sorted(config["packages"]) == sorted(
+        [*setuptools.find_packages(str(ROOT / "src")), "syncgrade.course"])
+    assert config["package-dir"] == {"": "src", "syncgrade.course": "exercises"}
+    assert config["package-data"]["syncgrade.course"] == [
+        "course.toml", "*/exercise.py", "*/README.md", "*/stub.py"]
 
 
 # ------------------------------------------------------------------ always the pristine stub
@@ -72,30 +91,56 @@ def _cli(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
     return done
 
 
+def _clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A checkout's layout (src/, exercises/, solutions/, .gitignore) under git, and the
+    environment an editable install gives (the package from the clone's src/)."""
+    clone = tmp_path / "clone"
+    for name in ("src", "exercises", "solutions"):
+        learner = ("submission.py",) if name == "exercises" else ()  # a learner's own
+        shutil.copytree(ROOT / name, clone / name, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.egg-info", *learner))
+    shutil.copy(ROOT / ".gitignore", clone / ".gitignore")
+    env = {**os.environ, "PYTHONPATH": str(clone / "src")}  # what `pip install -e .` does
+    env.pop("SYNCGRADE_COURSE", None)
+    for command in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *command], cwd=clone, check=True, timeout=60,
+                       capture_output=True)
+    return clone, env
+
+
 def test_a_learner_in_the_clone_never_edits_the_stub(tmp_path: Path) -> None:
     """The README's quick start: a clone with an editable install, `grade start` in its
-    root. (Before the course moved into the package, the package's stubs were a link to
-    the clone's tracked exercises/ folder, so `grade start` there read and wrote the same
-    file: --force restored nothing and a start elsewhere handed out the learner's
-    solution.) After editing the started file, --force gives the pristine stub back,
-    and a start in a second folder gives the pristine stub too."""
-    clone = tmp_path / "clone"
-    shutil.copytree(ROOT / "src", clone / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    env = {**os.environ, "PYTHONPATH": str(clone / "src")}  # what `pip install -e .` does
+    root. The built-in course *is* the clone's exercises/, so `grade start` writes only
+    submission.py beside the statement, and git ignores it. After editing the started
+    file, --force gives the pristine stub back, and a start in a second folder gives the
+    pristine stub too."""
+    clone, env = _clone(tmp_path)
     where = subprocess.run([sys.executable, "-c", "import syncgrade; print(syncgrade.__file__)"],
                            cwd=clone, env=env, capture_output=True, text=True, timeout=60)
     assert where.stdout.strip().startswith(str(clone)), where.stdout + where.stderr
-    stub = clone / "src" / "syncgrade" / "course" / "exercise-1" / "stub.py"
-    pristine = stub.read_bytes()
+    folder = clone / "exercises" / "exercise-1"
+    stub, statement = folder / "stub.py", folder / "README.md"
+    pristine, read_me = stub.read_bytes(), statement.read_bytes()
 
-    _cli("start", "exercise-1", cwd=clone, env=env)
-    started = clone / "exercises" / "exercise-1" / "submission.py"
-    solution = (COURSE / "exercise-1" / "solution.py").read_bytes()
+    done = _cli("start", "exercise-1", cwd=clone, env=env)
+    assert done.stdout.splitlines()[0] == "wrote exercises/exercise-1/submission.py"
+    assert "Read exercises/exercise-1/README.md, edit exercises/exercise-1/submission.py" \
+        in done.stdout and "README.md" not in done.stdout.splitlines()[0]
+    started = folder / "submission.py"
+    assert started.read_bytes() == pristine and statement.read_bytes() == read_me
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=clone,
+                            capture_output=True, text=True, check=True, timeout=60).stdout
+    changed = [line for line in status.splitlines() if not line.startswith("A ")]
+    assert not [line for line in changed if line.startswith("??")], status  # all ignored
+    assert [line for line in changed if "exercises/" in line] == [
+        "!! exercises/exercise-1/submission.py"], status
+    assert subprocess.run(["git", "check-ignore", "-q", "exercises/exercise-1/submission.py"],
+                          cwd=clone, timeout=30).returncode == 0
+    solution = (SOLUTIONS / "exercise-1" / "solution.py").read_bytes()
     started.write_bytes(solution)  # the learner's work
     _cli("start", "exercise-1", "--force", cwd=clone, env=env)
     assert started.read_bytes() == pristine
-    assert stub.read_bytes() == pristine
+    assert stub.read_bytes() == pristine and statement.read_bytes() == read_me
 
     started.write_bytes(solution)
     elsewhere = tmp_path / "elsewhere"
@@ -105,10 +150,32 @@ def test_a_learner_in_the_clone_never_edits_the_stub(tmp_path: Path) -> None:
     assert stub.read_bytes() == pristine
 
 
-def test_the_clones_exercises_folder_is_ignored_by_git() -> None:
+def test_a_learners_submission_is_no_course_content(tmp_path: Path) -> None:
+    """A submission.py beside the statement (a checkout) is never read as the course's:
+    the course opens the same, its corpus and what a bundle ships leave it out."""
+    from syncgrade.cli.package import shipped_course_files
+    from syncgrade.courses import open_course
+
+    course = tmp_path / "exercises"
+    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("__pycache__",
+                                                                  "submission.py"))
+    before = open_course(course)
+    corpus = {kind: before.folder("exercise-1").corpus_files(kind)
+              for kind in ("correct", "flawed")}
+    shipped = shipped_course_files(course, "exercise-1")
+    (course / "exercise-1" / "submission.py").write_text("raise SystemExit('mine')\n")
+    after = open_course(course, reload=True)
+    assert list(after.exercises) == list(before.exercises) and after.errors == {}
+    assert {kind: after.folder("exercise-1").corpus_files(kind) for kind in corpus} == corpus
+    assert shipped_course_files(course, "exercise-1") == shipped
+    assert not [p for p in shipped if p.name == "submission.py"]
+
+
+def test_the_clones_learner_files_are_ignored_by_git() -> None:
     """Where `grade start` writes in a checkout is the learner's, never a tracked file."""
-    assert not subprocess.run(["git", "ls-files", "exercises"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout
+    tracked = subprocess.run(["git", "ls-files", "exercises"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    assert tracked and not [n for n in tracked if n.endswith("/submission.py")]
     ignored = subprocess.run(["git", "check-ignore", "-q", "exercises/exercise-1/submission.py"],
                              cwd=ROOT, timeout=30)
     assert ignored.returncode == 0
@@ -152,3 +219,22 @@ def test_start_from_inside_exercises_writes_beside_the_others(
     assert main(["start", "exercise-3"]) == 0
     assert (tmp_path / "exercises" / "exercise-3" / "submission.py").is_file()
     assert not (tmp_path / "exercises" / "exercises").exists()
+
+
+def test_start_never_writes_into_another_courses_exercise_folder(tmp_path: Path) -> None:
+    """In a checkout with another course chosen ($SYNCGRADE_COURSE, --course), the
+    checkout's exercises/exercise-1/ is the built-in course's folder, not the learner's:
+    nothing is written there (its README.md would be replaced)."""
+    checkout = tmp_path / "checkout"
+    builtin = _small_course(checkout)  # holds exercise-1/exercise.py, like exercises/
+    builtin.rename(checkout / "exercises")
+    other = _small_course(tmp_path / "other")
+    statement = (checkout / "exercises" / "exercise-1" / "README.md").read_bytes()
+    (other / "exercise-1" / "README.md").write_text("# another statement\n")
+    with pytest.raises(StarterError, match="inside the course folder"):
+        start("exercise-1", checkout, course=other, force=True)
+    assert (checkout / "exercises" / "exercise-1" / "README.md").read_bytes() == statement
+    assert not (checkout / "exercises" / "exercise-1" / "submission.py").exists()
+    # The course's own folder (the checkout's layout): only submission.py, beside it.
+    assert start("exercise-1", checkout, course=checkout / "exercises") == [
+        checkout / "exercises" / "exercise-1" / "submission.py"]

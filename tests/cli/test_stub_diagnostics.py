@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-COURSE = Path(__file__).resolve().parents[2] / "src" / "syncgrade" / "course"
+COURSE = Path(__file__).resolve().parents[2] / "exercises"  # the built-in course
+SOLUTIONS = COURSE.parent / "solutions"  # its reference solutions
 
 WARM = {"exercise-3": "No sample includes compiling: nothing compiled during your last 5 calls.",
         "exercise-4": "No sample includes compiling: nothing compiled during your last 5 calls.",
@@ -43,9 +44,9 @@ def _main_block(path: Path) -> str:
 
 @pytest.mark.parametrize("exercise", sorted(WARM))
 def test_correct_code_is_not_warned_and_the_stub_is(exercise: str) -> None:
-    folder = COURSE / exercise
-    assert _main_block(folder / "stub.py") == _main_block(folder / "solution.py")
-    solution = _run(folder / "solution.py")
+    folder, solved = COURSE / exercise, SOLUTIONS / exercise / "solution.py"
+    assert _main_block(folder / "stub.py") == _main_block(solved)
+    solution = _run(solved)
     assert WARM[exercise] in solution, solution
     assert "includes compiling (" not in solution and "still compiling" not in solution
     stub = _run(folder / "stub.py")
@@ -56,7 +57,7 @@ def test_correct_code_is_not_warned_and_the_stub_is(exercise: str) -> None:
 def test_no_stub_judges_by_a_timing_threshold() -> None:
     """The old rules ("a sample 10 ms above the median", "max/median far above 1") fired
     on a busy machine's slow sample; no stub or statement uses them any more."""
-    for path in sorted(COURSE.glob("exercise-*/*")):
+    for path in sorted([*COURSE.glob("exercise-*/*"), *SOLUTIONS.glob("exercise-*/*")]):
         if path.name in ("stub.py", "solution.py", "README.md"):
             text = path.read_text()
             for stale in ("stands out by 10 ms", "10 ms or more above", "max/median"):

@@ -157,6 +157,40 @@ def _request(port: int, method: str, path: str,
         conn.close()
 
 
+def test_a_wheel_install_grades_and_starts_the_builtin_course(venv: Path,
+                                                              tmp_path: Path) -> None:
+    """The wheel's built-in course (syncgrade/course/, mapped from exercises/): listed,
+    started and graded (the shipped solution, from the checkout's solutions/, gets full
+    marks), though none of its solutions ship."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SYNCGRADE_", "PYTHON", "VIRTUAL_ENV"))}
+    env["NO_COLOR"] = "1"
+
+    def grade(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(venv / "grade"), *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    covered = subprocess.run([str(venv / "python"), "-c", (
+        "from syncgrade import courses, pool; course = courses.builtin_course(); "
+        "assert course.root.parts[-2:] == ('syncgrade', 'course'), course.root; "
+        "assert pool.covers(pool.child_command(), course.hidden_paths), course.hidden_paths")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert covered.returncode == 0, covered.stderr  # pre-started children serve its grades
+    listed = grade("list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [e["id"] for e in json.loads(listed.stdout)["exercises"]] == [
+        f"exercise-{n}" for n in range(1, 10)]
+    started = grade("start", "exercise-1")
+    assert started.returncode == 0, started.stderr
+    assert sorted(p.name for p in (tmp_path / "exercises" / "exercise-1").iterdir()) == [
+        "README.md", "submission.py"]
+    solution = ROOT / "solutions" / "exercise-1" / "solution.py"
+    graded = grade("exercise-1", str(solution), "--json")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    report = json.loads(graded.stdout)
+    assert report["status"] == "passed" and report["score"] == report["max_score"] > 0
+
+
 def test_an_instructor_builds_validates_grades_and_serves_a_course_outside(
         venv: Path, tmp_path: Path) -> None:
     before = _git_status()

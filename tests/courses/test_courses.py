@@ -14,6 +14,7 @@ import syncgrade
 from syncgrade import cli, courses, pool
 from syncgrade.authoring.scaffold import scaffold
 from syncgrade.courses import CourseError, get_exercise, open_course
+from syncgrade.grading import job
 from syncgrade.platforms import gradescope
 from syncgrade.platforms.entry import load_config
 from syncgrade.rubric import RubricError, UnknownExercise
@@ -54,6 +55,41 @@ def test_course_toml_gives_the_title_and_a_typo_is_refused(tmp_path: Path) -> No
     (root / "course.toml").write_text('titel = "x"\n')
     with pytest.raises(CourseError, match="unknown key 'titel' \\(did you mean 'title'\\?\\)"):
         open_course(root, reload=True)
+
+
+def _outside_solutions(tmp_path: Path) -> tuple[Path, Path]:
+    """A course whose course.toml keeps its solutions in ../answers (the built-in course's
+    layout: exercises/ and solutions/); returns the course and the solutions folder."""
+    root = _course(tmp_path)
+    answers = tmp_path / "answers"
+    (answers / "exercise-3").mkdir(parents=True)
+    (root / "exercise-3" / "solution.py").rename(answers / "exercise-3" / "solution.py")
+    (root / "course.toml").write_text('title = "T"\nsolutions = "../answers"\n')
+    return root, answers.resolve()
+
+
+def test_course_toml_may_keep_the_solutions_outside(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, answers = _outside_solutions(tmp_path)
+    monkeypatch.setenv(courses.COURSE_ENV, str(root))  # named, not opened yet: still hidden
+    assert pool.covers(pool.child_command(), [root, answers])
+    monkeypatch.delenv(courses.COURSE_ENV)
+    course = open_course(root, reload=True)
+    assert course.errors == {} and course.solutions == answers
+    assert course.folder("exercise-3").solution == answers / "exercise-3" / "solution.py"
+    assert course.hidden_paths == (root.resolve(), answers)
+    assert courses.course_hidden_paths(root.resolve()) == course.hidden_paths
+    # Every way to the child hides the solutions too: the grade's own paths, pools.
+    assert job.hidden_paths(course.get("exercise-3")) == (root.resolve(), answers)
+    assert pool.covers(pool.child_command(), [root, answers])  # an opened course's
+    builtin = courses.builtin_course()
+    assert builtin.solutions is not None and builtin.solutions.name == "solutions"
+    assert builtin.folder("exercise-1").solution.is_relative_to(builtin.solutions)
+    assert pool.covers(pool.child_command(), builtin.hidden_paths)
+    for wrong in ('"/abs"', '"."', '".."', "3", '""'):
+        (root / "course.toml").write_text(f"solutions = {wrong}\n")
+        with pytest.raises(CourseError, match="solutions"):
+            open_course(root, reload=True)
 
 
 def test_two_courses_with_the_same_ids_never_clash(tmp_path: Path) -> None:
@@ -148,10 +184,15 @@ for path in sys.argv[1:] or PATHS:
 
 
 def test_the_child_never_sees_the_course_folder(tmp_path: Path) -> None:
-    root = _course(tmp_path)
+    """Nor its solutions folder outside it (course.toml's ``solutions``), nor the
+    built-in course's (exercises/ and solutions/ in a checkout)."""
+    root, answers = _outside_solutions(tmp_path)
     folder = root / "exercise-3"
-    paths = [folder / name for name in ("exercise.py", "solution.py", "mutants.toml")]
-    paths += [folder / "corpus" / "correct" / "waits_each_call.py", root / "course.toml"]
+    paths = [folder / name for name in ("exercise.py", "mutants.toml")]
+    paths += [folder / "corpus" / "correct" / "waits_each_call.py", root / "course.toml",
+              answers / "exercise-3" / "solution.py"]
+    builtin = courses.builtin_course().folder("exercise-1")
+    paths += [builtin.solution, builtin.declaration]
     source = f"PATHS = {[str(p) for p in paths]!r}\n" + LEAK
     report = syncgrade.grade("exercise-3", source=source, course=root)
     out = report.stdout.text
@@ -202,3 +243,16 @@ def test_platforms_read_the_course_from_their_configuration(
     assert load_config(gradescope.layout(), root, {}, env).course == str(course)
     assert load_config(gradescope.layout(), root, {"exercise": "exercise-1"}, {}).course == \
         str(courses.BUILTIN_ROOT)  # nothing configured: the built-in course
+
+
+def test_a_leftover_package_course_folder_without_course_toml_is_not_the_builtin_course(
+        tmp_path: Path) -> None:
+    """A checkout from before the move to exercises/ keeps src/syncgrade/course/ with only
+    __pycache__ in it (git leaves untracked files): that is not the built-in course."""
+    from syncgrade.courses import builtin_root
+
+    packaged, checkout = tmp_path / "course", tmp_path / "exercises"
+    (packaged / "exercise-1" / "__pycache__").mkdir(parents=True)
+    assert builtin_root(packaged, checkout) == checkout
+    (packaged / "course.toml").write_text('title = "x"\n', encoding="utf-8")
+    assert builtin_root(packaged, checkout) == packaged

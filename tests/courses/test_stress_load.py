@@ -111,7 +111,7 @@ def _no_flip(name: str, rounds: list[Round]) -> None:
 @pytest.mark.parametrize("exercise", list(NO_WAIT))
 def test_verdicts_hold_under_load(exercise: str,
                                   cpu_load: list[subprocess.Popen[bytes]]) -> None:
-    solution = ROOT / "src" / "syncgrade" / "course" / exercise / "solution.py"
+    solution = ROOT / "solutions" / exercise / "solution.py"
     no_wait = mutant(exercise, NO_WAIT[exercise])
     declared = no_wait.expected_failures
     assert "sync-before-stop" in declared, f"{no_wait.name} is not a no-wait mutant"

@@ -2,7 +2,7 @@
 declaration that loads, a statement, a stub, a solution and mutants that agree; every
 solution gets full marks; every stub fails cleanly (graded, not full marks, no grader error).
 
-Exercises are discovered from the course folder (``src/syncgrade/course/exercise-N/``), so a
+Exercises are discovered from the course folder (``exercises/exercise-N/``), so a
 new exercise is covered here (and in test_corpus, test_corpus_rules) without editing any
 test file. Whether each mutant fails exactly what it declares is ``grade validate``'s job
 (CI runs ``grade validate --all``); here the mutants' entries are checked without grading.
@@ -41,7 +41,7 @@ def test_every_exercise_has_statement_stub_solution_and_mutants(exercise: str) -
     assert exercise in EXERCISES, f"{exercise} has a folder but no valid declaration"
     assert (COURSE / exercise / "README.md").read_text().strip()
     assert (COURSE / exercise / "stub.py").read_text().strip()
-    assert (COURSE / exercise / "solution.py").is_file()
+    assert builtin_course().folder(exercise).solution.is_file()
     mutants = read_mutants(None, exercise)
     checks = {c.id for c in EXERCISES[exercise].checks}
     declared = set().union(*(m.expected_failures for m in mutants))
@@ -51,7 +51,7 @@ def test_every_exercise_has_statement_stub_solution_and_mutants(exercise: str) -
 
 @pytest.mark.parametrize("exercise", IDS)
 def test_solution_gets_full_marks(exercise: str) -> None:
-    report = syncgrade.grade(exercise, COURSE / exercise / "solution.py")
+    report = syncgrade.grade(exercise, builtin_course().folder(exercise).solution)
     assert report.status == "passed", [(c.id, c.message) for c in report.checks
                                        if c.status != "passed"]
     assert report.score == report.max_score > 0

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 PAGES = [README, *DOCS]
-COURSE = ROOT / "src" / "syncgrade" / "course"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
 
 
 def _text(path: Path) -> str:

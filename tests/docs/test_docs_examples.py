@@ -74,7 +74,7 @@ def test_grade_list(in_repo: None, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_grading_the_solution(in_repo: None, capsys: pytest.CaptureFixture[str]) -> None:
-    command = "grade exercise-1 src/syncgrade/course/exercise-1/solution.py"
+    command = "grade exercise-1 solutions/exercise-1/solution.py"
     code, out, _ = run(capsys, *command.split()[1:])
     assert code == 0
     assert normalised(out) == normalised(transcript(README, command))
@@ -92,7 +92,7 @@ def test_grading_the_stub_handed_out_by_grade_start(
 
 def test_an_exercism_result_for_a_syntax_error(
         in_repo: None, capsys: pytest.CaptureFixture[str]) -> None:
-    path = "src/syncgrade/course/exercise-1/corpus/flawed/syntax_error.py"
+    path = "exercises/exercise-1/corpus/flawed/syntax_error.py"
     command = f'grade exercise-1 {path} --format exercism; echo "exit $?"'
     shown = transcript(PLATFORMS, command)
     code, out, _ = run(capsys, "exercise-1", path, "--format", "exercism")
@@ -114,10 +114,10 @@ def test_an_exercism_result_for_a_syntax_error(
 
 def test_a_batch_in_the_prairielearn_format(
         in_repo: None, capsys: pytest.CaptureFixture[str]) -> None:
-    course = "src/syncgrade/course/exercise-1"
-    command = (f"grade batch {course}/solution.py {course}/corpus/flawed/syntax_error.py \\")
+    course, solution = "exercises/exercise-1", "solutions/exercise-1/solution.py"
+    command = (f"grade batch {solution} {course}/corpus/flawed/syntax_error.py \\")
     shown = transcript(PLATFORMS, command).splitlines()
-    code, out, err = run(capsys, "batch", f"{course}/solution.py",
+    code, out, err = run(capsys, "batch", solution,
                          f"{course}/corpus/flawed/syntax_error.py",
                          "--exercise", "exercise-1", "--format", "prairielearn")
     assert shown[-1] == f"exit {code}"
@@ -171,8 +171,9 @@ def test_the_http_examples_are_the_reports_the_engine_gives(in_repo: None) -> No
             at += 1
         return _jq_line(lines[at + 1])
 
-    course = ROOT / "src" / "syncgrade" / "course" / "exercise-1"
-    solution = syncgrade.grade("exercise-1", source=(course / "solution.py").read_text())
+    course = ROOT / "exercises" / "exercise-1"
+    solution = syncgrade.grade("exercise-1", source=(
+        ROOT / "solutions" / "exercise-1" / "solution.py").read_text())
     got = json.loads(solution.model_dump_json())
     keys = ["schema_version", "submission", "status", "cause", "score", "max_score", "summary"]
     assert shown_after("@req.json") == {key: got[key] for key in keys}
@@ -194,7 +195,7 @@ def test_the_readme_batch_csv_has_the_real_columns(
     import io
 
     shown = transcript(README, "cat grades.csv")
-    code, out, _ = run(capsys, "batch", "src/syncgrade/course/exercise-1/solution.py",
+    code, out, _ = run(capsys, "batch", "solutions/exercise-1/solution.py",
                        "--exercise", "exercise-1", "--format", "csv")
     assert code == 0
     header, row = list(csv.reader(io.StringIO(out)))
@@ -212,7 +213,7 @@ def test_the_readme_validate_transcript_counts_what_the_course_holds(
     import tomllib
 
     shown = transcript(README, "grade validate exercise-1 --runs 1")
-    folder = ROOT / "src" / "syncgrade" / "course" / "exercise-1"
+    folder = ROOT / "exercises" / "exercise-1"
     code, out, _ = run(capsys, "list", "--json")
     assert code == 0
     [entry] = [e for e in json.loads(out)["exercises"] if e["id"] == "exercise-1"]
@@ -238,7 +239,7 @@ def test_the_gradescope_entry_point_transcript(
     (root / "source").mkdir(parents=True)
     (root / "submission").mkdir()
     (root / "source" / "syncgrade.json").write_text('{"exercise": "exercise-1", "timeout": 60}')
-    no_wait = ROOT / "src/syncgrade/course/exercise-1/corpus/flawed/no_wait.py"
+    no_wait = ROOT / "exercises/exercise-1/corpus/flawed/no_wait.py"
     (root / "submission" / "submission.py").write_text(no_wait.read_text())
     command = 'python -m syncgrade.platforms.entry gradescope --root autograder; echo "exit $?"'
     shown = transcript(PLATFORMS, command).splitlines()

@@ -29,7 +29,7 @@ from syncgrade.limits import STOP_RESERVE_S, check_overhead
 from syncgrade.platforms import entry
 
 ROOT = Path(__file__).resolve().parents[2]
-SOLUTION_1 = ROOT / "src" / "syncgrade" / "course" / "exercise-1" / "solution.py"
+SOLUTION_1 = ROOT / "solutions" / "exercise-1" / "solution.py"
 
 
 @pytest.fixture(autouse=True)

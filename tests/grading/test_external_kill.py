@@ -29,7 +29,7 @@ from syncgrade.pool import WarmPool
 from syncgrade.sandbox._classify import classify
 
 ROOT = Path(__file__).resolve().parents[2]
-SOLUTION = (ROOT / "src" / "syncgrade" / "course" / "exercise-1" / "solution.py").read_text()
+SOLUTION = (ROOT / "solutions" / "exercise-1" / "solution.py").read_text()
 # Marks the learner's process (its cwd is the run's workdir), then gives the killer time.
 STARTED = "import pathlib, time\npathlib.Path('started').touch()\ntime.sleep(2)\n"
 

@@ -141,11 +141,14 @@ def test_the_report_records_the_protections_applied() -> None:
 
 
 def test_the_child_cannot_read_the_rubric_or_the_solutions() -> None:
-    course = ROOT / "src/syncgrade/course/exercise-1"  # the built-in course, in the package
+    from syncgrade.courses import builtin_course
+
+    files = builtin_course().folder("exercise-1")  # exercises/ and solutions/ in a checkout
+    secrets = [files.declaration, files.solution, files.mutants,
+               ROOT / "src/syncgrade/rubric/checks.py"]
     source = CORRECT_BODY + (
         "\nimport pathlib\nLEAK = []\n"
-        f"for p in [{str(course / 'exercise.py')!r}, {str(course / 'solution.py')!r}, "
-        f"{str(course / 'mutants.toml')!r}, {str(ROOT / 'src/syncgrade/rubric/checks.py')!r}]:\n"
+        f"for p in {[str(p) for p in secrets]!r}:\n"
         "    try:\n        LEAK.append(pathlib.Path(p).read_text()[:20])\n"
         "    except OSError as exc:\n        LEAK.append(type(exc).__name__)\n"
         "print('LEAK', LEAK)\n")
@@ -155,4 +158,5 @@ def test_the_child_cannot_read_the_rubric_or_the_solutions() -> None:
         line = next(t for t in report.stdout.text.splitlines() if t.startswith("LEAK"))
         assert "make_inputs" not in line and "def " not in line, line
         assert "mutant" not in line and "import" not in line, line
-    assert os.path.exists(course / "exercise.py")
+        assert line.count("Error") == len(secrets), line  # each read refused
+    assert all(os.path.exists(p) for p in secrets)

@@ -13,8 +13,9 @@ from syncgrade import cli
 from syncgrade.courses import EXERCISES, get_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 
 
 def _broken_check(ctx, **params):  # type: ignore[no-untyped-def]

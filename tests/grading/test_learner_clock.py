@@ -30,9 +30,10 @@ from syncgrade import engine, pool
 from syncgrade.pool import WarmPool
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION_1 = COURSE / "exercise-1" / "solution.py"
-SOLUTION_4 = COURSE / "exercise-4" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION_1 = SOLUTIONS / "exercise-1" / "solution.py"
+SOLUTION_4 = SOLUTIONS / "exercise-4" / "solution.py"
 
 
 @pytest.fixture(autouse=True)

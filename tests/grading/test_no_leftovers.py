@@ -18,8 +18,9 @@ import syncgrade
 from syncgrade.sandbox import Limits, _pump, _workdir, run_sandboxed
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 
 
 @pytest.fixture

@@ -31,7 +31,8 @@ from syncgrade.models import (
 from syncgrade.platforms.entry import problem_report
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 EMPTY = StreamExcerpt(text="", truncated=False, total_bytes=0)
 
 
@@ -166,7 +167,7 @@ def solution_run() -> tuple[tuple[Any, ...], dict[str, Any]]:
     pipeline._assemble = capture
     try:
         report = syncgrade.grade("exercise-1",
-                                 COURSE / "exercise-1" / "solution.py")
+                                 SOLUTIONS / "exercise-1" / "solution.py")
     finally:
         pipeline._assemble = real
     assert report.status == "passed", report.summary

@@ -28,7 +28,7 @@ from syncgrade.schema import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
 SCHEMA_DIR = ROOT / "docs" / "schema"
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 

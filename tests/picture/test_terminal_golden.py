@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 
 import syncgrade
+from syncgrade.courses import BUILTIN_ROOT
 from syncgrade.models import GradeReport
 from syncgrade.render import leads, render
 
 HERE = Path(__file__).parent / "terminal_golden"
-COURSE = Path(syncgrade.__file__).parent / "course"
+COURSE = BUILTIN_ROOT  # stored submissions are named relative to it
 WIDTHS = (60, 80, 120)
 NAMES = sorted(p.stem for p in HERE.glob("*.json"))
 UPDATE = os.environ.get("SYNCGRADE_UPDATE_GOLDEN") == "1"

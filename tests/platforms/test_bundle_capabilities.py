@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_support import copy_whole_course
 from platform_support import check_gradescope
 from venv_support import venv_without_syncgrade
 
@@ -34,8 +35,9 @@ from syncgrade.cli.package import build_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ["package", "gradescope", "--no-validate"]  # validation: tests/cli/test_package.py
-COURSE = ROOT / "src" / "syncgrade" / "course"
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 SYSTEM_PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
 SETPRIV = shutil.which("setpriv")
 NO_SYS_ADMIN = [str(SETPRIV), "--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"]
@@ -96,7 +98,7 @@ def container() -> Iterator[dict[str, Any]]:
     try:
         wheel = build_wheel(Path(tempfile.mkdtemp(dir=where)))
         course = where / "course"
-        shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("__pycache__"))
+        copy_whole_course(course)  # solutions, mutants, corpus: all in the course folder
         target = where / "autograder.zip"
         assert cli.main([*PACKAGE, "exercise-1", "--course", str(course),
                          "--wheel", str(wheel), "-o", str(target), "--timeout", "60"]) == 0
@@ -211,7 +213,7 @@ def grade_cli(container: dict[str, Any], grade: Path) -> tuple[dict[str, Any], l
     where = container["root"].parent
     course = where / "cli-course"
     if not course.exists():
-        shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("__pycache__"))
+        copy_whole_course(course)
     for old in container["probes"].iterdir():
         old.unlink()
     submission = where / "cli-submission.py"

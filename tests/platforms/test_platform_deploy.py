@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_support import copy_whole_course
 from platform_support import check_exercism, check_gradescope, check_prairielearn
 from venv_support import venv_without_syncgrade
 
@@ -27,7 +28,7 @@ from syncgrade.courses import get_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ["package", "gradescope", "--no-validate"]  # validation: tests/cli/test_package.py
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 TEMPLATE = ROOT / "deploy" / "prairielearn" / "questions" / "syncgrade-exercise-1"
 RUN_SH = ROOT / "bin" / "run.sh"
@@ -156,7 +157,7 @@ def _wheel_in(bundle: Path) -> zipfile.ZipFile:
 def test_package_ships_only_its_exercise_of_a_course_folder(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     course = tmp_path / "my-course"  # a whole course: solutions, mutants, corpus
-    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_whole_course(course)
     (course / "exercise-2" / "__pycache__").mkdir()
     (course / "exercise-2" / "__pycache__" / "exercise.cpython-311.pyc").write_bytes(b"x")
     target = tmp_path / "out" / "autograder.zip"
@@ -193,7 +194,7 @@ def test_the_zip_is_reproducible(tmp_path: Path) -> None:
     """Same wheel, course and options: byte-identical zips, whenever the files were last
     touched and wherever the zip is written."""
     course = tmp_path / "my-course"
-    shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("corpus", "__pycache__"))
+    copy_whole_course(course, "corpus")
     wheel = fake_wheel(tmp_path)
     zips = []
     for n, when in enumerate((1_000_000_000, 1_700_000_000)):
@@ -326,6 +327,11 @@ def test_the_dockerfile_recipe_has_the_service_and_worker_images() -> None:
     assert 'CMD ["grade", "serve", "--host", "0.0.0.0", "--port", "8000"]' in text
     assert "FROM runtime AS exercism" in text and "COPY bin/run.sh" in text
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
-    assert ignored[1] == "*" and "!src/" in ignored and "!pyproject.toml" in ignored
+    assert ignored[2] == "*" and "!src/" in ignored and "!pyproject.toml" in ignored
+    assert "COPY exercises ./exercises" in text  # the built-in course (package-dir)
+    shipped = [line for line in ignored if line.startswith("!exercises/")]
+    assert shipped == ["!exercises/course.toml", "!exercises/*/exercise.py",
+                       "!exercises/*/README.md", "!exercises/*/stub.py"]
+    assert not [line for line in ignored if "solution" in line and line.startswith("!")]
     assert "FROM ${SYNCGRADE_IMAGE}" in (ROOT / "deploy" / "prairielearn" /
                                          "Dockerfile").read_text()

@@ -30,8 +30,9 @@ from syncgrade.platforms.entry import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = (COURSE / "exercise-1" / "solution.py").read_text()
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = (SOLUTIONS / "exercise-1" / "solution.py").read_text()
 NO_WAIT = (COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py").read_text()
 
 
@@ -290,17 +291,21 @@ def test_without_namespaces_the_answers_are_locked_to_root(
     course = tmp_path / "course"
     shutil.copytree(COURSE / "exercise-1", course / "exercise-1",
                     ignore=shutil.ignore_patterns("corpus", "__pycache__"))
+    answers = tmp_path / "answers"  # the solutions outside the course (course.toml says)
+    shutil.copytree(SOLUTIONS / "exercise-1", answers / "exercise-1")
+    (course / "course.toml").write_text('solutions = "../answers"\n')
     (tmp_path / staff).mkdir(mode=0o755)
-    course.chmod(0o755)
-    tmp_path.chmod(0o755)  # the platform's root
+    for folder in (course, answers, tmp_path):  # tmp_path: the platform's root
+        folder.chmod(0o755)
     config = Config(exercise="exercise-1", course=str(course))
     _locking(monkeypatch, True, course)
     assert lock_answers(layout, tmp_path, config, []) == []  # the jail will mask them
     assert course.stat().st_mode & 0o777 == 0o755
     _locking(monkeypatch, False, course)
     alerts: list[str] = []
-    assert lock_answers(layout, tmp_path, config, alerts) == [course, tmp_path / staff]
-    for folder in (course, tmp_path / staff):
+    assert lock_answers(layout, tmp_path, config, alerts) == [course, answers,
+                                                              tmp_path / staff]
+    for folder in (course, answers, tmp_path / staff):
         assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == 0
     assert alerts == [] and tmp_path.stat().st_mode & 0o777 != 0o700  # root itself stays
 

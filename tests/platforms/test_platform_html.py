@@ -26,7 +26,7 @@ from syncgrade.platforms.common import clean_name, clean_text
 from syncgrade.platforms.entry import gradescope_main
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 LINES = NO_WAIT.read_text().splitlines()
 

@@ -25,9 +25,10 @@ from syncgrade.platforms import PLATFORMS, to_exercism, to_gradescope, to_prairi
 from syncgrade.platforms.exercism import OUTPUT_NOTICE
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 CORPUS = ROOT / "tests" / "corpus"
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 TAMPER = CORPUS / "integrity" / "forge_globals_patch.py"
 

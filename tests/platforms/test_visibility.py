@@ -20,7 +20,7 @@ from syncgrade.platforms.output import OUTPUT_FORMATS, format_report
 from syncgrade.platforms.visibility import HIDDEN_FAILED, HIDDEN_PASSED, SAFE_HINTS
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
 NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 HIDDEN = "SECRET-HIDDEN-(4096, 37)"
 LATER = "SECRET-AFTER-DUE-0.731"

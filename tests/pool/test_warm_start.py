@@ -23,8 +23,9 @@ from syncgrade.child.__main__ import _Warmup
 from syncgrade.pool import WarmPool, children_to_start
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
-SOLUTION = COURSE / "exercise-1" / "solution.py"
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
+SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 
 FIXED_S = 2e-4  # a fake spin run: this fixed cost (dispatch, wait) ...
 PER_STEP_S = 5e-6  # ... plus this per step

@@ -18,9 +18,10 @@ from syncgrade.courses import builtin_course
 from syncgrade.rubric import snippets
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 STUB = COURSE / "exercise-2" / "stub.py"
-SOLUTION = COURSE / "exercise-2" / "solution.py"
+SOLUTION = SOLUTIONS / "exercise-2" / "solution.py"
 SNIPPETS_MD = COURSE / "exercise-2" / "corpus" / "SNIPPETS.md"
 exercise_2 = builtin_course().module("exercise-2")  # the declaration: its answer key
 

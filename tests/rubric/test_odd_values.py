@@ -22,7 +22,8 @@ from syncgrade.grading import pipeline
 from syncgrade.rubric.base import Context
 
 ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course
+COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
+SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 
 # Tagged values as the child sends them (or as a forged frame could claim them).
 F32 = "AAAAAA=="  # one float32 zero, base64
@@ -89,7 +90,7 @@ def solution_runs() -> dict[str, tuple[Any, ...]]:
     pipeline._assemble = capture
     try:
         for exercise in EXERCISES:
-            path = COURSE / exercise / "solution.py"
+            path = SOLUTIONS / exercise / "solution.py"
             syncgrade.grade(exercise, path, timeout=60)
     finally:
         pipeline._assemble = real

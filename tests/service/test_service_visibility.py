@@ -65,9 +65,13 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     visibilities (a rubric override, as an instructor makes one)."""
     root = tmp_path_factory.mktemp("withheld") / "course"
     root.mkdir()
-    shutil.copy(COURSE / "course.toml", root / "course.toml")
     shutil.copytree(COURSE / "exercise-1", root / "exercise-1",
-                    ignore=shutil.ignore_patterns("corpus", "__pycache__"))
+                    ignore=shutil.ignore_patterns("corpus", "__pycache__", "submission.py"))
+    # Self-contained: the solution in its exercise folder (the built-in course's is in
+    # solutions/, which its course.toml names).
+    shutil.copy(COURSE.parent / "solutions" / "exercise-1" / "solution.py",
+                root / "exercise-1" / "solution.py")
+    (root / "course.toml").write_text('title = "Benchmarking asynchronous JAX work"\n')
     with (root / "exercise-1" / "exercise.py").open("a", encoding="utf-8") as declaration:
         declaration.write(WITHHELD.format(secret=SECRET))
     return root

@@ -19,6 +19,7 @@ says TODO, the files say ``TODO(author)``, and one mutant covers only two checks
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from string import Template
@@ -52,11 +53,17 @@ def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -
     number = int(match.group(1))
     targets = {root / exercise_id / rel: text
                for rel, text in _files(exercise_id, number, title).items()}
+    solutions = _solutions(root)
+    if solutions is not None:  # course.toml keeps the solutions outside the course folder
+        targets = {(solutions / exercise_id / path.name if path.name == "solution.py"
+                    and path.parent == root / exercise_id else path): text
+                   for path, text in targets.items()}
     if not force:
         existing = [p for p in targets if p.exists()]
         if existing:
-            raise ScaffoldError(f"{exercise_id} already exists ({existing[0].relative_to(root)}"
-                                "); use --force to overwrite its files")
+            where = os.path.relpath(existing[0], root)
+            raise ScaffoldError(f"{exercise_id} already exists ({where}); use --force to "
+                                "overwrite its files")
     if not root.exists():
         targets = {root / COURSE_FILE: f"title = {_toml_string(root.resolve().name)}\n",
                    **targets}
@@ -67,6 +74,19 @@ def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -
 
     forget(root)  # a course opened before in this process is read again
     return list(targets)
+
+
+def _solutions(root: Path) -> Path | None:
+    """The course's solutions folder when its ``course.toml`` names one; a wrong
+    ``course.toml`` is a :class:`ScaffoldError`."""
+    if not root.is_dir():
+        return None
+    from syncgrade.courses import CourseError, read_config
+
+    try:
+        return read_config(root)[1]
+    except CourseError as exc:
+        raise ScaffoldError(str(exc)) from None
 
 
 def _toml_string(text: str) -> str:

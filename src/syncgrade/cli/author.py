@@ -58,11 +58,11 @@ def _new_root(spec: str | None) -> Path:
     checkout (never into an installed package)."""
     import os
 
-    from syncgrade.courses import BUILTIN_ROOT, COURSE_ENV
+    from syncgrade.courses import BUILTIN_ROOT, CHECKOUT_COURSE, COURSE_ENV
 
     if spec is None and not os.environ.get(COURSE_ENV, "").strip():
-        checkout = BUILTIN_ROOT.parent.parent.parent
-        if not (checkout / "pyproject.toml").is_file():
+        if BUILTIN_ROOT != CHECKOUT_COURSE or not (
+                CHECKOUT_COURSE.parent / "pyproject.toml").is_file():
             raise UsageError("give the course folder to write into: --course DIR")
         return BUILTIN_ROOT
     if spec is not None and not Path(spec).expanduser().exists():

@@ -100,15 +100,24 @@ def course_root(spec: str | None) -> Path:
         raise UsageError(str(exc)) from None
 
 def prestart_hidden(spec: str | None) -> tuple[Path, ...]:
-    """The course folder a pre-started child must not see, found without importing the
-    grader: the pool already hides the built-in course and ``$SYNCGRADE_COURSE``, and a
-    folder path is taken as it is; only an installed course's name needs the course
-    loader (whose import, ~0.3 s, would otherwise delay the child's start)."""
+    """The course folder (and its solutions folder) a pre-started child must not see,
+    found without importing the grader: the pool already hides the built-in course and
+    ``$SYNCGRADE_COURSE``, and a folder path is taken as it is; only an installed course's
+    name, or a ``course.toml`` that keeps the solutions outside, needs the course loader
+    (whose import, ~0.3 s, would otherwise delay the child's start)."""
     if spec is None:
         return ()
-    if os.path.isdir(spec):
+    from syncgrade.pool import names_solutions
+
+    if os.path.isdir(spec) and not names_solutions(Path(spec)):
         return (Path(spec),)
-    return (course_root(spec),)
+    from syncgrade.courses import CourseError, course_hidden_paths
+
+    root = course_root(spec)
+    try:
+        return course_hidden_paths(root)
+    except CourseError as exc:  # a wrong course.toml: said once, before anything starts
+        raise UsageError(str(exc)) from None
 
 
 def open_course(spec: str | None) -> Course:

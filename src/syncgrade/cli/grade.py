@@ -183,8 +183,10 @@ def cmd_start(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="grade start",
         description="Copy an exercise's README.md and stub into ./exercises/EXERCISE/ "
-                    "(from inside exercises/, into that folder). The stub always comes "
-                    "from the course as it shipped; --force puts it back over your edits.")
+                    "(from inside exercises/, into that folder; in syncgrade's own checkout, "
+                    "where exercises/ is the course, only the stub, as submission.py). The "
+                    "stub always comes from the course as it shipped; --force puts it back "
+                    "over your edits.")
     parser.add_argument("exercise", help="exercise id, e.g. exercise-1")
     parser.add_argument("--force", action="store_true",
                         help="overwrite existing files with the pristine ones")
@@ -201,8 +203,9 @@ def cmd_start(argv: Sequence[str]) -> int:
         raise UsageError(str(exc)) from None
     for path in written:
         print(f"wrote {_shown(path, cwd)}")
-    print(f"Read {_shown(written[0], cwd)}, edit {_shown(written[1], cwd)}, then run "
-          f"`grade {args.exercise}`.")
+    folder = written[-1].parent  # the statement is there even when not copied (a checkout)
+    print(f"Read {_shown(folder / 'README.md', cwd)}, edit {_shown(written[-1], cwd)}, "
+          f"then run `grade {args.exercise}`.")
     return EXIT_FULL_MARKS
 
 

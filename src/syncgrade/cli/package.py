@@ -78,6 +78,7 @@ from syncgrade.platforms.bundle import (
     SETUP_SH as SETUP_SH,
 )
 from syncgrade.platforms.bundle import (
+    SHIPPED,
     BundleError,
     Entry,
     ExerciseSource,
@@ -357,6 +358,17 @@ def build_wheel(workdir: Path) -> Path:
         if (root / name).is_file():
             shutil.copy2(root / name, copy / name)
     shutil.copytree(root / "src", copy / "src", ignore=ignore)
+    course = root / "exercises"  # the built-in course: pyproject.toml maps it into the wheel
+
+    def shipped_only(folder: str, names: list[str]) -> set[str]:
+        """Leave out all but what the wheel ships (never a solution, mutants, corpus or a
+        learner's submission.py)."""
+        if Path(folder) != course:  # an exercise folder
+            return {name for name in names if name not in SHIPPED}
+        return {name for name in names
+                if name != "course.toml" and not (course / name).is_dir()}
+
+    shutil.copytree(course, copy / "exercises", ignore=shipped_only)
     out = workdir / "wheel"
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                            str(copy), "-w", str(out)], capture_output=True, text=True,

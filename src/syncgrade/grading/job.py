@@ -21,8 +21,17 @@ def call_groups(exercise: Exercise) -> list[tuple[GraderCall, ...]]:
 
 def hidden_paths(exercise: Exercise) -> tuple[Path, ...]:
     """What the child must not see besides the defaults (:func:`syncgrade.pool.
-    child_command`): the folder of the course the exercise belongs to, whole."""
-    return (exercise.folder.parent,) if exercise.folder is not None else ()
+    child_command`): the folder of the course the exercise belongs to, whole, and that
+    course's solutions folder (``course.toml``'s ``solutions``) when it names one."""
+    if exercise.folder is None:
+        return ()
+    from syncgrade.courses import CourseError, course_hidden_paths
+
+    root = exercise.folder.parent
+    try:
+        return course_hidden_paths(root)
+    except CourseError:  # the course opened with it; hide the folder at least
+        return (root,)
 
 def build_job(exercise: Exercise, submission: Submission,
          calls: Sequence[GraderCall] | None = None) -> dict[str, Any]:

@@ -17,9 +17,10 @@ from pathlib import Path
 import syncgrade
 
 HERE = Path(__file__).parent
-COURSE = Path("src/syncgrade/course")
+COURSE = Path("exercises")  # the built-in course
+SOLUTIONS = Path("solutions")  # its reference solutions
 SUBMISSIONS = {
-    # name: (exercise, path in the built-in course)
+    # name: (exercise, path in the built-in course; a solution.py is in SOLUTIONS)
     "exercise-1-stub": ("exercise-1", "exercise-1/stub.py"),
     "exercise-1-solution": ("exercise-1", "exercise-1/solution.py"),
     "exercise-2-forgets-compilation": (
@@ -35,7 +36,7 @@ SUBMISSIONS = {
 
 def main() -> None:
     for name, (exercise, relative) in SUBMISSIONS.items():
-        path = COURSE / relative
+        path = (SOLUTIONS if relative.endswith("solution.py") else COURSE) / relative
         report = syncgrade.grade(exercise, path, display_name=relative, timeout=120)
         stored = {"report": json.loads(report.model_dump_json()),
                   "source": path.read_text(encoding="utf-8")}
