@@ -348,9 +348,12 @@ def test_from_a_trace_the_flaws_follow_the_declared_phases() -> None:
                    ret(3, [9]), wait([9]), read(2.0, 7), ready(7, 3, True), pair(1, 7))
     interval, analysis = _only(events)
     warm = picture(interval, analysis, F)
+    # The call's own compilation is drawn before it: the call dispatches once compiled.
+    assert [e.kind for e in warm.host] == ["timer start", "placement", "compile", "call",
+                                           "wait", "timer stop"]
     assert [f.words for f in warm.flaws] == [
-        "the inputs move to the device here", "NumPy data is copied to the device here",
-        "the function compiles here"]
+        "the inputs move to the device here", "the function compiles here",
+        "NumPy data is copied to the device here"]
     end_to_end = picture(interval, analysis, F, phases={
         "input placement", "compilation", "dispatch", "device execution", "output wait"})
     assert end_to_end.flaws == []
