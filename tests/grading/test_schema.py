@@ -39,6 +39,7 @@ NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 RELEASED = {
     "2.0": "ddc49eb07252ed72",
     "2.1": "e29b5e26f3dd4ead",  # evidence.interval and evidence.samples (the pictures)
+    "2.2": "1f74159784fc12f2",  # evidence.answer (exercise-2's picture)
 }
 
 

@@ -197,7 +197,7 @@ def test_a_failed_report_as_json() -> None:
     assert GradeReport.model_validate_json(text) == FAILED  # the JSON is the report, whole
     assert json.loads(text) == snapshot(
         {
-            "schema_version": "2.1",
+            "schema_version": "2.2",
             "exercise": "exercise-1",
             "title": "Time a jitted function correctly",
             "submission": "submission.py",
@@ -215,7 +215,8 @@ def test_a_failed_report_as_json() -> None:
                     "max_points": 1.0,
                     "message": "Your function ran and returned 5 samples.",
                     "hint": "",
-                    "evidence": {"facts": {}, "timeline": None, "interval": None, "samples": None},
+                    "evidence": {"facts": {}, "timeline": None, "interval": None, "answer": None,
+                                 "samples": None},
                     "visibility": "visible",
                 },
                 {
@@ -254,6 +255,7 @@ def test_a_failed_report_as_json() -> None:
                             "ready_at_stop": False,
                         },
                         "interval": None,
+                        "answer": None,
                         "samples": None,
                     },
                     "visibility": "visible",
@@ -293,7 +295,7 @@ Traceback: two
 def test_a_timed_out_report_as_json() -> None:
     assert json.loads(format_report(TIMED_OUT, "json")) == snapshot(
         {
-            "schema_version": "2.1",
+            "schema_version": "2.2",
             "exercise": "exercise-1",
             "title": "Time a jitted function correctly",
             "submission": "submission.py",
@@ -311,7 +313,8 @@ def test_a_timed_out_report_as_json() -> None:
                     "max_points": 1.0,
                     "message": "Your file did not finish loading in 60 s.",
                     "hint": "Remove the endless loop at line 1.",
-                    "evidence": {"facts": {}, "timeline": None, "interval": None, "samples": None},
+                    "evidence": {"facts": {}, "timeline": None, "interval": None, "answer": None,
+                                 "samples": None},
                     "visibility": "visible",
                 }
             ],
