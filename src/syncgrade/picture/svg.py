@@ -246,8 +246,9 @@ class _IntervalDrawing:
         flaws_top = self.measure_bottom + 22
         caption_y = flaws_top + 20 * len(p.flaws) + 8
         height = caption_y + 34
+        running = any(w.state == "still running at the stop" for w in p.device)
         lanes = max(self.xs[-1] + self.words[-1].width / 2 + RIGHT,
-                    stop_x + STEP * (TAIL + 1.4) + RIGHT, MIN_WIDTH,
+                    stop_x + (STEP * (TAIL + 1.4) if running else 0.0) + RIGHT, MIN_WIDTH,
                     *(self.xs[w.dispatched_at] + text_width(self._caption(w), SMALL_SIZE)
                       + RIGHT for w in p.device if self._captioned(w)))
         self.flaw_xs = [self._flaw_x(f.at, self._flaw_text(f.at, f.words), max(lanes, MAX_WIDTH))
@@ -353,7 +354,8 @@ class _IntervalDrawing:
         stop_x = self.xs[p.stop]
         end_x = self.x_at(work.ready_at)
         out = [f'<g class="sg-device-work" data-state="{_e(work.state)}" '
-               f'data-timed="{str(work.timed).lower()}">'
+               f'data-timed="{str(work.timed).lower()}" data-dispatched="{work.dispatched_at}" '
+               f'data-x="{x0:.1f}">'
                f"<title>{_e(work.label)}: {_e(work.state)} ({_e(work.known_by)})</title>"]
         if work.state == "still running at the stop":
             tail = stop_x + STEP * TAIL
@@ -503,8 +505,8 @@ def _marker(kind: str, x: float, y: float) -> str:
         return (f'<path class="sg-missing" d="M{x - 7:.1f},{y - 8:.0f} h14 l-14,16 h14 z"/>')
     if kind in ("print", "sleep", "eager"):
         return f'<path {cls} d="M{x:.1f},{y - 9:.0f} l8,16 h-16 z"/>'
-    return (f'<text class="sg-strong" x="{x:.1f}" y="{y + 4:.0f}" '
-            'text-anchor="middle">…</text>')
+    return "".join(f'<circle {cls} cx="{x + dx:.1f}" cy="{y:.0f}" r="2"/>'
+                   for dx in (-7, 0, 7))  # events left out: three dots
 
 
 # --------------------------------------------------------------------------- distributions

@@ -115,6 +115,7 @@ class _Step:
     event: Event | None
     kind: str
     after_stop: bool = False
+    repeats: int = 1  # the same host work, one right after another, drawn once
 
 
 FLAW_NOTES = {
@@ -189,7 +190,8 @@ def _walk(interval: Interval, analysis: Analysis, file: str,
 def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
     """The steps between the reads, in causal order: a compilation inside a call (between
     the call and its return) is drawn before that call, which dispatches only once it is
-    compiled, so no step comes before its cause."""
+    compiled, so no step comes before its cause. The same wait, sleep or eager operation
+    on one line, again and again, is one step that says how many times."""
     compiles_seen = False
     inside: list[_Step] = []
     open_calls: dict[int, int] = {}  # a call's seq -> its step's index, until it returns
@@ -206,6 +208,11 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
                              and inside[-1].entry.what == "print"
                              and inside[-1].entry.line == entry.line):
             continue  # one print writes several times: drawn once
+        if (inside and isinstance(event, (Wait, Sleep, Eager)) and inside[-1].entry == entry
+                and entry.note != "waits for the timed output"):
+            last = inside[-1]
+            inside[-1] = _Step(last.entry, last.event, last.kind, repeats=last.repeats + 1)
+            continue
         step = _Step(entry, event, _kind(event, entry))
         if isinstance(event, Compile) and open_calls:
             at = max(open_calls.values())  # the innermost call still running compiles
@@ -215,7 +222,9 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
         if isinstance(event, Call):
             open_calls[event.seq] = len(inside)
         inside.append(step)
-    return inside
+    return [s if s.repeats == 1 else _Step(
+        s.entry.model_copy(update={"detail": f"{s.entry.detail} ({s.repeats} times)"}),
+        s.event, s.kind) for s in inside]
 
 
 def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:
