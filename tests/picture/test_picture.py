@@ -374,3 +374,22 @@ def test_from_a_trace_a_long_interval_keeps_the_gap_and_the_timed_call() -> None
     timed = next(w for w in pic.device if w.timed)
     assert pic.host[timed.dispatched_at].kind == "call" and timed.state == "ready"
     assert len(json.dumps(pic.model_dump())) < 20_000  # a report stays small
+
+
+def test_no_label_leaves_a_picture_or_is_cut() -> None:
+    """Measured with the layout's font model (tests/picture_support.py): a median at the
+    axis's right end keeps its words inside the chart; long event words wrap, whole."""
+    from picture_support import assert_event_words_fit, assert_no_text_cut_or_outside
+
+    chart = _xml(distributions_svg({"first_call_s": [0.4, 0.45, 0.5],
+                                    "warm_s": [0.001, 0.005, 0.006, 0.02]}))
+    assert_no_text_cut_or_outside(chart, "distributions")
+    picture, _ = _stub_picture()
+    long = picture.model_copy(update={"host": [
+        e.model_copy(update={"detail": "the timed function, dispatched with a long name"})
+        for e in picture.host]})
+    root = _xml(interval_svg(long))
+    assert_no_text_cut_or_outside(root, "interval")
+    assert_event_words_fit(root, "interval")
+    words = " ".join(" ".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    assert "with a long name" in words and "…" not in words

@@ -591,9 +591,12 @@ def distributions_svg(samples: Mapping[str, Sequence[float]], *,
             row.append(f'<circle class="sg-dot" cx="{x_of(value):.1f}" cy="{mid + jitter:.1f}" '
                        f'r="5.5"><title>{_e(sample_label(name))} sample {i + 1}: '
                        f"{value * 1e3:.3f} ms</title></circle>")
+        words = f"median {median * 1e3:.3f} ms"
+        flip = mx + 5 + text_width(words, SMALL_SIZE) > width - 4  # no room right: left of it
         row.append(f'<line class="sg-median" x1="{mx:.1f}" y1="{mid - 18:.0f}" x2="{mx:.1f}" '
                    f'y2="{mid + 18:.0f}"/><text class="sg-small sg-median-label" '
-                   f'x="{mx + 5:.1f}" y="{mid - 16:.0f}">median {median * 1e3:.3f} ms</text>')
+                   f'x="{mx - 5 if flip else mx + 5:.1f}" y="{mid - 16:.0f}" '
+                   f'text-anchor="{"end" if flip else "start"}">{words}</text>')
         row.append("</g>")
         parts.append("".join(row))
     parts.append("</svg>")
