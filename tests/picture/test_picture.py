@@ -393,3 +393,28 @@ def test_no_label_leaves_a_picture_or_is_cut() -> None:
     assert_event_words_fit(root, "interval")
     words = " ".join(" ".join(t.itertext()) for t in root.iter(f"{SVG}text"))
     assert "with a long name" in words and "…" not in words
+
+
+def test_an_answer_is_drawn_beside_its_snippet_and_a_long_verdict_wraps() -> None:
+    from picture_support import assert_no_text_cut_or_outside
+
+    from syncgrade.models import AnswerPicture
+    from syncgrade.picture import answer_svg
+
+    verdict = ("Your answer for snippet A is not what its interval contains: it lists "
+               "something the interval does not wait for, and misses something it does.")
+    pic = AnswerPicture(snippet="A", lines=["x = 1", "start = time.perf_counter()",
+                                            "out = f(x)", "stop = time.perf_counter()"],
+                        start=1, stop=3, answer=["dispatch"], verdict=verdict)
+    root = _xml(answer_svg(pic))
+    assert_no_text_cut_or_outside(root, "answer")
+    assert float(root.get("width") or 0) < 700 and root.get("data-wrong") == "true"
+    words = _texts(root)
+    assert "out = f(x)" in words and "dispatch" in words and "your answer" in words
+    flaw = next(t for t in root.iter(f"{SVG}text") if "sg-flaw-words" in t.get("class", ""))
+    assert " ".join("".join(s.itertext()) for s in flaw) == f"⚠ {verdict}"
+    assert len(list(flaw)) > 1  # wrapped, whole
+    inside = [t.get("data-inside") for t in root.iter(f"{SVG}text") if t.get("data-inside")]
+    assert inside == ["false", "true", "true", "true"]
+    right = _xml(answer_svg(pic.model_copy(update={"verdict": ""})))
+    assert right.get("data-wrong") == "false" and "⚠" not in " ".join(_texts(right))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 
 from syncgrade.models import AnswerPicture
-from syncgrade.picture.fonts import text_width
+from syncgrade.picture.fonts import text_width, wrap
 from syncgrade.picture.svg import LABEL_SIZE, RIGHT, STYLE, safe_id
 
 ROW = 22.0  # pixels between two code lines
@@ -72,10 +72,13 @@ def answer_svg(picture: AnswerPicture, *, ident: str = "sg-answer", style: bool 
     chips_h = CHIP * max(1, len(picture.answer))
     bottom = max(top + ROW * len(picture.lines), (y_start + y_stop) / 2 + chips_h / 2 + 8)
     verdict_y = bottom + 24
-    height = verdict_y + (24 if picture.verdict else 0) + 4
-    width = max(chips_x + chip_w + RIGHT,
-                24 + text_width(f"⚠ {picture.verdict}", LABEL_SIZE, bold=True) + RIGHT)
+    width = max(chips_x + chip_w, 12 + text_width(answer_title(picture), LABEL_SIZE,
+                                                  bold=True)) + RIGHT
+    verdict = wrap(f"⚠ {picture.verdict}", width - 24 - RIGHT, LABEL_SIZE, bold=True)
+    width = max([width, *(24 + text_width(row, LABEL_SIZE, bold=True) + RIGHT
+                          for row in verdict)])
     wrong = bool(picture.verdict)
+    height = verdict_y + (18 * len(verdict) + 6 if wrong else 0) + 4
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="sg-pic sg-answer" id="{ident}" '
              f'role="img" aria-labelledby="{ident}-title" aria-describedby="{ident}-desc" '
              f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} '
@@ -91,8 +94,9 @@ def answer_svg(picture: AnswerPicture, *, ident: str = "sg-answer", style: bool 
     parts.append(_chips(picture, chips_x, chip_w, (y_start + y_stop) / 2 - chips_h / 2 - 4,
                         wrong))
     if wrong:
-        parts.append(f'<text class="sg-flaw-words" x="24" y="{verdict_y:.0f}">'
-                     f"⚠ {_e(picture.verdict)}</text>")
+        rows = "".join(f'<tspan x="24" dy="{0 if k == 0 else 18}">{_e(row)}</tspan>'
+                       for k, row in enumerate(verdict))
+        parts.append(f'<text class="sg-flaw-words" x="24" y="{verdict_y:.0f}">{rows}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
