@@ -135,6 +135,22 @@ class IntervalPicture(_Frozen):
     flaws: list[FlawMark] = []
 
 
+class AnswerPicture(_Frozen):
+    """A concept answer (exercise-2) as data for a picture, drawn against the snippet it is
+    about: the snippet's lines as the learner reads them, the two that read the clock, and
+    the phases the learner said its interval waits for. Never the answer key: a wrong
+    answer is marked as a whole, in the check message's words."""
+
+    snippet: str = Field(description="the snippet's name, e.g. `A`")
+    lines: list[str] = Field(description="the snippet's code, line by line, as the stub "
+                             "shows it")
+    start: int = Field(description="index in `lines` of the line that starts the timer")
+    stop: int = Field(description="index in `lines` of the line that stops the timer")
+    answer: list[str] = Field(description="the phases the learner listed")
+    verdict: str = Field("", description="what is wrong with the answer, in the check "
+                         "message's words; empty when it matches")
+
+
 class Evidence(_Frozen):
     """What a check saw. Never contains hidden inputs or expected values."""
 
@@ -142,6 +158,8 @@ class Evidence(_Frozen):
     timeline: Timeline | None = None
     interval: IntervalPicture | None = Field(
         None, description="the same interval as `timeline`, as data for a picture (2.1)")
+    answer: AnswerPicture | None = Field(
+        None, description="a concept answer against its snippet, for a picture (2.2)")
     samples: dict[str, list[float]] | None = Field(
         None, description="the learner's own reported samples (seconds) by field name, "
         "at most 100 of each, for a picture of their distributions (2.1)")

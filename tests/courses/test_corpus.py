@@ -19,6 +19,7 @@ from corpus_support import (
     default_rounds,
     failed_ids,
 )
+from picture_support import assert_pictures_sound
 
 import syncgrade
 from syncgrade.models import GradeReport
@@ -51,12 +52,15 @@ def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
 
 def _assert_failures_are_drawn(report: GradeReport) -> None:
     """Every failing check that shows a timeline also carries its interval as a picture
-    (issue 19), and the HTML report draws it: in every exercise, for every flaw."""
+    (issue 19), and the HTML report draws it: in every exercise, for every flaw; every
+    picture is sound (issue 27: no label cut, no event before its cause, it fits; see
+    tests/picture_support.py)."""
     drawn = [c for c in report.checks if c.status == "failed" and c.evidence.timeline]
     for check in drawn:
         assert check.evidence.interval is not None, check.id
     if drawn:
         assert 'class="sg-pic sg-interval"' in render_html(report)
+    assert_pictures_sound(report)
 
 
 def test_every_exercise_has_a_corpus() -> None:

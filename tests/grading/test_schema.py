@@ -39,7 +39,7 @@ NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 RELEASED = {
     "2.0": "ddc49eb07252ed72",
     "2.1": "e29b5e26f3dd4ead",  # evidence.interval and evidence.samples (the pictures)
-    "2.2": "b7739a03e391ec02",  # a check's follows and same_interval_as (issue 27)
+    "2.2": "2d835c1766546a6f",  # a check's follows and same_interval_as, evidence.answer (issue 27)
 }
 
 

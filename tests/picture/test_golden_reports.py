@@ -216,7 +216,7 @@ def test_a_failed_report_as_json() -> None:
                     "max_points": 1.0,
                     "message": "Your function ran and returned 5 samples.",
                     "hint": "",
-                    "evidence": {"facts": {}, "timeline": None, "interval": None, "samples": None},
+                    "evidence": {"facts": {}, "timeline": None, "interval": None, 'answer': None, "samples": None},
                     "visibility": "visible", 'follows': [], 'same_interval_as': None},
                 {
                     "id": "sync-before-stop",
@@ -253,8 +253,7 @@ def test_a_failed_report_as_json() -> None:
                             "seconds": 0.00012,
                             "ready_at_stop": False,
                         },
-                        "interval": None,
-                        "samples": None,
+                        "interval": None, 'answer': None, "samples": None,
                     },
                     "visibility": "visible", 'follows': [], 'same_interval_as': None},
             ],
@@ -310,7 +309,7 @@ def test_a_timed_out_report_as_json() -> None:
                     "max_points": 1.0,
                     "message": "Your file did not finish loading in 60 s.",
                     "hint": "Remove the endless loop at line 1.",
-                    "evidence": {"facts": {}, "timeline": None, "interval": None, "samples": None},
+                    "evidence": {"facts": {}, "timeline": None, "interval": None, 'answer': None, "samples": None},
                     "visibility": "visible", 'follows': [], 'same_interval_as': None}
             ],
             "stdout": {"text": "", "truncated": False, "total_bytes": 0},

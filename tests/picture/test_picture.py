@@ -349,9 +349,12 @@ def test_from_a_trace_the_flaws_follow_the_declared_phases() -> None:
                    ret(3, [9]), wait([9]), read(2.0, 7), ready(7, 3, True), pair(1, 7))
     interval, analysis = _only(events)
     warm = picture(interval, analysis, F)
+    # The call's own compilation is drawn before it: the call dispatches once compiled.
+    assert [e.kind for e in warm.host] == ["timer start", "placement", "compile", "call",
+                                           "wait", "timer stop"]
     assert [f.words for f in warm.flaws] == [
-        "the inputs move to the device here", "NumPy data is copied to the device here",
-        "the function compiles here"]
+        "the inputs move to the device here", "the function compiles here",
+        "NumPy data is copied to the device here"]
     end_to_end = picture(interval, analysis, F, phases={
         "input placement", "compilation", "dispatch", "device execution", "output wait"})
     assert end_to_end.flaws == []
@@ -372,3 +375,47 @@ def test_from_a_trace_a_long_interval_keeps_the_gap_and_the_timed_call() -> None
     timed = next(w for w in pic.device if w.timed)
     assert pic.host[timed.dispatched_at].kind == "call" and timed.state == "ready"
     assert len(json.dumps(pic.model_dump())) < 20_000  # a report stays small
+
+
+def test_no_label_leaves_a_picture_or_is_cut() -> None:
+    """Measured with the layout's font model (tests/picture_support.py): a median at the
+    axis's right end keeps its words inside the chart; long event words wrap, whole."""
+    from picture_support import assert_event_words_fit, assert_no_text_cut_or_outside
+
+    chart = _xml(distributions_svg({"first_call_s": [0.4, 0.45, 0.5],
+                                    "warm_s": [0.001, 0.005, 0.006, 0.02]}))
+    assert_no_text_cut_or_outside(chart, "distributions")
+    picture, _ = _stub_picture()
+    long = picture.model_copy(update={"host": [
+        e.model_copy(update={"detail": "the timed function, dispatched with a long name"})
+        for e in picture.host]})
+    root = _xml(interval_svg(long))
+    assert_no_text_cut_or_outside(root, "interval")
+    assert_event_words_fit(root, "interval")
+    words = " ".join(" ".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    assert "with a long name" in words and "…" not in words
+
+
+def test_an_answer_is_drawn_beside_its_snippet_and_a_long_verdict_wraps() -> None:
+    from picture_support import assert_no_text_cut_or_outside
+
+    from syncgrade.models import AnswerPicture
+    from syncgrade.picture import answer_svg
+
+    verdict = ("Your answer for snippet A is not what its interval contains: it lists "
+               "something the interval does not wait for, and misses something it does.")
+    pic = AnswerPicture(snippet="A", lines=["x = 1", "start = time.perf_counter()",
+                                            "out = f(x)", "stop = time.perf_counter()"],
+                        start=1, stop=3, answer=["dispatch"], verdict=verdict)
+    root = _xml(answer_svg(pic))
+    assert_no_text_cut_or_outside(root, "answer")
+    assert float(root.get("width") or 0) < 700 and root.get("data-wrong") == "true"
+    words = _texts(root)
+    assert "out = f(x)" in words and "dispatch" in words and "your answer" in words
+    flaw = next(t for t in root.iter(f"{SVG}text") if "sg-flaw-words" in t.get("class", ""))
+    assert " ".join("".join(s.itertext()) for s in flaw) == f"⚠ {verdict}"
+    assert len(list(flaw)) > 1  # wrapped, whole
+    inside = [t.get("data-inside") for t in root.iter(f"{SVG}text") if t.get("data-inside")]
+    assert inside == ["false", "true", "true", "true"]
+    right = _xml(answer_svg(pic.model_copy(update={"verdict": ""})))
+    assert right.get("data-wrong") == "false" and "⚠" not in " ".join(_texts(right))

@@ -1,10 +1,13 @@
 """A real browser: headless Chromium (Debian's ``chromium``, installed by .ci/run; never a
 downloaded browser) driven by Playwright opens the HTML report the CLI writes (``grade
 EXERCISE --format html --out FILE``, run as a learner runs it, from a folder made by
-``grade start``) for the exercise-1 stub and the exercise-7 solution, and the test asserts
-on what is drawn: the lanes and where they are, the flaw mark at the stop, the work running
-past it, the labels, the two sample rows on one axis, and the text alternative in the
-accessibility tree and the DOM.
+``grade start``) for the exercise-1 stub, the exercise-8 stub and the exercise-7 solution,
+and the test asserts on what is drawn: the lanes and where they are, the flaw mark at the
+stop, the work running past it, the labels, the two sample rows on one axis, the text
+alternative in the accessibility tree and the DOM; and, measured by the browser's own
+fonts, that exercise-8's picture fits a 1200-pixel window, that no label overlaps its
+neighbour or leaves its picture, and that its compile comes before the call and the
+call before its device work.
 
 Screenshots go to the test's temporary folder; with ``SYNCGRADE_SCREENSHOTS=1`` also to
 docs/images/ (the README shows them), so a plain test run leaves the checkout unchanged.
@@ -12,6 +15,7 @@ docs/images/ (the README shows them), so a plain test run leaves the checkout un
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -63,6 +67,7 @@ def _report_file(tmp: Path, exercise: str, which: str) -> Path:
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("html")
     return {"stub": _report_file(tmp, "exercise-1", "stub"),
+            "eight": _report_file(tmp, "exercise-8", "stub"),
             "seven": _report_file(tmp, "exercise-7", "solution")}
 
 
@@ -74,8 +79,9 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-def _open(browser: Any, path: Path, scheme: str = "light") -> tuple[Any, list[str]]:
-    page = browser.new_page(viewport={"width": 1100, "height": 900}, color_scheme=scheme)
+def _open(browser: Any, path: Path, scheme: str = "light",
+          width: int = 1100) -> tuple[Any, list[str]]:
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto(path.as_uri())
@@ -88,11 +94,11 @@ def _box(locator: Any) -> dict[str, float]:
     return dict(box)
 
 
-def _save(locator: Any, name: str, tmp_path: Path) -> None:
+def _save(locator: Any, name: str, tmp_path: Path, publish: bool = True) -> None:
     target = tmp_path / name
     locator.screenshot(path=str(target))
     assert target.stat().st_size > 5_000
-    if os.environ.get("SYNCGRADE_SCREENSHOTS") == "1":
+    if publish and os.environ.get("SYNCGRADE_SCREENSHOTS") == "1":
         IMAGES.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(target, IMAGES / name)
 
@@ -191,4 +197,48 @@ def test_the_exercise_7_distributions_are_drawn(browser: Any, pages: dict[str, P
     assert all(url.startswith(("file:", "data:", "about:")) for url in requests), requests
     _save(page.locator('[data-check="summary-stats"] figure'),
           "exercise-7-distributions.png", tmp_path)
+    page.close()
+
+
+def _centre(box: dict[str, float]) -> float:
+    return box["x"] + box["width"] / 2
+
+
+def test_the_exercise_8_picture_fits_and_keeps_causal_order(
+        browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:
+    page, _ = _open(browser, pages["eight"], width=1200)
+    expect = sync_api.expect
+    # The stub's one interval, drawn once (under the first check that fails on it).
+    check = page.locator("li.sg-check", has=page.locator("svg.sg-interval"))
+    expect(check).to_have_count(1)
+    picture = check.get_by_role("img", name=re.compile("What your timer measured"))
+    expect(picture).to_be_visible()
+    # It fits: the page has no horizontal scroll, nor has the picture's frame.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1200
+    frame = check.locator(".sg-scroll")
+    assert frame.evaluate("e => e.scrollWidth <= e.clientWidth")
+    svg = _box(picture)
+    # No label leaves the picture or touches its neighbour's (the browser's own fonts).
+    events = picture.locator("g.sg-event")
+    boxes = []
+    for i in range(events.count()):
+        texts = events.nth(i).locator("text")
+        rows = [_box(texts.nth(k)) for k in range(texts.count())
+                if texts.nth(k).text_content()]
+        left = min(b["x"] for b in rows)
+        right = max(b["x"] + b["width"] for b in rows)
+        assert svg["x"] <= left and right <= svg["x"] + svg["width"]
+        boxes.append((left, right))
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(boxes)), boxes
+    assert "…" not in (picture.text_content() or "")
+    # Causal order: the compile, then the call, then the device work; the readback marked.
+    kinds = [events.nth(i).get_attribute("data-kind") for i in range(events.count())]
+    assert kinds == ["timer start", "compile", "call", "wait", "no readback", "timer stop"]
+    compile_x = _centre(_box(picture.locator('g.sg-event[data-kind="compile"] path')))
+    call_x = _centre(_box(picture.locator('g.sg-event[data-kind="call"] circle')))
+    bar = _box(picture.locator("g.sg-device-work rect").first)
+    assert compile_x < call_x <= bar["x"] + 1
+    expect(picture.locator("g.sg-flaw text.sg-flaw-words")).to_contain_text(
+        [re.compile("compiles here"), re.compile("not brought back to the host")])
+    _save(check.locator("figure"), "exercise-8-stub-interval.png", tmp_path, publish=False)
     page.close()

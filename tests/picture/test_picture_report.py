@@ -1,6 +1,9 @@
 """Pictures from real grades: the exercise-1 stub (its interval stops while the work is still
 running) and the exercise-7 solution (first-call and warm samples on one axis), as data in
-the report and as HTML; and ``syncgrade.notebook.grade`` on code given as text."""
+the report and as HTML; every exercise's stub drawn soundly (no label cut, no event before
+its cause, a width that fits; ``picture_support``), exercise-8's missing readback,
+exercise-2's answers and exercise-7's distributions where their check fails; and
+``syncgrade.notebook.grade`` on code given as text."""
 
 from __future__ import annotations
 
@@ -9,13 +12,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from picture_support import FIT, assert_pictures_sound, pictures
 
 import syncgrade
-from syncgrade.courses import open_course
+from syncgrade.analysis import PHASES
+from syncgrade.courses import EXERCISES, open_course
 from syncgrade.models import SCHEMA_VERSION, GradeReport
 from syncgrade.notebook import CELL_NAME, NotebookError, source_from_cells
 from syncgrade.notebook import grade as notebook_grade
 from syncgrade.picture import render_html
+from syncgrade.rubric.timeline import COMPILES, NO_READBACK
 from syncgrade.schema import schema_file_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +44,75 @@ def stub_report() -> GradeReport:
 def report_7() -> GradeReport:
     return syncgrade.grade("exercise-7", course_file("exercise-7", "solution"),
                            display_name="submission.py")
+
+
+@pytest.fixture(scope="module")
+def stub_reports(stub_report: GradeReport) -> dict[str, GradeReport]:
+    """Every exercise's stub, graded once (exercise-1's is ``stub_report``)."""
+    return {exercise: stub_report if exercise == "exercise-1" else syncgrade.grade(
+        exercise, course_file(exercise, "stub"), display_name="submission.py")
+        for exercise in EXERCISES}
+
+
+def test_every_stub_is_drawn_soundly(stub_reports: dict[str, GradeReport]) -> None:
+    """No label cut or outside its picture, no event before its cause, every picture as
+    wide as a 1200-pixel window allows (tests/courses/test_corpus.py checks every flawed
+    corpus file the same way)."""
+    drawn = {exercise: assert_pictures_sound(report)
+             for exercise, report in stub_reports.items()}
+    assert all(report.status == "failed" for report in stub_reports.values())
+    assert all(drawn.values()), drawn  # every stub fails something a picture shows
+
+
+def test_exercise_8_draws_its_order_and_the_missing_readback(
+        stub_reports: dict[str, GradeReport]) -> None:
+    report = stub_reports["exercise-8"]
+    check = report.check("readback-included")
+    pic = check.evidence.interval
+    assert check.status == "failed" and pic is not None
+    kinds = [e.kind for e in pic.host]
+    # The call compiles before it dispatches; the readback that belongs before the stop
+    # is drawn as missing, and marked.
+    assert kinds == ["timer start", "compile", "call", "wait", "no readback", "timer stop"]
+    assert (kinds.index("no readback"), NO_READBACK) in {(f.at, f.words) for f in pic.flaws}
+    assert (kinds.index("compile"), COMPILES) in {(f.at, f.words) for f in pic.flaws}
+    (work,) = pic.device
+    assert work.dispatched_at == kinds.index("call")
+    (svg,) = pictures(report)
+    assert float(svg.get("width") or 0) <= FIT
+    assert f"⚠ {NO_READBACK}" in render_html(report)
+
+
+def test_exercise_2_draws_each_answer_beside_its_snippet_without_the_key(
+        stub_reports: dict[str, GradeReport]) -> None:
+    report = stub_reports["exercise-2"]
+    answers = [c for c in report.checks if c.id.startswith("answer-") and c.id != (
+        "answer-sync-point")]
+    assert len(answers) == 4 and all(c.status == "failed" for c in answers)
+    for check in answers:
+        pic = check.evidence.answer
+        assert pic is not None and pic.answer == [] and pic.verdict == check.message
+        assert pic.lines[pic.start].startswith("start = ")
+        assert pic.lines[pic.stop].startswith("stop = ")
+    svgs = [s for s in pictures(report) if "sg-answer" in (s.get("class") or "")]
+    assert len(svgs) == 4
+    for svg in svgs:
+        words = " ".join(svg.itertext())
+        assert "(no phases)" in words and "your answer" in words
+        # The stub answers nothing: no phase name may appear, so none of the key does.
+        assert not [phase for phase in PHASES if phase in words]
+
+
+def test_exercise_7_draws_the_distributions_under_the_failed_first_call_check(
+        stub_reports: dict[str, GradeReport]) -> None:
+    report = stub_reports["exercise-7"]
+    assert report.check("first-call-includes-compile").status == "failed"
+    page = render_html(report)
+    assert page.count('class="sg-pic sg-distributions"') == 1
+    home = page.index('data-check="first-call-includes-compile"')
+    chart = page.index('class="sg-pic sg-distributions"')
+    after = page.find('<li class="sg-check', home + 1)
+    assert home < chart < (after if after > 0 else len(page))
 
 
 def test_the_stub_interval_as_data(stub_report: GradeReport) -> None:

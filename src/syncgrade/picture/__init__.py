@@ -7,6 +7,8 @@ library, so any front end (the CLI, a notebook, a platform adapter) can use it.
 - :func:`~syncgrade.picture.svg.interval_svg`: one interval as an SVG, with lanes for the
   host, the device and the measurement, the flaw marked, the text timeline as its
   accessible description;
+- :func:`~syncgrade.picture.answer.answer_svg`: a concept answer (exercise-2) beside the
+  snippet it is about, the lines between its clock reads marked;
 - :func:`~syncgrade.picture.svg.distributions_svg`: sample lists (exercise-7's first-call
   and warm samples) side by side on one axis;
 - :func:`~syncgrade.picture.html.render_html`: a whole report as one self-contained HTML
@@ -18,9 +20,10 @@ The text timeline stays the source of truth: each picture carries it as its desc
 
 from __future__ import annotations
 
+from syncgrade.picture.answer import answer_svg
 from syncgrade.picture.html import render_fragment, render_html
 from syncgrade.picture.svg import distributions_svg, interval_svg
 from syncgrade.picture.text import timeline_text
 
-__all__ = ["distributions_svg", "interval_svg", "render_fragment", "render_html",
+__all__ = ["answer_svg", "distributions_svg", "interval_svg", "render_fragment", "render_html",
            "timeline_text"]

@@ -17,6 +17,7 @@ import re
 from html import escape
 
 from syncgrade.models import CheckResult, GradeReport, register_html_renderer
+from syncgrade.picture.answer import ANSWER_STYLE, answer_svg
 from syncgrade.picture.svg import STYLE, distributions_svg, interval_svg, safe_id
 from syncgrade.picture.text import timeline_text
 
@@ -55,7 +56,7 @@ background:var(--sg-card);padding:.6rem .9rem;margin:.5rem 0}
 .sg-report figure{margin:.75rem 0 .25rem}
 .sg-report .sg-scroll{overflow-x:auto;background:var(--sg-bg);border-radius:6px;
 border:1px solid var(--sg-border)}
-.sg-report .sg-scroll svg{display:block}
+.sg-report .sg-scroll svg{display:block;max-width:100%;height:auto}
 .sg-report figcaption{color:var(--sg-muted);font-size:.9em;margin-top:.3rem}
 .sg-report pre.sg-timeline{white-space:pre;overflow-x:auto;background:var(--sg-bg);
 border:1px solid var(--sg-border);border-radius:6px;padding:.5rem .75rem;margin:.35rem 0}
@@ -145,7 +146,7 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
     verdict, sentence = kind_words(report)
     out = [f'<div class="sg-report" data-exercise="{_e(report.exercise)}" '
            f'data-status="{_e(report.status)}">',
-           f"<style>{PAGE_STYLE}{STYLE}</style>",
+           f"<style>{PAGE_STYLE}{STYLE}{ANSWER_STYLE}</style>",
            "<header>",
            f"<h1>{_e(report.exercise)} · {_e(report.title)}</h1>",
            f'<p class="sg-file">{_e(report.submission)}</p>',
@@ -157,8 +158,11 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
     out += ["</header>", '<section aria-labelledby="sg-checks-heading">',
             '<h2 id="sg-checks-heading">Checks</h2>', '<ol class="sg-checks">']
     shown: dict[str, str] = {}
+    home = samples_home(report)
+    samples = next((c.evidence.samples for c in report.checks if c.evidence.samples), None)
     for check in report.checks:
-        out.append(_check(check, passing, source_lines, shown))
+        out.append(_check(check, passing, source_lines, shown,
+                          samples if check.id == home else None))
     out += ["</ol>", "</section>"]
     printed, cut = stdout_excerpt(report)
     if printed:
@@ -198,8 +202,24 @@ def render_html(report: GradeReport, *, passing: bool = False,
         "</main>", "</body>", "</html>", ""])
 
 
+SAMPLES_BELONG_WITH = "first-call-includes-compile"
+"""The check whose failure the sample distributions explain: a first call that did not
+compile sits among the warm samples instead of far to their right."""
+
+
+def samples_home(report: GradeReport) -> str | None:
+    """The id of the check under which the report's sample distributions are drawn (once):
+    :data:`SAMPLES_BELONG_WITH` when it failed, else the check that carries the samples
+    (exercise-7's ``summary-stats``); ``None`` when no check carries any."""
+    carrier = next((c.id for c in report.checks if c.evidence.samples), None)
+    if carrier is None:
+        return None
+    failed = any(c.id == SAMPLES_BELONG_WITH and c.status == "failed" for c in report.checks)
+    return SAMPLES_BELONG_WITH if failed else carrier
+
+
 def _check(check: CheckResult, passing: bool, source_lines: list[str] | None,
-           shown: dict[str, str]) -> str:
+           shown: dict[str, str], samples: dict[str, list[float]] | None) -> str:
     ident = safe_id(f"check-{check.id}")
     out = [f'<li class="sg-check sg-{_e(check.status)}" id="{ident}" '
            f'data-check="{_e(check.id)}" data-status="{_e(check.status)}">',
@@ -231,8 +251,12 @@ def _check(check: CheckResult, passing: bool, source_lines: list[str] | None,
                                source_lines=source_lines, style=False)
             out.append(_figure(svg, "The picture is drawn from your own run. The same "
                                "interval as text:", text))
-    if evidence.samples:
-        svg = distributions_svg(evidence.samples, ident=f"{ident}-samples", style=False)
+    if evidence.answer is not None and (check.status == "failed" or passing):
+        svg = answer_svg(evidence.answer, ident=f"{ident}-answer", style=False)
+        out.append(_figure(svg, "Your answer beside the snippet's own lines: the shaded "
+                           "lines run between the two clock reads.", ""))
+    if samples:
+        svg = distributions_svg(samples, ident=f"{ident}-samples", style=False)
         out.append(_figure(svg, "Your own samples, as you reported them, on one axis; each "
                            "dot is one sample, the bar is its list's median.", ""))
     out.append("</li>")

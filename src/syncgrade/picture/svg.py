@@ -26,18 +26,27 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 
 from syncgrade.models import DeviceWork, IntervalPicture, Timeline, TimelineEntry
+from syncgrade.picture.fonts import text_width, wrap
 from syncgrade.picture.text import timeline_text
 
-STEP = 116  # pixels between two host events (order, not time)
+STEP = 104  # the least distance between two host events (order, not time), in pixels
+COLUMN = 98  # the width an event's words wrap to (a longer word widens its column)
+GAP = 10  # the least room between two events' words
 LEFT = 112  # the lane labels' column
+WORDS_LEFT = 100.0  # where an event's words may begin, right of the lane labels
 RIGHT = 40
 TAIL = 0.8  # how far past the stop "still running" work is drawn, in steps
 LOG_RATIO = 20.0
 MIN_WIDTH = 720.0
-LABEL_CHARS = 17  # characters of an event's detail shown under it (all of it in a tooltip)
+MAX_WIDTH = 1040.0
+"""The widest picture that a report page shows unscaled in a 1200-pixel window; the
+layout stays within it where it can, and a page scales a wider one down to fit
+(``max-width: 100%``: the SVG's viewBox keeps it whole)."""
+LABEL_SIZE, SMALL_SIZE = 12.0, 10.5  # the font sizes of STYLE (event labels; details)
 
 STYLE = """
 .sg-pic{--sg-fg:#1f2328;--sg-muted:#57606a;--sg-lane:#f4f6f8;--sg-inside:#e7eefb;
@@ -58,6 +67,7 @@ stroke-width:4px;stroke-linejoin:round}
 .sg-pic .sg-inside{fill:var(--sg-inside);opacity:.75}
 .sg-pic .sg-lane-label{font-weight:600}
 .sg-pic .sg-host-mark{fill:var(--sg-host);stroke:var(--sg-host)}
+.sg-pic .sg-missing{fill:none;stroke:var(--sg-flaw);stroke-width:1.5;stroke-dasharray:3 2}
 .sg-pic .sg-unexplained{fill:var(--sg-flaw);stroke:var(--sg-flaw);opacity:.8}
 .sg-pic .sg-boundary{stroke:var(--sg-measure);stroke-width:1.5;stroke-dasharray:4 3}
 .sg-pic .sg-work{fill:var(--sg-device)}
@@ -98,8 +108,29 @@ def _e(text: object) -> str:
     return escape(str(text), quote=True)
 
 
-def _short(text: str, chars: int = LABEL_CHARS) -> str:
-    return text if len(text) <= chars else text[:chars - 1] + "…"
+@dataclass(frozen=True)
+class _Words:
+    """An event's words under its marker, each wrapped to fit its column, never cut."""
+
+    label: list[str]
+    detail: list[str]
+    line: str
+
+    @property
+    def width(self) -> float:
+        return max([text_width(r, LABEL_SIZE, bold=True) for r in self.label]
+                   + [text_width(r, SMALL_SIZE) for r in (*self.detail, self.line)])
+
+    @property
+    def height(self) -> float:
+        """From the first label row's baseline to the line's."""
+        return 13.0 * (len(self.label) - 1) + 14.0 * (len(self.detail) + 1)
+
+
+def _words(label: str, detail: str, line: int | None) -> _Words:
+    return _Words(wrap(label, COLUMN, LABEL_SIZE, bold=True),
+                  wrap(detail, COLUMN, SMALL_SIZE) if detail else [],
+                  f"line {line}" if line else "")
 
 
 def timeline_of(picture: IntervalPicture) -> Timeline:
@@ -141,15 +172,20 @@ class _IntervalDrawing:
                  source_lines: list[str] | None, style: bool) -> None:
         self.p, self.timeline, self.id = picture, timeline, ident
         self.source_lines, self.style = source_lines, style
+        self.words = [_words(e.label, e.detail, e.line) for e in picture.host]
         self.xs = self._positions()
         self.parts: list[str] = []
+        self.flaw_xs: list[float] = []  # where each flaw's words start (set by svg())
 
     def _positions(self) -> list[float]:
+        """Each event's x: in order, at least :data:`STEP` apart and far enough apart that
+        the words of neighbours never touch (a long word widens its column)."""
         xs: list[float] = []
-        x = LEFT + 48.0
+        widths = [w.width for w in self.words]
+        x = max(LEFT + 48.0, WORDS_LEFT + widths[0] / 2) if widths else LEFT + 48.0
         for i, event in enumerate(self.p.host):
             if i:
-                x += STEP
+                x += max(STEP, (widths[i - 1] + widths[i]) / 2 + GAP)
                 if event.after_stop and not self.p.host[i - 1].after_stop:
                     x += STEP * 0.6  # room for work still running past the stop
             xs.append(x)
@@ -163,7 +199,8 @@ class _IntervalDrawing:
 
     @property
     def host_bottom(self) -> float:
-        return self.host_top + 100
+        tallest = max((w.height for w in self.words), default=0.0)
+        return self.host_top + max(100.0, 22 + 28 + tallest + 10)
 
     @property
     def device_top(self) -> float:
@@ -209,9 +246,15 @@ class _IntervalDrawing:
         flaws_top = self.measure_bottom + 22
         caption_y = flaws_top + 20 * len(p.flaws) + 8
         height = caption_y + 34
-        width = max(self.xs[-1] + RIGHT, stop_x + STEP * (TAIL + 1.4) + RIGHT, MIN_WIDTH,
-                    *(self._flaw_x(f.at) + _text_width(self._flaw_text(f.at, f.words), 7.4)
-                      + RIGHT for f in p.flaws))
+        running = any(w.state == "still running at the stop" for w in p.device)
+        lanes = max(self.xs[-1] + self.words[-1].width / 2 + RIGHT,
+                    stop_x + (STEP * (TAIL + 1.4) if running else 0.0) + RIGHT, MIN_WIDTH,
+                    *(self.xs[w.dispatched_at] + text_width(self._caption(w), SMALL_SIZE)
+                      + RIGHT for w in p.device if self._captioned(w)))
+        self.flaw_xs = [self._flaw_x(f.at, self._flaw_text(f.at, f.words), max(lanes, MAX_WIDTH))
+                        for f in p.flaws]
+        width = max([lanes, *(x + _flaw_width(self._flaw_text(f.at, f.words)) + RIGHT
+                              for x, f in zip(self.flaw_xs, p.flaws, strict=True))])
         self._lanes(width)
         self._boundaries()
         lines, marks = self._flaws(flaws_top)
@@ -269,23 +312,33 @@ class _IntervalDrawing:
     def _host(self) -> None:
         y = self.marker_y
         for i, (event, x) in enumerate(zip(self.p.host, self.xs, strict=True)):
-            line = f"line {event.line}" if event.line else ""
-            tooltip = " · ".join(t for t in (event.label, event.detail, line, event.note) if t)
-            shape = _marker(event.kind, x, y)
-            rows = _wrap(event.label, LABEL_CHARS - 2)
-            label = "".join(f'<tspan x="{x:.1f}" dy="{0 if k == 0 else 13}">{_e(row)}</tspan>'
-                            for k, row in enumerate(rows))
-            below = y + 28 + 13 * (len(rows) - 1)
+            words = self.words[i]
+            tooltip = " · ".join(t for t in (event.label, event.detail, words.line, event.note)
+                                 if t)
+            label = _rows(words.label, x, 13)
+            below = y + 28 + 13 * (len(words.label) - 1)
+            detail = (f'<text class="sg-small sg-event-detail" x="{x:.1f}" '
+                      f'y="{below + 14:.0f}" text-anchor="middle">{_rows(words.detail, x, 14)}'
+                      "</text>" if words.detail else "")
             self.parts.append(
                 f'<g class="sg-event sg-k-{safe_id(event.kind)}" data-index="{i}" '
-                f'data-kind="{_e(event.kind)}" data-line="{event.line or ""}">'
-                f"<title>{_e(tooltip)}</title>{shape}"
+                f'data-kind="{_e(event.kind)}" data-line="{event.line or ""}" '
+                f'data-x="{x:.1f}" data-room="{self._room(i):.1f}">'
+                f"<title>{_e(tooltip)}</title>{_marker(event.kind, x, y)}"
                 f'<text class="sg-strong sg-event-label" x="{x:.1f}" y="{y + 28:.0f}" '
-                f'text-anchor="middle">{label}</text>'
-                f'<text class="sg-small" x="{x:.1f}" y="{below + 14:.0f}" '
-                f'text-anchor="middle">{_e(_short(event.detail))}</text>'
-                f'<text class="sg-small sg-event-line" x="{x:.1f}" y="{below + 28:.0f}" '
-                f'text-anchor="middle">{_e(line)}</text></g>')
+                f'text-anchor="middle">{label}</text>{detail}'
+                f'<text class="sg-small sg-event-line" x="{x:.1f}" '
+                f'y="{below + 14 * (len(words.detail) + 1):.0f}" '
+                f'text-anchor="middle">{_e(words.line)}</text></g>')
+
+    def _room(self, i: int) -> float:
+        """The width event ``i``'s words may take: to halfway to each neighbour (its
+        words' half), less :data:`GAP` (tests/picture checks every row fits it)."""
+        xs = self.xs
+        left = xs[i] - xs[i - 1] - self.words[i - 1].width / 2 if i else xs[0] - WORDS_LEFT
+        right = xs[i + 1] - xs[i] - self.words[i + 1].width / 2 if i + 1 < len(xs) else math.inf
+        half = min(left, right, 10_000.0)
+        return 2 * half
 
     def _device(self) -> None:
         if not self.p.device:
@@ -301,9 +354,9 @@ class _IntervalDrawing:
         stop_x = self.xs[p.stop]
         end_x = self.x_at(work.ready_at)
         out = [f'<g class="sg-device-work" data-state="{_e(work.state)}" '
-               f'data-timed="{str(work.timed).lower()}">'
+               f'data-timed="{str(work.timed).lower()}" data-dispatched="{work.dispatched_at}" '
+               f'data-x="{x0:.1f}">'
                f"<title>{_e(work.label)}: {_e(work.state)} ({_e(work.known_by)})</title>"]
-        caption = f"{work.label}: {work.state}"
         if work.state == "still running at the stop":
             tail = stop_x + STEP * TAIL
             gradient = f"{self.id}-fade-{work.dispatched_at}"
@@ -330,18 +383,24 @@ class _IntervalDrawing:
                 f'width="{max(end_x - x0, 4):.1f}" height="{h}"/>'
                 f'<line class="sg-work-end" x1="{end_x:.1f}" y1="{top - 3:.0f}" '
                 f'x2="{end_x:.1f}" y2="{top + h + 3:.0f}"/>')
-            caption = f"{work.label}: ready ({work.known_by})"
         else:  # nobody waited for it: where it ended is not known
             end = end_x if end_x is not None else stop_x
             out.append(
                 f'<rect class="sg-work-unknown" x="{x0:.1f}" y="{top:.0f}" '
                 f'width="{max(end - x0, 4):.1f}" height="{h}"/>')
-            caption = f"{work.label}: not known when it finished ({work.known_by})"
         if self._captioned(work):
             out.append(f'<text class="sg-small sg-work-caption" x="{x0:.1f}" '
-                       f'y="{top + h + 14:.0f}">{_e(caption)}</text>')
+                       f'y="{top + h + 14:.0f}">{_e(self._caption(work))}</text>')
         out.append("</g>")
         self.parts.append("".join(out))
+
+    @staticmethod
+    def _caption(work: DeviceWork) -> str:
+        if work.state == "ready" and work.ready_at is not None:
+            return f"{work.label}: ready ({work.known_by})"
+        if work.state == "still running at the stop":
+            return f"{work.label}: {work.state}"
+        return f"{work.label}: not known when it finished ({work.known_by})"
 
     def _measured(self) -> None:
         p = self.p
@@ -375,8 +434,10 @@ class _IntervalDrawing:
         out.append("</g>")
         self.parts.append("".join(out))
 
-    def _flaw_x(self, at: int) -> float:
-        return max(self.xs[at] - 8, 12.0)
+    def _flaw_x(self, at: int, text: str, width: float) -> float:
+        """Where a flaw's words start: under its mark, or further left where they would
+        run past ``width`` (the dashed line from the mark still reaches them)."""
+        return max(min(self.xs[at] - 8, width - RIGHT - _flaw_width(text)), 12.0)
 
     def _flaw_text(self, at: int, words: str) -> str:
         line = self.p.host[at].line
@@ -403,22 +464,19 @@ class _IntervalDrawing:
                 f'<g class="sg-flaw" data-lane="{_e(flaw.lane)}" data-at="{flaw.at}" '
                 f'data-words="{_e(flaw.words)}">'
                 f'<circle class="sg-flaw-ring" cx="{x:.1f}" cy="{ring_y:.0f}" r="11"/>'
-                f'<text class="sg-flaw-words" x="{self._flaw_x(flaw.at):.1f}" '
+                f'<text class="sg-flaw-words" x="{self.flaw_xs[n]:.1f}" '
                 f'y="{y_text:.0f}">{_e(self._flaw_text(flaw.at, flaw.words))}</text></g>')
         return lines, marks
 
 
-def _wrap(text: str, chars: int) -> list[str]:
-    """``text`` on at most two rows of about ``chars`` characters, split at a space."""
-    if len(text) <= chars or " " not in text:
-        return [text]
-    cut = min((i for i, ch in enumerate(text) if ch == " "), key=lambda i: abs(i - len(text) / 2))
-    return [text[:cut], text[cut + 1:]]
+def _flaw_width(text: str) -> float:
+    return text_width(text, LABEL_SIZE, bold=True)
 
 
-def _text_width(text: str, per_char: float = 6.6) -> float:
-    """A generous estimate of a text's width in pixels (no font metrics in an SVG writer)."""
-    return len(text) * per_char
+def _rows(rows: list[str], x: float, step: int) -> str:
+    """``rows`` as tspans under one another, each centred on ``x``."""
+    return "".join(f'<tspan x="{x:.1f}" dy="{0 if k == 0 else step}">{_e(row)}</tspan>'
+                   for k, row in enumerate(rows))
 
 
 def _headline(picture: IntervalPicture) -> str:
@@ -443,10 +501,12 @@ def _marker(kind: str, x: float, y: float) -> str:
     if kind == "host work":  # the unexplained host time: a segment of its own
         return (f'<rect class="sg-host-mark sg-unexplained" x="{x - 14:.1f}" y="{y - 6:.0f}" '
                 'width="28" height="12" rx="2"/>')
+    if kind == "no readback":  # where a readback belongs, and none is: an empty outline
+        return (f'<path class="sg-missing" d="M{x - 7:.1f},{y - 8:.0f} h14 l-14,16 h14 z"/>')
     if kind in ("print", "sleep", "eager"):
         return f'<path {cls} d="M{x:.1f},{y - 9:.0f} l8,16 h-16 z"/>'
-    return (f'<text class="sg-strong" x="{x:.1f}" y="{y + 4:.0f}" '
-            'text-anchor="middle">…</text>')
+    return "".join(f'<circle {cls} cx="{x + dx:.1f}" cy="{y:.0f}" r="2"/>'
+                   for dx in (-7, 0, 7))  # events left out: three dots
 
 
 # --------------------------------------------------------------------------- distributions
@@ -531,9 +591,12 @@ def distributions_svg(samples: Mapping[str, Sequence[float]], *,
             row.append(f'<circle class="sg-dot" cx="{x_of(value):.1f}" cy="{mid + jitter:.1f}" '
                        f'r="5.5"><title>{_e(sample_label(name))} sample {i + 1}: '
                        f"{value * 1e3:.3f} ms</title></circle>")
+        words = f"median {median * 1e3:.3f} ms"
+        flip = mx + 5 + text_width(words, SMALL_SIZE) > width - 4  # no room right: left of it
         row.append(f'<line class="sg-median" x1="{mx:.1f}" y1="{mid - 18:.0f}" x2="{mx:.1f}" '
                    f'y2="{mid + 18:.0f}"/><text class="sg-small sg-median-label" '
-                   f'x="{mx + 5:.1f}" y="{mid - 16:.0f}">median {median * 1e3:.3f} ms</text>')
+                   f'x="{mx - 5 if flip else mx + 5:.1f}" y="{mid - 16:.0f}" '
+                   f'text-anchor="{"end" if flip else "start"}">{words}</text>')
         row.append("</g>")
         parts.append("".join(row))
     parts.append("</svg>")

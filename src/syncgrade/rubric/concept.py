@@ -11,12 +11,14 @@ key holds: the key is the exercise. Unknown names are answered with the public v
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from syncgrade.analysis import PHASES
-from syncgrade.models import Evidence
+from syncgrade.models import AnswerPicture, Evidence
 from syncgrade.rubric.base import Context, Outcome
+from syncgrade.rubric.snippets import parse_snippets, stub_docstring
 from syncgrade.values import Opaque
 
 _CONTAINERS = (list, tuple, set, frozenset)
@@ -102,12 +104,34 @@ def _unknown_names(snippet: str, unknown: list[str], vocabulary: Sequence[str]) 
     )
 
 
-def _verdict(snippet: str, answer: frozenset[str], key: Collection[str], hint: str) -> Outcome:
+def snippet_picture(ctx: Context, snippet: str, answer: frozenset[str], verdict: str,
+                    vocabulary: Sequence[str] = PHASES) -> AnswerPicture | None:
+    """The learner's answer drawn against ``snippet``'s own lines, as the exercise's stub
+    shows them (its docstring's ``Snippet X`` block, :mod:`syncgrade.rubric.snippets`);
+    ``None`` when the exercise has no such stub or the snippet has no start and stop
+    lines. Holds nothing of the key: the lines are public, the answer is the learner's."""
+    folder = ctx.exercise.folder
+    stub = folder / "stub.py" if folder is not None else None
+    if stub is None or not stub.is_file():
+        return None
+    code = parse_snippets(stub_docstring(stub.read_text(encoding="utf-8"))).get(snippet)
+    lines = code.rstrip("\n").split("\n") if code else []
+    start = next((i for i, ln in enumerate(lines) if re.match(r"\s*start\s*=", ln)), None)
+    stop = next((i for i, ln in enumerate(lines) if re.match(r"\s*stop\s*=", ln)), None)
+    if start is None or stop is None or stop < start:
+        return None
+    return AnswerPicture(snippet=snippet, lines=lines, start=start, stop=stop,
+                         answer=[p for p in vocabulary if p in answer], verdict=verdict)
+
+
+def _verdict(ctx: Context, snippet: str, answer: frozenset[str], key: Collection[str],
+             hint: str, vocabulary: Sequence[str]) -> Outcome:
     missing = set(key) - answer
     extra = answer - set(key)
-    facts = Evidence(facts={"snippet": snippet})
     if not missing and not extra:
-        return Outcome.ok(f"Your answer for snippet {snippet} matches its interval.", facts)
+        message = f"Your answer for snippet {snippet} matches its interval."
+        return Outcome.ok(message, Evidence(facts={"snippet": snippet}, answer=snippet_picture(
+            ctx, snippet, answer, "", vocabulary)))
     if not answer:
         message = (f"Your answer for snippet {snippet} is empty, but its interval does "
                    "contain work.")
@@ -120,7 +144,8 @@ def _verdict(snippet: str, answer: frozenset[str], key: Collection[str], hint: s
         message = (f"Your answer for snippet {snippet} is not what its interval contains: it "
                    "lists something the interval does not wait for, and misses something "
                    "it does.")
-    return Outcome.fail(message, hint, facts)
+    return Outcome.fail(message, hint, Evidence(facts={"snippet": snippet}, answer=(
+        snippet_picture(ctx, snippet, answer, message, vocabulary))))
 
 
 def answer_phases(
@@ -133,7 +158,7 @@ def answer_phases(
         answer = _phase_names(_entry(ctx, call, constant, snippet), snippet, vocabulary)
     except _Invalid as invalid:
         return invalid.outcome
-    return _verdict(snippet, answer, key, hint)
+    return _verdict(ctx, snippet, answer, key, hint, vocabulary)
 
 
 def answer_choice(

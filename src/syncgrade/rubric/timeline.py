@@ -35,6 +35,7 @@ from syncgrade.trace import (
     Eager,
     Event,
     Placement,
+    Return,
     Site,
     Sleep,
     TimerRead,
@@ -54,6 +55,8 @@ PLACES = "the inputs move to the device here"
 COPIES = "NumPy data is copied to the device here"
 HOST_WORK = "your own host work, timed too"
 UNEXPLAINED = "host CPU time that is neither the timed call nor its wait"
+LATE_READBACK = "the result comes back to the host only after the timer stopped"
+NO_READBACK = "the result is not brought back to the host before the timer stops"
 
 
 def _line(site: Site, file: str) -> int | None:
@@ -112,12 +115,14 @@ class _Step:
     event: Event | None
     kind: str
     after_stop: bool = False
+    repeats: int = 1  # the same host work, one right after another, drawn once
 
 
 FLAW_NOTES = {
     "still running": STILL_RUNNING, "late wait": LATE_WAIT, "other wait": OTHER_WAIT,
     "compile": COMPILES, "placement": PLACES, "numpy arguments": COPIES,
     "host work": HOST_WORK, "unexplained": UNEXPLAINED,
+    "late readback": LATE_READBACK, "no readback": NO_READBACK,
 }
 """The flaws a picture can mark, by name, each with the text timeline's note for it.
 ``with_timeline(..., flaws=...)`` names the ones a check is about (default: all)."""
@@ -126,18 +131,20 @@ WAITING_FLAWS = ("still running", "late wait", "other wait")
 PHASE_FLAWS = {
     "input placement": ("placement", "numpy arguments"), "compilation": ("compile",),
     "device execution": WAITING_FLAWS, "output wait": WAITING_FLAWS,
+    "host transfer": ("late readback", "no readback"),
 }
 """The flaws that put a phase into an interval or leave it out, by phase name."""
 WARM_PHASES = frozenset({"dispatch", "device execution", "output wait"})
 """The default interval (as :data:`syncgrade.rubric.contract.WARM`): one warm call, waited."""
 _LANE = {"still running": "device", "late wait": "host", "other wait": "host",
          "compile": "host", "placement": "host", "numpy arguments": "host",
-         "host work": "host", "unexplained": "host"}
+         "host work": "host", "unexplained": "host", "late readback": "host",
+         "no readback": "host"}
 
 
 def _kind(event: Event | None, entry: TimelineEntry) -> str:
     if event is None:
-        return "host work" if entry.what == "host work" else "gap"
+        return entry.what if entry.what in ("host work", "no readback") else "gap"
     if isinstance(event, Wait) and event.how in READBACK_WAYS:
         return "readback"
     if isinstance(event, Call):
@@ -146,26 +153,23 @@ def _kind(event: Event | None, entry: TimelineEntry) -> str:
 
 
 def _walk(interval: Interval, analysis: Analysis, file: str,
-          name: Namer = _trace_name) -> list[_Step]:
+          name: Namer = _trace_name, phases: Collection[str] = WARM_PHASES) -> list[_Step]:
     """The interval's events in order, then where a late wait happened, if any. ``name``:
-    how a call's callable is named (default: the name the trace recorded)."""
+    how a call's callable is named (default: the name the trace recorded). When
+    ``phases`` hold ``host transfer`` and nothing read the timed output back inside, the
+    missing readback is a step of its own before the stop (or the late one is named so)."""
     steps = [_Step(TimelineEntry(what="timer start", detail=interval.start.clock,
                                  line=_line(interval.start.site, file)),
                    interval.start, "timer start")]
-    compiles_seen = False
-    inside: list[_Step] = []
-    for event in interval.inside:
-        if isinstance(event, Compile):
-            if compiles_seen:
-                continue  # one compile line is enough; jax reports several stages
-            compiles_seen = True
-        entry = _entry(event, interval, file, name)
-        if entry is None or (entry.what == "print" and inside
-                             and inside[-1].entry.what == "print"
-                             and inside[-1].entry.line == entry.line):
-            continue  # one print writes several times: drawn once
-        inside.append(_Step(entry, event, _kind(event, entry)))
-    steps.extend(_shortened(_with_unexplained(interval, inside)))
+    steps.extend(_shortened(_with_unexplained(interval, _inside(interval, file, name))))
+    late = _late_wait(interval, analysis)
+    transfer = ("host transfer" in phases and bool(interval.calls)
+                and not interval.readbacks_of_timed_output())
+    late_readback = transfer and late is not None and late.how in READBACK_WAYS
+    if transfer and not late_readback:
+        entry = TimelineEntry(what="no readback", detail="the result stays on the device",
+                              line=None, note=NO_READBACK)
+        steps.append(_Step(entry, None, "no readback"))
     ready = interval.ready_at_stop
     stop_note = ""
     if ready is False:
@@ -175,12 +179,52 @@ def _walk(interval: Interval, analysis: Analysis, file: str,
     steps.append(_Step(TimelineEntry(what="timer stop", detail=interval.stop.clock,
                                      line=_line(interval.stop.site, file), note=stop_note),
                        interval.stop, "timer stop"))
-    late = _late_wait(interval, analysis)
     if late is not None:
-        entry = TimelineEntry(what="wait", detail=late.how, line=_line(late.site, file),
-                              note=LATE_WAIT)
+        entry = TimelineEntry(what="readback" if late_readback else "wait", detail=late.how,
+                              line=_line(late.site, file),
+                              note=LATE_READBACK if late_readback else LATE_WAIT)
         steps.append(_Step(entry, late, _kind(late, entry), after_stop=True))
     return steps
+
+
+def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
+    """The steps between the reads, in causal order: a compilation inside a call (between
+    the call and its return) is drawn before that call, which dispatches only once it is
+    compiled, so no step comes before its cause. The same wait, sleep or eager operation
+    on one line, again and again, is one step that says how many times."""
+    compiles_seen = False
+    inside: list[_Step] = []
+    open_calls: dict[int, int] = {}  # a call's seq -> its step's index, until it returns
+    for event in interval.inside:
+        if isinstance(event, Return):
+            open_calls.pop(event.call, None)
+            continue
+        if isinstance(event, Compile):
+            if compiles_seen:
+                continue  # one compile line is enough; jax reports several stages
+            compiles_seen = True
+        entry = _entry(event, interval, file, name)
+        if entry is None or (entry.what == "print" and inside
+                             and inside[-1].entry.what == "print"
+                             and inside[-1].entry.line == entry.line):
+            continue  # one print writes several times: drawn once
+        if (inside and isinstance(event, (Wait, Sleep, Eager)) and inside[-1].entry == entry
+                and entry.note != "waits for the timed output"):
+            last = inside[-1]
+            inside[-1] = _Step(last.entry, last.event, last.kind, repeats=last.repeats + 1)
+            continue
+        step = _Step(entry, event, _kind(event, entry))
+        if isinstance(event, Compile) and open_calls:
+            at = max(open_calls.values())  # the innermost call still running compiles
+            inside.insert(at, step)
+            open_calls = {seq: i + (i >= at) for seq, i in open_calls.items()}
+            continue
+        if isinstance(event, Call):
+            open_calls[event.seq] = len(inside)
+        inside.append(step)
+    return [s if s.repeats == 1 else _Step(
+        s.entry.model_copy(update={"detail": f"{s.entry.detail} ({s.repeats} times)"}),
+        s.event, s.kind) for s in inside]
 
 
 def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:
@@ -218,7 +262,7 @@ def draw_both(interval: Interval, analysis: Analysis, file: str,
     """The text timeline and the picture of ``interval``, from one walk (see
     :func:`picture` for ``flaws`` and ``phases``; ``name``: how the learner's code names
     a call's callable, for the words of a call and its device work)."""
-    steps = _walk(interval, analysis, file, name)
+    steps = _walk(interval, analysis, file, name, phases)
     return (_timeline(interval, steps, file),
             _picture(interval, analysis, steps, file, flaws, phases, name))
 
@@ -264,6 +308,8 @@ def _contradicting(phases: Collection[str], waited: bool) -> set[str]:
         flaws.add("compile")
     if "input placement" not in phases:
         flaws.update({"placement", "numpy arguments"})
+    if "host transfer" in phases:
+        flaws.update({"late readback", "no readback"})
     return flaws
 
 
