@@ -122,6 +122,51 @@ def on_line(line: int | None) -> str:
     return f" on line {line}" if line else ""
 
 
+def line_in_function(ctx: Context, function: str, line: int | None) -> int | None:
+    """``line`` as seen from the learner's top-level function ``function``: ``line`` itself
+    when it lies in that function's body, else the line in its body that calls (directly,
+    or through other functions of the file, breadth first) the function holding ``line``.
+    A check about ``energy_reference`` names the call in it, not the JAX line inside the
+    ``energy`` it called. ``line`` unchanged when the source cannot say (no source, a
+    syntax error, a call the file's text does not show)."""
+    if not line or not ctx.source_lines:
+        return line
+    try:
+        tree = ast.parse("\n".join(ctx.source_lines))
+    except (SyntaxError, ValueError, RecursionError):
+        return line
+    defs = {node.name: node for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if function not in defs:
+        return line
+    # The line each function reaches ``line`` from: its own when it holds it, else its
+    # first call of a function that does (widened one caller at a time).
+    site = {name: line for name, node in defs.items() if _spans(node, line)}
+    while function not in site:
+        found = {caller: at for caller, node in defs.items() if caller not in site
+                 for callee in site if (at := _call_line(node, callee)) is not None}
+        if not found:
+            return line
+        site.update(found)
+    return site[function]
+
+
+def _spans(node: ast.stmt, line: int) -> bool:
+    end = node.end_lineno if node.end_lineno is not None else node.lineno
+    return node.lineno <= line <= end
+
+
+def _call_line(node: ast.AST, callee: str) -> int | None:
+    """The first line in ``node`` that calls the name ``callee`` (``callee(...)``, or
+    ``jax.jit(callee)``-style: the name passed on)."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call) and any(
+                isinstance(n, ast.Name) and n.id == callee
+                for n in (inner.func, *inner.args)):
+            return inner.lineno
+    return None
+
+
 def function_of(ctx: Context, call_id: str) -> str:
     """The learner function (or constant) name the grader call ``call_id`` uses."""
     for call in ctx.exercise.calls:

@@ -100,8 +100,9 @@ def reference_is_numpy(ctx: Context, call: str, result: ValuePath, reference: st
     jax_work = _jax_work(ctx, ctx.analysis(call).events)
     if jax_work is not None:
         what, event = jax_work
+        line = iv.line_in_function(ctx, fn, iv.line_of(event))
         return Outcome.fail(
-            f"`{fn}` used JAX{iv.on_line(iv.line_of(event))} ({what}), so it is not an "
+            f"`{fn}` used JAX{iv.on_line(line)} ({what}), so it is not an "
             "independent NumPy check: a bug in JAX code could hide in both results.",
             "Compute the reference with `numpy` functions on the host arrays only (`np.sum`, "
             "`@`, `np.einsum`, ...); don't call `jax`, `jnp` or jitted functions in it.",
