@@ -11,11 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
+import snippets_support as snippets
 from trace_support import trace
 
 from syncgrade.analysis import PHASES
 from syncgrade.courses import builtin_course
-from syncgrade.rubric import snippets
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "src" / "syncgrade" / "course"  # the built-in course

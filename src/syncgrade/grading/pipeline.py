@@ -45,6 +45,7 @@ from syncgrade.limits import (
 from syncgrade.models import CheckResult, GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
+from syncgrade.rubric.compose import Part
 from syncgrade.rubric.intervals import passing_picture
 from syncgrade.rubric.registry import REGISTRY
 from syncgrade.trace import CallFrame
@@ -225,7 +226,7 @@ def _with_passing_picture(ctx: Context, spec: Any, outcome: Outcome) -> Outcome:
         return outcome
     # A check's own params, or those of each part of a check the measurement contract
     # combined (``rubric.contract``: one part per list of samples): the first that drew.
-    parts = [spec.params] + [part[2] for part in spec.params.get("parts", ())]
+    parts = [spec.params] + [Part._make(part).params for part in spec.params.get("parts", ())]
     pictures = (passing_picture(ctx, params["call"], params.get(definition.judges))
                 for params in parts if isinstance(params, dict) and "call" in params)
     try:

@@ -80,18 +80,33 @@ def rng(seed: int) -> Spec:
     return {"kind": "rng", "seed": seed}
 
 
-def _declared(spec: Spec, source: str | None, static_argnums: Sequence[int]) -> Spec:
+def static_positions(static_argnums: int | Sequence[int]) -> list[int]:
+    """``static_argnums`` as a list: one int, as ``jax.jit`` accepts, or a sequence of
+    ints. Raises ``TypeError`` naming the parameter for anything else (raised where the
+    declaration builds the spec, so the loader's error names that line)."""
+    if isinstance(static_argnums, int) and not isinstance(static_argnums, bool):
+        return [static_argnums]
+    if isinstance(static_argnums, (str, bytes)) or not isinstance(static_argnums, Sequence):
+        raise TypeError(f"static_argnums must be an int or a sequence of ints (as "
+                        f"jax.jit takes), not {static_argnums!r}")
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in static_argnums):
+        raise TypeError(f"static_argnums must hold ints only, not {list(static_argnums)!r}")
+    return list(static_argnums)
+
+
+def _declared(spec: Spec, source: str | None, static_argnums: int | Sequence[int]) -> Spec:
     # Keys only when used: the jobs of exercises that do not declare workloads stay as
     # they were.
     if source is not None:
         spec["source"] = source
-    if static_argnums:
-        spec["static_argnums"] = [int(i) for i in static_argnums]
+    positions = static_positions(static_argnums)
+    if positions:
+        spec["static_argnums"] = positions
     return spec
 
 
 def workload(name: str, warm: list[Spec] | None = None, *, source: str | None = None,
-             static_argnums: Sequence[int] = ()) -> Spec:
+             static_argnums: int | Sequence[int] = ()) -> Spec:
     """``jax.jit(f, static_argnums=...)`` of workload ``name``, a new function object per
     grader call; compiled and waited on ``warm`` argument specs first when given (include
     a :func:`value` for each static argument).
@@ -105,7 +120,7 @@ def workload(name: str, warm: list[Spec] | None = None, *, source: str | None = 
 
 
 def factory(name: str, *, source: str | None = None,
-            static_argnums: Sequence[int] = ()) -> Spec:
+            static_argnums: int | Sequence[int] = ()) -> Spec:
     """``make_fn()``: each call returns a fresh ``jax.jit`` of workload ``name`` (see
     :func:`workload`) whose first call traces and compiles."""
     return _declared({"kind": "factory", "name": name}, source, static_argnums)

@@ -1,6 +1,8 @@
 """Derive exercise-2's answer key by running its snippets under the grader's own tracer.
 
-The stub's docstring shows four timed snippets. :func:`parse_snippets` reads them exactly
+A test helper (tests/rubric/test_exercise_2_key.py; it was in the package, used by no
+grader code). The stub's docstring shows four timed snippets. :func:`parse_snippets` reads
+them exactly
 as the stub's ``__main__`` block does; :func:`grader_source` wraps each one in a function
 ``snippet_<letter>(x_host, w_host, cpu, x, w, compiled_predict)`` that returns its
 ``elapsed``; :data:`SNIPPET_JOB` calls each function once in the lesson's world (a fresh,
@@ -18,8 +20,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from syncgrade.analysis import analyse
+from syncgrade.rubric import Exercise, GraderCall, Required
 from syncgrade.rubric import specs as s
-from syncgrade.rubric.base import Exercise, GraderCall, Required
 from syncgrade.trace import CallFrame
 
 PARAMETERS = ("x_host", "w_host", "cpu", "x", "w", "compiled_predict")
