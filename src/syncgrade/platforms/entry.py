@@ -333,13 +333,15 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
         raise ConfigError(f"course must be a folder or an installed course's name, not "
                           f"{course!r}")
     from syncgrade.courses import BUILTIN_ROOT, CourseError, open_course
-    from syncgrade.rubric import UnknownExercise
+    from syncgrade.rubric import RubricError, UnknownExercise
 
     # The built-in course unless one is configured here (``environ`` included).
     course = course or str(BUILTIN_ROOT)
     try:
         open_course(course).get(exercise)
-    except (UnknownExercise, CourseError) as exc:
+    except (UnknownExercise, CourseError, RubricError) as exc:
+        # A broken rubric is the staff's setup to fix (docs/platforms.md): the learner
+        # reads MISCONFIGURED, the staff log the author's file, line and traceback.
         raise ConfigError(str(exc)) from None
     config = Config(exercise=exercise, course=course)
     for key, check in (("timeout", check_timeout), ("overhead", check_overhead),
