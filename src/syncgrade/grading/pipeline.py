@@ -16,6 +16,7 @@ import numpy as np
 
 from syncgrade import sandbox
 from syncgrade.courses import open_course
+from syncgrade.errors import RubricError
 from syncgrade.grading.cause import (
     CHANNEL_TAMPERED,
     GraderKilled,
@@ -26,6 +27,7 @@ from syncgrade.grading.cause import (
     killed_from_outside,
     unbuilt_calls,
     void_for_tampering,
+    workload_fault,
 )
 from syncgrade.grading.frames import parse_run, telling_outcome
 from syncgrade.grading.hidden import hidden_data
@@ -96,8 +98,10 @@ def grade(
     or is absurdly large: see :mod:`syncgrade.limits`; ``memory_bytes=None`` is the
     default), :class:`~syncgrade.courses.CourseError` (a ``ValueError``: no such course)
     and :class:`~syncgrade.rubric.RubricError` (the
-    exercise's rubric failed its load-time validation). Every learner failure, and a
-    fault of the grader itself (``status == "error"``), is in the returned report.
+    exercise's rubric failed its load-time validation, or a workload it declares as
+    source failed on its own code: :func:`~syncgrade.grading.cause.workload_fault`).
+    Every learner failure, and a fault of the grader itself (``status == "error"``), is
+    in the returned report.
     Thread-safe: each call runs its own child process and shares no mutable state with
     other calls.
     """
@@ -130,6 +134,8 @@ def grade(
         return _assemble(exercise, submission, inputs, runs, limits,
                          time.perf_counter() - started, references=references.result,
                          draw_passing=draw_passing)
+    except RubricError:
+        raise  # the exercise's own setup is broken (a declared workload's mistake)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         return internal_error_report(exercise, submission,
                                       runs[-1].outcome if runs else None, limits, exc,
@@ -184,6 +190,9 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
             # the report says the channel was tampered with.
             tampered.add(f"{CHANNEL_TAMPERED}: {frames_of_run.tampering}")
     tampered.update(unbuilt_calls(exercise, inputs, frames))
+    fault = workload_fault(exercise, frames)
+    if fault is not None:
+        raise fault  # the exercise's setup, not the learner's mistake nor a grader fault
     outcome = telling_outcome([run.outcome for run in runs])
     ctx = Context(
         exercise=exercise, display_name=submission.display_name, hello=hello, load=load,

@@ -79,6 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from syncgrade.errors import RubricError
 from syncgrade.limits import (
     DEFAULT_MEMORY_GIB,
     DEFAULT_TIMEOUT_S,
@@ -204,7 +205,7 @@ def run_entry(layout: Layout, argv: Sequence[str],
                              os.environ if environ is None else environ, defaults)
         lock_answers(layout, root, config, alerts)
         results = _grade(layout, root, config, log, alerts, begun)
-    except ConfigError as exc:
+    except (ConfigError, RubricError) as exc:  # a RubricError: a declared workload's bug
         log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
     except Exception:  # a bug of ours: the learner still gets a results file
