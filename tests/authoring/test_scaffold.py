@@ -97,6 +97,22 @@ def test_new_refuses_to_write_into_an_installed_package(
     assert not installed.exists()
 
 
+def test_validate_shows_the_author_s_traceback_of_a_crashing_make_references(
+        tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    scaffold(NEW, "T", root)
+    path = root / NEW / "exercise.py"
+    text = path.read_text().replace('    return {"predict": tolerance.tanh_matmul',
+                                    '    return {"predict": 1 / 0 + tolerance.tanh_matmul')
+    path.write_text(text)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "1 / 0" in row)
+    outcome = v.validate([NEW], open_course(root), runs=1, jobs=1)
+    got = {r.item: r for r in outcome.rows}["rubric"].got
+    assert got.startswith(f"rubric error in {NEW}: {path}:{line}: make_references() raised "
+                          "ZeroDivisionError: division by zero\n"), got
+    assert f'File "{path}", line {line}, in make_references' in got
+
+
 def test_new_rejects_a_multiline_title_and_a_file_for_a_course(tmp_path: Path) -> None:
     with pytest.raises(ScaffoldError, match="one non-empty line"):
         scaffold(NEW, "two\nlines", tmp_path / "course")
