@@ -83,9 +83,8 @@ def grade(
     course folder is visible to the child.
 
     ``draw_passing``: passing interval checks carry the picture of the first interval
-    they judged too (failing ones always do), for ``grade --passing``, the notebook's
-    ``%%grade --passing`` and ``render_html(report, passing=True)``. Verdicts and scores
-    are the same either way.
+    they judged too (failing ones always do; ``grade --passing``, ``%%grade --passing``,
+    ``render_html(report, passing=True)``). Verdicts and scores are the same either way.
 
     ``overhead``: the grader's own seconds besides ``timeout``; the grade returns within
     ``timeout + overhead`` of this call (a start-up that would overrun it: a grader
@@ -97,13 +96,10 @@ def grade(
     ``ValueError`` (a ``timeout`` or ``memory_bytes`` that is not finite and above 0,
     or is absurdly large: see :mod:`syncgrade.limits`; ``memory_bytes=None`` is the
     default), :class:`~syncgrade.courses.CourseError` (a ``ValueError``: no such course)
-    and :class:`~syncgrade.rubric.RubricError` (the
-    exercise's rubric failed its load-time validation, or a workload it declares as
-    source failed on its own code: :func:`~syncgrade.grading.cause.workload_fault`).
-    Every learner failure, and a fault of the grader itself (``status == "error"``), is
-    in the returned report.
-    Thread-safe: each call runs its own child process and shares no mutable state with
-    other calls.
+    and :class:`~syncgrade.rubric.RubricError` (the rubric failed its validation, or a
+    workload it declares failed on its own code: :func:`.cause.workload_fault`). Every
+    learner failure, and a fault of the grader itself (``status == "error"``), is in the
+    returned report. Thread-safe: each call runs its own child and shares no state.
     """
     begun = time.monotonic()
     timeout = check_timeout(timeout)
@@ -134,9 +130,9 @@ def grade(
         return _assemble(exercise, submission, inputs, runs, limits,
                          time.perf_counter() - started, references=references.result,
                          draw_passing=draw_passing)
-    except RubricError:
-        raise  # the exercise's own setup is broken (a declared workload's mistake)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
+        if isinstance(exc, RubricError):
+            raise  # the exercise's own setup is broken (a declared workload's mistake)
         return internal_error_report(exercise, submission,
                                       runs[-1].outcome if runs else None, limits, exc,
                                       time.perf_counter() - started)
