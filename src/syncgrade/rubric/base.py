@@ -40,7 +40,7 @@ def declared_at() -> Origin | None:
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if not name.startswith(("<", _RUBRIC_DIR)):
+        if name != "<string>" and not name.startswith(_RUBRIC_DIR):  # "<string>": dataclass code
             return name, frame.f_lineno
         frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
     return None
