@@ -10,11 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import Check, CheckSpec, Exercise, GraderCall, Required, Samples, tolerance
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.contract import Samples
 
 REPEATS = 6
 PROBE_SECONDS = 0.05  # as exercise-8: a no-wait sample is ~0.1 ms, far below 35% of it
@@ -56,8 +54,8 @@ EXERCISE = Exercise(
         )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
     ),
     samples=(

@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import Check, CheckSpec, Exercise, GraderCall, Required, Samples
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.contract import Samples
 
 MAIN = "main"
 OUTPUT = (0,)
@@ -49,8 +48,8 @@ EXERCISE = Exercise(
     required=(Required("donated_samples", "x_host, repeats", positional=2),),
     calls=(GraderCall(MAIN, "donated_samples", (s.host("x"), s.value(REPEATS))),),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN,)}),
-        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN,)}),
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": OUTPUT, "reference": "step"}),
     ),
     # The timed callable is the learner's own jit (of `step`, by any name), and every

@@ -2,7 +2,7 @@
 
 Graded from two module constants: ``INTERVALS`` (snippet letter -> the phases its interval
 waits for) and ``SYNC_POINT``. The phase key below was derived by running the stub's four
-snippets under the grader's own tracer (``rubric.snippets``);
+snippets under the grader's own tracer (``tests/snippets_support.py``);
 ``tests/rubric/test_exercise_2_key.py`` re-derives it through the real child and asserts it
 still equals ``KEY``.
 """
@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import Check, CheckSpec, Exercise, GraderCall, Required, concept
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import concept
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 
 KEY: dict[str, frozenset[str]] = {
     "A": frozenset({"dispatch"}),
@@ -83,7 +82,7 @@ EXERCISE = Exercise(
         GraderCall(SYNC_POINT_CALL, attribute="SYNC_POINT"),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (INTERVALS_CALL, SYNC_POINT_CALL)}),
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (INTERVALS_CALL, SYNC_POINT_CALL)}),
         *(_answer(letter) for letter in KEY),
         CheckSpec("answer-sync-point", "Where to synchronize", concept.answer_choice, 1, {
             "call": SYNC_POINT_CALL, "constant": "SYNC_POINT", "key": SYNC_POINT_KEY,

@@ -39,12 +39,18 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import (
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    Required,
+    Samples,
+    tolerance,
+    verification_catches_errors,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.contract import Samples
-from syncgrade.rubric.verification import verification_catches_errors
 
 REPEATS = 5  # every call, right or wrong: a different count would tell them apart
 ROWS = 1408  # not the lesson's 96, and enough work (~1 ms) to run asynchronously
@@ -155,12 +161,12 @@ EXERCISE = Exercise(
         _call(PROBE, probe=True),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("shape", "Result shape", c.shape, 1,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.SHAPE, "Result shape", c.shape, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("verification-catches-errors", "Your check catches errors",
+        CheckSpec(Check.VERIFICATION_CATCHES_ERRORS, "Your check catches errors",
                   verification_catches_errors, 3, {"right": MAIN, "wrong": WRONG_SETUPS}),
     ),
     samples=(Samples(MAIN, SAMPLES, REPEATS),

@@ -17,13 +17,19 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import (
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    Required,
+    Samples,
+    all_of,
+    tolerance,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
 from syncgrade.rubric import workload_checks as wc
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of
-from syncgrade.rubric.contract import Samples
 
 REPEATS = 6
 SAMPLES = (1,)
@@ -82,17 +88,17 @@ EXERCISE = Exercise(
         GraderCall(BENCH, "benchmark_energy", (s.device("x"), s.device("w"), s.value(REPEATS))),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (REFERENCE, ENERGY, BENCH)}),
-        CheckSpec("shape", "Row-wise shape", all_of, 1,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (REFERENCE, ENERGY, BENCH)}),
+        CheckSpec(Check.SHAPE, "Row-wise shape", all_of, 1,
                   {"parts": _on_both(c.shape),
                    "ok": "`energy` and `benchmark_energy` both return one value per row."}),
-        CheckSpec("numpy-match", "Matches NumPy", all_of, 1,
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", all_of, 1,
                   {"parts": _on_both(c.numpy_match),
                    "ok": "`energy` and the output of `benchmark_energy` match an independent "
                          "NumPy reference on hidden inputs."}),
-        CheckSpec("reference-is-numpy", "Reference is NumPy", wc.reference_is_numpy, 1,
+        CheckSpec(Check.REFERENCE_IS_NUMPY, "Reference is NumPy", wc.reference_is_numpy, 1,
                   {"call": REFERENCE, "result": (), "reference": "reference"}),
-        CheckSpec("jitted", "Compiled once, reused", wc.jitted, 1,
+        CheckSpec(Check.JITTED, "Compiled once, reused", wc.jitted, 1,
                   {"call": BENCH, "samples": SAMPLES}),
     ),
     # The timed callable is the learner's own jit (of `energy`, by any name: a lambda,

@@ -12,13 +12,19 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import (
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    RepairReport,
+    Required,
+    Samples,
+    tolerance,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.contract import Samples
-from syncgrade.rubric.report_models import RepairReport
 
 REPEATS = 7  # not the default 5: a hard-coded count fails `sample-count`
 REPORT = (0,)
@@ -62,12 +68,12 @@ EXERCISE = Exercise(
         )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("boundary-matches", "Declared boundary", rc.boundary_matches, 2,
+        CheckSpec(Check.BOUNDARY_MATCHES, "Declared boundary", rc.boundary_matches, 2,
                   {"call": MAIN, "boundary": BOUNDARY, "samples": SAMPLES}),
-        CheckSpec("report-schema", "Report layout", rc.report_schema, 1,
+        CheckSpec(Check.REPORT_SCHEMA, "Report layout", rc.report_schema, 1,
                   {"call": MAIN, "report": REPORT, "model": RepairReport}),
     ),
     samples=(Samples(MAIN, SAMPLES, REPEATS),

@@ -15,14 +15,20 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import WARM as WARM_PHASES
+from syncgrade.rubric import (
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    Required,
+    Samples,
+    TimingReport,
+    all_of,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of
-from syncgrade.rubric.contract import WARM as WARM_PHASES
-from syncgrade.rubric.contract import Samples
-from syncgrade.rubric.report_models import TimingReport
 
 FIRST_REPEATS = 3  # odd counts: every median convention gives the same middle sample
 WARM_REPEATS = 5
@@ -70,20 +76,20 @@ EXERCISE = Exercise(
         )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("report-schema", "Report layout", rc.report_schema, 2,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.REPORT_SCHEMA, "Report layout", rc.report_schema, 2,
                   {"call": MAIN, "report": REPORT, "model": TimingReport, "json_safe": True}),
-        CheckSpec("summary-stats", "Summaries recomputed", rc.summary_stats, 1, {
+        CheckSpec(Check.SUMMARY_STATS, "Summaries recomputed", rc.summary_stats, 1, {
             "call": MAIN, "report": REPORT,
             "medians": {"first_call_median_s": "first_call_s", "warm_median_s": "warm_s"},
             "differences": {"compile_estimate_s": ("first_call_median_s", "warm_median_s")},
         }),
-        CheckSpec("boundary-matches", "Declared warm boundary", rc.boundary_matches, 1,
+        CheckSpec(Check.BOUNDARY_MATCHES, "Declared warm boundary", rc.boundary_matches, 1,
                   {"call": MAIN, "boundary": ("boundary",), "select": WARM_ONLY,
                    "kind": "warm"}),
         # `environment` also covers `workload`: both describe what the report ran on, and
         # both must be read at run time rather than written by hand.
-        CheckSpec("environment", "Real environment and workload", all_of, 1, {"parts": (
+        CheckSpec(Check.ENVIRONMENT, "Real environment and workload", all_of, 1, {"parts": (
             ("", rc.environment, {"call": MAIN, "report": ("environment",)}),
             ("", rc.workload_matches, {"call": MAIN, "report": ("workload",), "args": ARGS}),
         ), "ok": "The reported JAX version, backend, device and workload (shapes, dtypes) "

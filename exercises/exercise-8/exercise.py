@@ -12,12 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from syncgrade.analysis import PHASES
+from syncgrade.rubric import (
+    PHASES,
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    Required,
+    Samples,
+    tolerance,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.contract import Samples
 
 REPEATS = 6
 PROBE_SECONDS = 0.05
@@ -61,8 +67,8 @@ EXERCISE = Exercise(
         )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict",
                    "kind": "numpy"}),
     ),

@@ -25,12 +25,19 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import (
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    Part,
+    Required,
+    Samples,
+    all_of,
+    tolerance,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import Part, all_of
-from syncgrade.rubric.contract import Samples
 
 MAIN = "main"
 PROBE = "probe"
@@ -80,13 +87,13 @@ def per_setting(check: Any, settings: int, *, path: tuple[int, ...] = SAMPLES,
                 key: str = "samples", **params: Any) -> tuple[Part, ...]:
     """``check`` on the main call once per setting, its ``key`` param at ``path + (i,)``,
     labelled ``settings[i]``; ``params`` are the check's other params."""
-    return tuple((f"For `settings[{i}]`", check, {"call": MAIN, key: (*path, i), **params})
+    return tuple(Part(f"For `settings[{i}]`", check, {"call": MAIN, key: (*path, i), **params})
                  for i in range(settings))
 
 
 def layout(call: str, path: tuple[int, ...], name: str, count: int, each: str) -> Part:
     """The outer list at ``path`` has one item per setting (a clear failure otherwise)."""
-    return ("", c.list_length, {"call": call, "value": path, "count": count, "name": name,
+    return Part("", c.list_length, {"call": call, "value": path, "count": count, "name": name,
                                 "each": each})
 
 
@@ -113,13 +120,13 @@ EXERCISE = Exercise(
         )),
     ),
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("numpy-match", "Matches NumPy", all_of, 1, {"parts": (
+        CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", all_of, 1, {"parts": (
             layout(MAIN, OUTPUTS, "outputs", N, "one output per setting"),
             *per_setting(c.numpy_match, N, path=OUTPUTS, key="result", reference="predict"),
         ), "ok": "The output of every setting matches an independent NumPy reference on "
                  "hidden inputs."}),
-        CheckSpec("sample-count", "Sample counts and units", all_of, 1, {"parts": (
+        CheckSpec(Check.SAMPLE_COUNT, "Sample counts and units", all_of, 1, {"parts": (
             layout(MAIN, SAMPLES, "samples", N, ONE_LIST_EACH),
             *per_setting(c.sample_count, N, count=REPEATS),
         ), "ok": f"{REPEATS} finite, positive samples in seconds for each of the {N} "

@@ -33,7 +33,10 @@ callable or a module attribute giving the folder's path); ``None`` for
 :data:`BUILTIN_ROOT`).
 
 Declarations are imported from their file path under a module name unique to the course
-folder (two courses never clash), validated as they load, and kept per process. A broken
+folder (two courses never clash), validated and resolved as they load
+(:func:`~syncgrade.rubric.validation.validate_declaration`: registered titles and check
+functions filled in, interval checks derived from the declared ``Samples``), and kept per
+process. A broken
 declaration never stops the course opening: that exercise is left out of
 :attr:`Course.exercises`, its :class:`RubricError` (naming the file) is kept in
 :attr:`Course.errors`, and :meth:`Course.get` raises it.
@@ -400,12 +403,13 @@ def _load(root: Path) -> Course:
         course.files[files.id] = files
         try:
             module = load_declaration(root, files)
-            exercise = getattr(module, "EXERCISE", None)
-            validate_declaration(exercise, expected_id=files.id)
+            # Validated and resolved here, by the loader: registered titles and check
+            # functions filled in, the interval checks derived from its Samples.
+            exercise = validate_declaration(getattr(module, "EXERCISE", None),
+                                            expected_id=files.id)
         except RubricError as exc:
             course.errors[files.id] = exc
             continue
-        assert isinstance(exercise, Exercise)  # validated above
         object.__setattr__(exercise, "folder", files.folder)
         course.exercises[files.id] = exercise
         course.modules[files.id] = module

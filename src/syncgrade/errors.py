@@ -1,10 +1,27 @@
-"""Every usage and authoring error syncgrade raises to its callers, in one place.
+"""The errors syncgrade's public Python API raises to its callers, shared by every layer.
 
-These are the errors an entry point (CLI, service, batch, platform containers) turns into
-an exit code or an HTTP status; a learner's failure is never one of them (it is in the
-report). Each is re-exported where it was first defined (``syncgrade.rubric``,
+These four are what a caller of ``syncgrade.grade``, of a course or of a rubric catches,
+and what every entry point (CLI, service, batch, platform containers) turns into an exit
+code or an HTTP status; a learner's failure is never one of them (it is in the report).
+Each is re-exported where it was first defined (``syncgrade.rubric``,
 ``syncgrade.rubric.validation``, ``syncgrade.courses``, ``syncgrade.engine``), so either
 import works. Imports nothing.
+
+Not every exception class lives here: an entry point's or a tool's own usage error is
+defined next to the code that raises and catches it, and so is each internal signal.
+Defined elsewhere (tests/architecture/test_imports.py keeps this list complete):
+
+- usage errors of one entry point or tool: ``UsageError`` (cli/common.py),
+  ``ConfigError`` (platforms/entry.py), ``BatchError`` (batch.py), ``NotebookError``
+  (notebook.py), ``StarterError`` (starter.py), ``ScaffoldError``
+  (authoring/scaffold.py), ``ValidateUsageError`` (authoring/validate.py),
+  ``CaseError`` and ``EditError`` (authoring/cases.py), ``ClusterError`` and
+  ``ClusterUnavailable`` (cluster.py);
+- internal signals, never raised to a caller: ``SandboxError`` (sandbox/models.py),
+  ``GraderKilled``, ``StartupOverrun`` and ``OutOfTime`` (grading/cause.py),
+  ``RunnerFull`` (service/runner.py), ``Drained`` (service/app.py), ``Skip``
+  (rubric/base.py), ``Verdict`` (rubric/intervals.py), ``DeclarationProblem``
+  (rubric/declaration.py, turned into a ``RubricError``).
 """
 
 from __future__ import annotations

@@ -298,10 +298,6 @@ class GradeReport(_Frozen):
             raise ValueError("a report of a grader fault has no points")
         return self
 
-    @property
-    def full_marks(self) -> bool:
-        return self.status == "passed"
-
     def check(self, check_id: str) -> CheckResult:
         for result in self.checks:
             if result.id == check_id:

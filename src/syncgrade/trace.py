@@ -202,11 +202,17 @@ READBACK_WAYS = frozenset(
 
 
 class LearnerError(BaseModel):
+    """An exception of the learner's code. ``workload``/``workload_line``: set when it was
+    the mistake of a workload the rubric declared as source (the child's
+    ``harness.describe_error``): an exercise setup error, not the learner's."""
+
     model_config = ConfigDict(frozen=True)
     type: str
     message: str
     line: int | None = None
     traceback: str = ""
+    workload: str | None = None
+    workload_line: int | None = None
 
 
 class CallFrame(BaseModel):

@@ -63,12 +63,57 @@ def test_new_adds_to_an_existing_course_and_refuses_to_overwrite_without_force(
     assert "# my edits" not in stub.read_text()
 
 
-@pytest.mark.parametrize("bad", ["exercise-x", "ex-3", "exercise-0", "exercise-07",
+@pytest.mark.parametrize("bad", ["Exercise-3", "exercise_3", "-x", "x-", "a--b",
                                  "exercise-3/../x", ""])
 def test_new_rejects_bad_ids(tmp_path: Path, bad: str) -> None:
     with pytest.raises(ScaffoldError, match="invalid exercise id"):
         scaffold(bad, "T", tmp_path / "course")
     assert not (tmp_path / "course").exists()
+
+
+def test_new_takes_any_slug_and_declares_the_measurement_contract(tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    scaffold("vmap-batch", "Batch with vmap", root)
+    course = open_course(root)
+    exercise = course.get("vmap-batch")
+    assert exercise.statement.startswith("# vmap-batch: Batch with vmap")
+    text = course.folder("vmap-batch").declaration.read_text()
+    # The interval checks come from Samples (docs/authoring.md), not listed by hand.
+    assert "Samples(MAIN, SAMPLES, REPEATS)" in text and "c.sync_before_stop" not in text
+    ids = [check.id for check in exercise.checks]
+    assert ids[:2] == ["runs", "numpy-match"]
+    assert {"sample-count", "sync-before-stop", "interval-clean", "covers-device-work"} <= set(
+        ids)
+    assert {c.id: c.points for c in exercise.checks}["sync-before-stop"] == 2
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "validate.md").read_text()
+    assert len(ids) == 10 and "the one mutant covers two checks of ten." in docs
+
+
+def test_new_refuses_to_write_into_an_installed_package(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    installed = tmp_path / "lib" / "python3.11" / "site-packages" / "syncgrade" / "course"
+    with pytest.raises(ScaffoldError, match="inside an installed package"):
+        scaffold(NEW, "T", installed)
+    assert main(["new", NEW, "--title", "T", "--course", str(installed)]) == 2
+    err = capsys.readouterr().err
+    assert "inside an installed package" in err and "--course DIR" in err
+    assert not installed.exists()
+
+
+def test_validate_shows_the_author_s_traceback_of_a_crashing_make_references(
+        tmp_path: Path) -> None:
+    root = tmp_path / "course"
+    scaffold(NEW, "T", root)
+    path = root / NEW / "exercise.py"
+    text = path.read_text().replace('    return {"predict": tolerance.tanh_matmul',
+                                    '    return {"predict": 1 / 0 + tolerance.tanh_matmul')
+    path.write_text(text)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "1 / 0" in row)
+    outcome = v.validate([NEW], open_course(root), runs=1, jobs=1)
+    got = {r.item: r for r in outcome.rows}["rubric"].got
+    assert got.startswith(f"rubric error in {NEW}: {path}:{line}: make_references() raised "
+                          "ZeroDivisionError: division by zero\n"), got
+    assert f'File "{path}", line {line}, in make_references' in got
 
 
 def test_new_rejects_a_multiline_title_and_a_file_for_a_course(tmp_path: Path) -> None:

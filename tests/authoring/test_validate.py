@@ -161,7 +161,7 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str],
     for argv in (["validate", "exercise-99"], ["validate"],
                  ["validate", "--course", str(tmp_path), "--all"],
                  ["validate", "--course", str(tmp_path / "nowhere"), "--all"],
-                 ["validate", "exercise-1", "--all"], ["new", "exercise-x", "--title", "T"]):
+                 ["validate", "exercise-1", "--all"], ["new", "Exercise-X", "--title", "T"]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("grade: ") and err.count("\n") == 1, (argv, err)

@@ -57,10 +57,9 @@ DECLARATION = '''\
 
 import numpy as np
 
+from syncgrade.rubric import CheckSpec, Exercise, GraderCall, Required, tolerance
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
 
 
 def make_inputs():

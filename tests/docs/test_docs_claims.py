@@ -208,3 +208,40 @@ def test_grade_new_writes_a_mutants_toml_with_one_example_as_the_docs_say(
         "correct", "flawed"]
     assert ("a\n`mutants.toml` with one example mutant and one corpus file of each kind"
             in _text(ROOT / "docs" / "authoring.md"))
+
+
+# --- Python names the docs give ---------------------------------------------------------
+
+PYTHON_NAME = re.compile(r"`(syncgrade(?:\.\w+)+)(?![\w.])")
+
+
+def _resolves(name: str) -> bool:
+    """``name`` (``syncgrade.courses.RUBRIC_ERRORS``) is a module or an attribute path."""
+    import importlib
+
+    parts = name.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for part in parts[split:]:
+            if not hasattr(found, part):
+                return False
+            found = getattr(found, part)
+        return True
+    return False
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_python_name_given_exists(page: Path) -> None:
+    # `syncgrade.json` is a platform's configuration file, not a Python name.
+    names = {n for n in PYTHON_NAME.findall(_text(page)) if n != "syncgrade.json"}
+    assert sorted(n for n in names if not _resolves(n)) == []
+
+
+def test_the_name_checker_catches_a_name_that_does_not_exist() -> None:
+    assert PYTHON_NAME.findall("`syncgrade.rubric.RUBRIC_ERRORS` and `syncgrade.courses`") == [
+        "syncgrade.rubric.RUBRIC_ERRORS", "syncgrade.courses"]
+    assert not _resolves("syncgrade.rubric.RUBRIC_ERRORS")
+    assert _resolves("syncgrade.courses.RUBRIC_ERRORS") and _resolves("syncgrade.rubric.Check")

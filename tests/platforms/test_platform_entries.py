@@ -110,6 +110,29 @@ def test_gradescope_bad_configuration_still_writes_results(
     assert staff_sees in log and "Traceback" not in log
 
 
+def test_a_broken_rubric_in_the_bundle_is_not_set_up_correctly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/platforms.md: a bad configuration is "not set up correctly", never "the grader
+    # itself failed ... submit again"; the staff log names the author's file and line.
+    course = tmp_path / "source" / "course" / "exercise-1"
+    course.mkdir(parents=True)
+    declaration = (COURSE / "exercise-1" / "exercise.py").read_text()
+    broken = declaration.replace('    return {"predict": tolerance.tanh_matmul',
+                                 '    return {"predict": 1 / 0 + tolerance.tanh_matmul')
+    (course / "exercise.py").write_text(broken)
+    line = next(n for n, text in enumerate(broken.splitlines(), 1) if "1 / 0" in text)
+    docs = (ROOT / "docs" / "platforms.md").read_text()
+    assert 'gives a results file with 0 points and the output "The autograder is not set up\n' \
+           '    correctly' in docs
+    code, results = _gradescope(tmp_path, {"submission.py": SOLUTION},
+                                {"exercise": "exercise-1", "course": "course"})
+    assert code == 0
+    assert (results["score"], results["tests"], results["output"]) == (0.0, [], MISCONFIGURED)
+    assert MISCONFIGURED.startswith("The autograder is not set up correctly")
+    log = capsys.readouterr().out
+    assert f"{course / 'exercise.py'}:{line}: make_references() raised ZeroDivisionError" in log
+
+
 def test_gradescope_config_that_is_not_json(tmp_path: Path) -> None:
     (tmp_path / "source").mkdir()
     (tmp_path / "source" / "syncgrade.json").write_text("{exercise: 1")

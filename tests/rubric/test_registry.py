@@ -20,6 +20,8 @@ from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric.base import CheckSpec, Exercise
 from syncgrade.rubric.compose import all_of, on_intervals
 from syncgrade.rubric.contract import Samples
+from syncgrade.rubric.declaration import resolve_check
+from syncgrade.rubric.ids import Check
 from syncgrade.rubric.registry import FAMILIES, REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,16 +55,21 @@ def test_a_count_given_as_text_is_refused_naming_check_param_type_and_value() ->
         "call": "main", "samples": (1,), "count": "5"})))
     assert "check 'sample-count' (sample_count): param 'count' must be int, not '5' (str)" \
         in text
-    assert "not '5' (str)" in problem(with_samples(Samples("main", (1,), "5")))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"count must be int, not '5' \(str\)"):
+        Samples("main", (1,), "5")  # type: ignore[arg-type]
     assert "param 'count' must be int, not True (bool)" in problem(with_checks(CheckSpec(
         "sample-count", "", c.sample_count, 1, {"call": "main", "samples": (1,),
                                                 "count": True})))
 
 
-def test_a_count_declared_in_samples_names_the_derived_check() -> None:
-    text = problem(with_samples(Samples("main", (1,), "5")))  # type: ignore[arg-type]
-    assert ("check 'sample-count' (all_of), part 1 (sample_count): param 'count' must be "
-            "int, not '5' (str)") in text
+def test_a_count_declared_in_samples_is_refused_by_the_samples_not_a_derived_check() -> None:
+    # Raised where the Samples is built (the loader then names the author's line:
+    # tests/rubric/test_author_errors.py), never against a derived check.
+    with pytest.raises(TypeError) as caught:
+        Samples("main", (1,), "5")  # type: ignore[arg-type]
+    assert str(caught.value) == "Samples('main', (1,)): count must be int, not '5' (str)"
+    with pytest.raises(TypeError, match=re.escape("fn must be str | None, not 0 (int)")):
+        Samples("main", (1,), 5, fn=0)  # type: ignore[arg-type]
 
 
 def test_sample_paths_given_as_ints_are_refused() -> None:
@@ -70,10 +77,9 @@ def test_sample_paths_given_as_ints_are_refused() -> None:
         "call": "main", "samples": 1})))
     assert ("check 'sync-before-stop' (sync_before_stop): param 'samples' must be "
             "tuple[str | int, ...] | None, not 1 (int)") in text
-    # Declared in the measurement contract: the first derived check that uses it says so.
-    text = problem(with_samples(Samples("main", 1, 6)))  # type: ignore[arg-type]
-    assert ("check 'sample-count' (all_of), part 1 (sample_count): param 'samples' must be "
-            "tuple[str | int, ...], not 1 (int)") in text
+    # Declared in the measurement contract: the Samples says so where it is built.
+    with pytest.raises(TypeError, match=r"path must be tuple\[str \| int, \.\.\.\], not 1"):
+        Samples("main", 1, 6)  # type: ignore[arg-type]
     # A list is not a path either (strict), nor is a path with a float step.
     assert "param 'samples' must be tuple[str | int, ...] | None, not [1] (list)" in problem(
         with_checks(CheckSpec("sync-before-stop", "", c.sync_before_stop, 1,
@@ -157,22 +163,34 @@ def test_a_drifted_title_is_refused_and_an_omitted_one_is_the_registry_s() -> No
                                          {"call": "main", "samples": (1,), "count": 6})))
     assert ("check 'sample-count': title 'Sample counts' is not the registered title "
             "'Sample count and units' of 'sample-count'") in text
-    spec = CheckSpec("shape", params={"call": "main", "result": (0,), "reference": "predict"})
-    assert (spec.title, spec.fn) == ("Result shape", c.shape)
-    validate(with_checks(spec))
+    spec = CheckSpec(Check.SHAPE,
+                     params={"call": "main", "result": (0,), "reference": "predict"})
+    assert (spec.title, spec.fn) == ("", None)  # data until the loader resolves it
+    resolved = resolve_check(spec)
+    assert (resolved.id, type(resolved.id), resolved.title, resolved.fn) == (
+        "shape", str, "Result shape", c.shape)
+    assert validate(with_checks(spec)).checks[len(DECLARED)] == resolved
     # Titles declared before the registry load as the registry's.
-    assert CheckSpec("shape", "Row-wise shape", c.shape).title == "Result shape"
+    assert resolve_check(CheckSpec("shape", "Row-wise shape", c.shape)).title == "Result shape"
+
+
+def own_check(ctx: Any, call: str) -> Any:
+    """An author's own check function (not a registered one)."""
+    raise AssertionError("never run here")
 
 
 def test_unregistered_ids_need_their_own_title_and_function() -> None:
-    own = CheckSpec("shape-again", "Shape, again", c.shape, 1,
-                    {"call": "main", "result": (0,), "reference": "predict"})
+    own = CheckSpec("row-totals", "Row totals", own_check, 1, {"call": "main"})
     validate(with_checks(own))
     text = problem(with_checks(dataclasses.replace(own, title="")))
-    assert "check 'shape-again': 'shape-again' is not a registered check id " \
+    assert "check 'row-totals': 'row-totals' is not a registered check id " \
            "(docs/checks.md): give it a title" in text
-    text = problem(with_checks(CheckSpec("shape-again", "Shape, again")))
+    text = problem(with_checks(CheckSpec("row-totals", "Row totals")))
     assert "give it a check function" in text
+    # A registered check's own function under an unknown id is a misspelt id.
+    text = problem(with_checks(CheckSpec("my-shape", "Shape", c.shape, 1,
+                                         {"call": "main", "result": (0,)})))
+    assert "check 'my-shape': unknown check id; did you mean `shape`?" in text
     assert "'answer-x' is an answer-<key> id: give it a title" in problem(with_checks(
         CheckSpec("answer-x", "", c.shape)))
 

@@ -66,7 +66,8 @@ def test_params_inside_all_of_parts_are_checked() -> None:
 def test_call_ids_must_exist() -> None:
     text = problem(with_checks(CheckSpec("runs", "", c.runs, 1, {"calls": ("main", "prob")})))
     assert "param calls names 'prob', which is not a grader call (calls: main, probe)" in text
-    text = problem(with_checks(CheckSpec("x", "X", c.times_the_call, 1, {"call": "man"})))
+    text = problem(with_checks(CheckSpec("x", "X", c.list_length, 1, {
+        "call": "man", "value": (0,), "count": 1, "name": "x", "each": "row"})))
     assert "param call='man' is not a grader call" in text
 
 
@@ -156,8 +157,8 @@ def test_a_broken_declaration_is_reported_and_the_others_still_load(tmp_path: Pa
         f"rubric error in exercise-98: {tmp_path / 'exercise-98' / 'exercise.py'} failed to "
         "import (line 1): ZeroDivisionError: division by zero")
     assert str(course.errors["exercise-99"]) == (
-        "rubric error in exercise-99: check 'runs' (runs): unknown param 'call' (it takes: "
-        "calls)")
+        f"rubric error in exercise-99: {tmp_path / 'exercise-99' / 'exercise.py'}:6: "
+        "check 'runs' (runs): unknown param 'call' (it takes: calls)")
     with pytest.raises(RubricError, match="exercise-98"):
         get_exercise("exercise-98", course=tmp_path)
 

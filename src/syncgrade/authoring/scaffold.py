@@ -1,10 +1,12 @@
 """`grade new`: scaffold a new exercise folder in a course that grades from the first minute.
 
 Writes, in the course folder ``root`` (created, with a ``course.toml``, when it does not
-exist yet), the exercise folder ``root/exercise-<N>/`` (docs/authoring.md):
+exist yet), the exercise folder ``root/<id>/`` (docs/authoring.md):
 
 - ``exercise.py``: a complete, loadable declaration (a timed ``tanh(x @ w)`` workload plus
-  the calibrated probe, the checks of exercise-1) with ``TODO(author)`` markers where the
+  the calibrated probe; ``runs``, ``numpy-match`` and the measurement contract, as
+  ``Samples`` from which the interval checks are derived, as exercise-1) that imports
+  only the authoring façade ``syncgrade.rubric``, with ``TODO(author)`` markers where the
   author decides;
 - ``README.md`` and ``stub.py``: statement and stub (the stub starts with the lesson's
   mistake: no wait before the timer stops);
@@ -24,7 +26,9 @@ import re
 from pathlib import Path
 from string import Template
 
-_ID = re.compile(r"exercise-([1-9][0-9]*)$")
+_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*$")
+"""An exercise id: a slug (lowercase letters, digits, '-'), the exercise folder's name."""
+_NUMBERED = re.compile(r"exercise-([1-9][0-9]*)$")
 FUNCTION = "timed_samples"
 COURSE_FILE = "course.toml"  # syncgrade.courses.COURSE_FILE
 
@@ -37,22 +41,23 @@ def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -
     """Write the new exercise's folder in the course folder ``root``; return the paths
     written (``root/course.toml`` first when the course folder was created).
 
-    Raises :class:`ScaffoldError` for an id that is not ``exercise-<number>``, an empty or
-    multi-line title, a ``root`` that is a file, or (without ``force``) an exercise that
-    already exists: any of its files already there.
+    Raises :class:`ScaffoldError` for an id that is not a slug (lowercase letters, digits
+    and '-', such as ``exercise-9`` or ``vmap-batch``), an empty or multi-line title, a
+    ``root`` that is a file or lies in an installed package (:func:`refuse_installed`),
+    or (without ``force``) an exercise that already exists: any of its files already
+    there.
     """
-    match = _ID.match(exercise_id)
-    if not match:
-        raise ScaffoldError(f"invalid exercise id {exercise_id!r}: use exercise-<number>, "
-                            "e.g. exercise-9")
+    if not _ID.match(exercise_id):
+        raise ScaffoldError(f"invalid exercise id {exercise_id!r}: use lowercase letters, "
+                            "digits and '-' (e.g. exercise-9 or vmap-batch)")
     title = title.strip()
     if not title or "\n" in title:
         raise ScaffoldError("--title must be one non-empty line")
     if root.exists() and not root.is_dir():
         raise ScaffoldError(f"{root} is not a folder")
-    number = int(match.group(1))
+    refuse_installed(root)
     targets = {root / exercise_id / rel: text
-               for rel, text in _files(exercise_id, number, title).items()}
+               for rel, text in _files(exercise_id, title).items()}
     solutions = _solutions(root)
     if solutions is not None:  # course.toml keeps the solutions outside the course folder
         targets = {(solutions / exercise_id / path.name if path.name == "solution.py"
@@ -89,6 +94,22 @@ def _solutions(root: Path) -> Path | None:
         raise ScaffoldError(str(exc)) from None
 
 
+def refuse_installed(root: Path) -> None:
+    """Raise :class:`ScaffoldError` when ``root`` lies in an installed package (a
+    ``site-packages``/``dist-packages`` folder, or the interpreter's library folders):
+    a reinstall would lose the exercise, and the package is not the author's to edit."""
+    import sysconfig
+
+    resolved = root.expanduser().resolve()
+    libraries = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    inside = any(part in ("site-packages", "dist-packages") for part in resolved.parts) or any(
+        resolved.is_relative_to(Path(library).resolve()) for library in libraries)
+    if inside:
+        raise ScaffoldError(f"{resolved} is inside an installed package: `grade new` does "
+                            "not write there (a reinstall would lose it); give a course "
+                            "folder of your own: --course DIR")
+
+
 def _toml_string(text: str) -> str:
     """``text`` as a TOML basic string (the same escapes as JSON's)."""
     import json
@@ -96,10 +117,15 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _files(exercise_id: str, number: int, title: str) -> dict[str, str]:
+def _files(exercise_id: str, title: str) -> dict[str, str]:
+    numbered = _NUMBERED.match(exercise_id)
+    # exercise-N is "Exercise N" in the statement; another slug is named as it is, and
+    # its seed comes from its text (stable across runs).
+    number = int(numbered.group(1)) if numbered else 1 + sum(
+        (i + 1) * ord(ch) for i, ch in enumerate(exercise_id)) % 997
     values = {
-        "id": exercise_id, "number": str(number), "title": title, "title_repr": repr(title),
-        "function": FUNCTION,
+        "id": exercise_id, "name": f"Exercise {number}" if numbered else exercise_id,
+        "title": title, "title_repr": repr(title), "function": FUNCTION,
         # Hidden data unlike the lesson's (seed 0, 64x32 @ 32x16) and unlike the stub's own
         # heavy 1024x1024: a seed per exercise number, odd-sized shapes.
         "seed": f"{number * 1_000_003 + 90_210:_}", "rows": "896", "k": "640", "out": "384",
@@ -126,11 +152,17 @@ from typing import Any
 
 import numpy as np
 
+from syncgrade.rubric import (
+    Check,
+    CheckSpec,
+    Exercise,
+    GraderCall,
+    Required,
+    Samples,
+    tolerance,
+)
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
-from syncgrade.rubric.compose import all_of
 
 REPEATS = 6
 PROBE_SECONDS = 0.1
@@ -172,35 +204,28 @@ EXERCISE = Exercise(
             s.probe(PROBE_SECONDS), s.probe_args(PROBE_SECONDS), s.value(PROBE_REPEATS),
         )),
     ),
-    # TODO(author): the checks this exercise teaches; every one needs a mutant
-    # (mutants.toml) that fails it.
+    # TODO(author): the checks this exercise teaches beyond the measurement contract;
+    # every check needs a mutant (mutants.toml) that fails it.
     checks=(
-        CheckSpec("runs", "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec("numpy-match", "Matches NumPy", c.numpy_match, 1,
-                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec("sample-count", "Sample count and units", c.sample_count, 1,
-                  {"call": MAIN, "samples": SAMPLES, "count": REPEATS}),
-        CheckSpec("samples-measured", "Samples are measured", all_of, 1, {"parts": (
-            ("", c.samples_measured, {"call": MAIN, "samples": SAMPLES}),
-            ("On the grader's calibration workload", c.samples_measured,
-             {"call": PROBE, "samples": SAMPLES}),
-        ), "ok": "Every sample is the difference of two clock readings your code took."}),
-        CheckSpec("times-the-call", "Times one call", c.times_the_call, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("sync-before-stop", "Waits before stopping", c.sync_before_stop, 2,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("placement-excluded", "Placement excluded", c.placement_excluded, 1,
-                  {"call": MAIN, "samples": SAMPLES}),
-        CheckSpec("covers-device-work", "Covers the device work", c.covers_device_work, 2,
-                  {"call": PROBE, "samples": SAMPLES}),
+        CheckSpec(Check.RUNS, params={"calls": (MAIN, PROBE)}),
+        CheckSpec(Check.NUMPY_MATCH,
+                  params={"call": MAIN, "result": RESULT, "reference": "predict"}),
     ),
+    # The measurement contract: each list of samples and the interval it must measure.
+    # The interval checks (sample-count, sync-before-stop, interval-clean, ...) are
+    # derived from it (docs/checks.md, "The measurement contract").
+    samples=(
+        Samples(MAIN, SAMPLES, REPEATS),
+        Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True),
+    ),
+    points={Check.SYNC_BEFORE_STOP: 2, Check.COVERS_DEVICE_WORK: 2},
     make_inputs=make_inputs,
     make_references=make_references,
 )
 '''
 
 _README = '''\
-# Exercise $number: $title
+# $name: $title
 
 TODO(author): the situation, in the lesson's words: what goes wrong when this is timed
 naively, and why.
@@ -293,12 +318,12 @@ _LOOP_WAIT = '''\
         samples.append(stop - start)
 '''
 
-_STUB = ('"""Exercise $number: $title.\n\nTODO(author): one line for the learner. Run '
+_STUB = ('"""$name: $title.\n\nTODO(author): one line for the learner. Run '
          '`python submission.py` to see your own\ntimings, and `grade $id` to grade this '
          'file.\n"""\n' + _STUB_BODY.replace(
              "$body", "    # TODO: this version stops the timer as soon as the call returns.\n"
              + _LOOP_NO_WAIT))
-_SOLUTION = ('"""Exercise $number: $title (reference solution)."""\n'
+_SOLUTION = ('"""$name: $title (reference solution)."""\n'
              + _STUB_BODY.replace("$body", _LOOP_WAIT))
 _WAIT_LINE = "        out.block_until_ready()  # wait for *this* call's output before stopping\n"
 _MUTANTS = """\

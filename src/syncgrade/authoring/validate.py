@@ -487,7 +487,9 @@ def plan_exercise(exercise_id: str, course: Course, rubrics: Rubrics | None = No
         try:
             problems, summary = hidden_input_problems(exercise, stub_texts, source)
         except Exception as exc:  # make_inputs itself is broken: the author's error
-            problems, summary = [f"make_inputs() raised {type(exc).__name__}: {exc}"], ""
+            from syncgrade.rubric.validation import author_traceback
+
+            problems, summary = [author_traceback("make_inputs()", exc)], ""
         row(Row(exercise_id, "hidden-inputs", "differ from the stub's data",
                 "; ".join(problems) or summary, not problems))
     return plan

@@ -553,8 +553,9 @@ def describe_error(exc: BaseException, learner_file: str) -> dict[str, Any]:
     """
     name = _type_name(type(exc))
     tb = _safe(lambda: _TRACEBACK_OF(exc), None)
-    frames = _safe(lambda: [f for f in traceback.extract_tb(tb)
-                            if f.filename == learner_file], [])
+    every = _safe(lambda: [f for f in traceback.extract_tb(tb) if f.filename == learner_file
+                           or str.startswith(f.filename, _WORKLOAD_PREFIX)], [])
+    frames = [f for f in every if f.filename == learner_file]
     line = _safe(lambda: frames[-1].lineno, None) if frames else None
     syntax_line = _safe(lambda: exc.lineno if isinstance(exc, SyntaxError)
                         and exc.filename == learner_file else None, None)
@@ -564,12 +565,35 @@ def describe_error(exc: BaseException, learner_file: str) -> dict[str, Any]:
     text = _safe(lambda: "".join(traceback.format_list(frames[-5:])), "") + _safe(
         lambda: str.__str__("".join(traceback.format_exception_only(type(exc), exc))),
         f"{name}: {message}\n")
-    return {
+    described = {
         "type": name,
         "message": message[:500],
         "line": line if type(line) is int else None,
         "traceback": text[-4000:],
     }
+    described.update(_safe(lambda: _workload_fault(exc, every, message), {}))
+    return described
+
+
+_WORKLOAD_PREFIX = workloads.SOURCE_FILE.split("{", 1)[0]
+_NAME_ERRORS = (NameError, UnboundLocalError)
+
+
+def _workload_fault(exc: BaseException, frames: list[Any], message: str) -> dict[str, Any]:
+    """``{"workload": name, "workload_line": n}`` when ``exc`` is a declared workload's
+    own mistake: raised with a declared workload's code as the innermost frame of the
+    learner's file and the workloads', and a name that does not exist (``NameError``,
+    or an attribute a module lacks: ``jnp.tanhh``), which no argument the learner passes
+    can cause. Else ``{}`` (the learner's error, as before)."""
+    if not frames or not str.startswith(frames[-1].filename, _WORKLOAD_PREFIX):
+        return {}
+    kind = type(exc)
+    own = kind in _NAME_ERRORS or (kind is AttributeError
+                                   and str.startswith(message, "module '"))
+    if not own:
+        return {}
+    return {"workload": frames[-1].filename[len(_WORKLOAD_PREFIX):-1],
+            "workload_line": frames[-1].lineno}
 
 
 _TRACEBACK_OF = BaseException.__dict__["__traceback__"].__get__

@@ -79,6 +79,10 @@ PROBE_ELEMENTS = 4096
 
 _COMPILE = compile
 _EXEC = exec
+SOURCE_FILE = "<workload {name}>"
+"""The file name a declared workload's code runs under (its frames' ``filename``): how
+the child tells the workload's own failure from the learner's
+(``harness.describe_error``)."""
 _FUNCTION = type(predict)
 
 
@@ -93,7 +97,7 @@ def from_source(name: str, source: str) -> Callable[..., Any]:
     parent's validation catches first."""
     namespace: dict[str, Any] = {"jax": jax, "jnp": jnp, "lax": jax.lax, "np": np,
                                  "__name__": f"syncgrade_workload_{name}"}
-    _EXEC(_COMPILE(source, f"<workload {name}>", "exec"), namespace)
+    _EXEC(_COMPILE(source, SOURCE_FILE.format(name=name), "exec"), namespace)
     fn = namespace.get(name)
     if type(fn) is not _FUNCTION:
         raise ValueError(f"the declared workload source defines no function {name!r}")

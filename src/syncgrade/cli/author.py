@@ -175,7 +175,8 @@ def cmd_new(argv: Sequence[str]) -> int:
                     "mutants.toml with one example, and one corpus file of each kind. Fill "
                     "in every TODO; `grade validate EXERCISE --course DIR` fails until you "
                     "have.")
-    parser.add_argument("exercise", help="the new id, exercise-<number>")
+    parser.add_argument("exercise", help="the new id: lowercase letters, digits and '-' "
+                        "(e.g. exercise-9 or vmap-batch); the folder's name")
     parser.add_argument("--title", required=True, help="one-line title")
     _add_course(parser)
     parser.add_argument("--force", action="store_true", help="overwrite existing files")

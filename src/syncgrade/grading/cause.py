@@ -13,7 +13,7 @@ from syncgrade.grading.frames import CHANNEL_TAMPERED, said_hello
 from syncgrade.models import Cause, CheckResult, Evidence
 from syncgrade.protocol import SIGNAL_NOTE
 from syncgrade.rubric.base import Exercise
-from syncgrade.rubric.validation import SPEC_KINDS
+from syncgrade.rubric.validation import SPEC_KINDS, RubricError
 from syncgrade.trace import CallFrame, Load
 
 _CAUSE_OF_TERMINATION: dict[str, Cause] = {
@@ -137,6 +137,53 @@ def unbuilt_calls(exercise: Exercise, inputs: dict[str, np.ndarray],
         found.append(f"grader state: the arguments of `{call.function or call.attribute}` "
                      "could not be built")
     return found
+
+def workload_fault(exercise: Exercise, frames: dict[str, CallFrame]) -> RubricError | None:
+    """The exercise setup error when a call failed in a workload the rubric declared as
+    source (``jnp.tanhh``, a name it never defined; the child tells these from the
+    learner's mistakes: :attr:`~syncgrade.trace.LearnerError.workload`), naming the
+    declaration's file and line; ``None`` when no call did. The learner is not blamed:
+    the grade raises it, like a rubric that does not load."""
+    for call in exercise.calls:
+        frame = frames.get(call.id)
+        error = frame.error if frame is not None else None
+        if error is None or error.workload is None:
+            continue
+        where = _workload_line(exercise, error.workload, error.workload_line)
+        return RubricError(
+            f"rubric error in {exercise.id}: {where}the declared workload "
+            f"`{error.workload}` failed on its own code (line {error.workload_line} of its "
+            f"source) when call {call.id!r} ran it: {error.type}: {error.message}")
+    return None
+
+
+def _workload_line(exercise: Exercise, name: str, line: int | None) -> str:
+    """``"path/exercise.py:N: "``: the declaration's line of the workload's failing line,
+    when its source text is written verbatim in the file; else the file alone."""
+    if exercise.folder is None:
+        return ""
+    path = exercise.folder / "exercise.py"
+    sources = [spec.get("source") for call in exercise.calls
+               for spec in _specs([*call.args, *call.kwargs.values()])
+               if spec.get("name") == name and isinstance(spec.get("source"), str)]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    at = text.find(sources[0]) if sources and sources[0] else -1
+    if at < 0 or line is None:
+        return f"{path}: "
+    return f"{path}:{text.count(chr(10), 0, at) + line}: "
+
+
+def _specs(specs: list[Any]) -> list[dict[str, Any]]:
+    found = []
+    for spec in specs:
+        if isinstance(spec, dict):
+            found.append(spec)
+            found += _specs([*spec.get("items", ()), *(spec.get("warm") or ())])
+    return found
+
 
 def void_for_tampering(check: CheckResult, tampered: list[str]) -> CheckResult:
     channel = next((t for t in tampered if t.startswith(CHANNEL_TAMPERED)), None)

@@ -16,6 +16,7 @@ import numpy as np
 
 from syncgrade import sandbox
 from syncgrade.courses import open_course
+from syncgrade.errors import RubricError
 from syncgrade.grading.cause import (
     CHANNEL_TAMPERED,
     GraderKilled,
@@ -26,6 +27,7 @@ from syncgrade.grading.cause import (
     killed_from_outside,
     unbuilt_calls,
     void_for_tampering,
+    workload_fault,
 )
 from syncgrade.grading.frames import parse_run, telling_outcome
 from syncgrade.grading.hidden import hidden_data
@@ -45,6 +47,7 @@ from syncgrade.limits import (
 from syncgrade.models import CheckResult, GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
+from syncgrade.rubric.compose import Part
 from syncgrade.rubric.intervals import passing_picture
 from syncgrade.rubric.registry import REGISTRY
 from syncgrade.trace import CallFrame
@@ -80,9 +83,8 @@ def grade(
     course folder is visible to the child.
 
     ``draw_passing``: passing interval checks carry the picture of the first interval
-    they judged too (failing ones always do), for ``grade --passing``, the notebook's
-    ``%%grade --passing`` and ``render_html(report, passing=True)``. Verdicts and scores
-    are the same either way.
+    they judged too (failing ones always do; ``grade --passing``, ``%%grade --passing``,
+    ``render_html(report, passing=True)``). Verdicts and scores are the same either way.
 
     ``overhead``: the grader's own seconds besides ``timeout``; the grade returns within
     ``timeout + overhead`` of this call (a start-up that would overrun it: a grader
@@ -94,11 +96,10 @@ def grade(
     ``ValueError`` (a ``timeout`` or ``memory_bytes`` that is not finite and above 0,
     or is absurdly large: see :mod:`syncgrade.limits`; ``memory_bytes=None`` is the
     default), :class:`~syncgrade.courses.CourseError` (a ``ValueError``: no such course)
-    and :class:`~syncgrade.rubric.RubricError` (the
-    exercise's rubric failed its load-time validation). Every learner failure, and a
-    fault of the grader itself (``status == "error"``), is in the returned report.
-    Thread-safe: each call runs its own child process and shares no mutable state with
-    other calls.
+    and :class:`~syncgrade.rubric.RubricError` (the rubric failed its validation, or a
+    workload it declares failed on its own code: :func:`.cause.workload_fault`). Every
+    learner failure, and a fault of the grader itself (``status == "error"``), is in the
+    returned report. Thread-safe: each call runs its own child and shares no state.
     """
     begun = time.monotonic()
     timeout = check_timeout(timeout)
@@ -130,6 +131,8 @@ def grade(
                          time.perf_counter() - started, references=references.result,
                          draw_passing=draw_passing)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
+        if isinstance(exc, RubricError):
+            raise  # the exercise's own setup is broken (a declared workload's mistake)
         return internal_error_report(exercise, submission,
                                       runs[-1].outcome if runs else None, limits, exc,
                                       time.perf_counter() - started)
@@ -183,6 +186,9 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
             # the report says the channel was tampered with.
             tampered.add(f"{CHANNEL_TAMPERED}: {frames_of_run.tampering}")
     tampered.update(unbuilt_calls(exercise, inputs, frames))
+    fault = workload_fault(exercise, frames)
+    if fault is not None:
+        raise fault  # the exercise's setup, not the learner's mistake nor a grader fault
     outcome = telling_outcome([run.outcome for run in runs])
     ctx = Context(
         exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
@@ -225,7 +231,7 @@ def _with_passing_picture(ctx: Context, spec: Any, outcome: Outcome) -> Outcome:
         return outcome
     # A check's own params, or those of each part of a check the measurement contract
     # combined (``rubric.contract``: one part per list of samples): the first that drew.
-    parts = [spec.params] + [part[2] for part in spec.params.get("parts", ())]
+    parts = [spec.params] + [Part._make(part).params for part in spec.params.get("parts", ())]
     pictures = (passing_picture(ctx, params["call"], params.get(definition.judges))
                 for params in parts if isinstance(params, dict) and "call" in params)
     try:

@@ -79,6 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from syncgrade.errors import RubricError
 from syncgrade.limits import (
     DEFAULT_MEMORY_GIB,
     DEFAULT_TIMEOUT_S,
@@ -204,7 +205,7 @@ def run_entry(layout: Layout, argv: Sequence[str],
                              os.environ if environ is None else environ, defaults)
         lock_answers(layout, root, config, alerts)
         results = _grade(layout, root, config, log, alerts, begun)
-    except ConfigError as exc:
+    except (ConfigError, RubricError) as exc:  # a RubricError: a declared workload's bug
         log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
     except Exception:  # a bug of ours: the learner still gets a results file
@@ -333,13 +334,15 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
         raise ConfigError(f"course must be a folder or an installed course's name, not "
                           f"{course!r}")
     from syncgrade.courses import BUILTIN_ROOT, CourseError, open_course
-    from syncgrade.rubric import UnknownExercise
+    from syncgrade.rubric import RubricError, UnknownExercise
 
     # The built-in course unless one is configured here (``environ`` included).
     course = course or str(BUILTIN_ROOT)
     try:
         open_course(course).get(exercise)
-    except (UnknownExercise, CourseError) as exc:
+    except (UnknownExercise, CourseError, RubricError) as exc:
+        # A broken rubric is the staff's setup to fix (docs/platforms.md): the learner
+        # reads MISCONFIGURED, the staff log the author's file, line and traceback.
         raise ConfigError(str(exc)) from None
     config = Config(exercise=exercise, course=course)
     for key, check in (("timeout", check_timeout), ("overhead", check_overhead),

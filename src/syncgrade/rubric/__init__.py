@@ -1,24 +1,74 @@
-"""The hidden rubrics' library, and the exercises of a course. Parent-side only: never
-imported by the child process.
+"""The authoring façade: everything a course's ``exercise.py`` needs, in one public module.
 
-An exercise is declared in its course folder's ``exercise.py`` (``EXERCISE =
-Exercise(...)``, as docs/authoring.md describes) and loaded by :mod:`syncgrade.courses`
-(``courses.get_exercise``, ``courses.EXERCISES``), which sits above this package: the
-rubric library never imports the courses that use it.
+A declaration imports from here and from nothing else of syncgrade (a test reads every
+declaration's syntax tree, docs/authoring.md's examples and the ``grade new`` scaffold
+included)::
 
-Every declaration is validated as it loads (:mod:`syncgrade.rubric.validation`).
+    from syncgrade.rubric import (Check, CheckSpec, Exercise, GraderCall, Required,
+                                  Samples, checks as c, specs as s, tolerance)
+
+What it exports:
+
+- the declaration's shape: :class:`Exercise`, :class:`CheckSpec`, :class:`GraderCall`,
+  :class:`Required`, :class:`Samples` (the measurement contract), :class:`Part` and
+  :func:`all_of`/:func:`on_intervals` (combined checks), the phase names (:data:`PHASES`,
+  :data:`WARM`);
+- typed check ids: :class:`Check` (``Check.NUMPY_MATCH == "numpy-match"``; strings keep
+  working);
+- the public namespaces of check functions and helpers: ``checks``, ``report_checks``,
+  ``workload_checks``, ``concept``, ``specs`` (argument specs), ``tolerance`` (reference
+  helpers), and the report models and check functions named below;
+- the errors and the validation an author's tools use: :class:`RubricError`,
+  :class:`UnknownExercise`, :func:`validate`, :func:`validate_declaration`,
+  :func:`validate_data`.
+
+Parent-side only: never imported by the child process. A declaration is data; the course
+loader (:mod:`syncgrade.courses`, above this package) validates and resolves it
+(:mod:`syncgrade.rubric.declaration`).
 """
 
 from __future__ import annotations
 
+from syncgrade.analysis import PHASES
 from syncgrade.errors import UnknownExercise as UnknownExercise  # re-exported
-from syncgrade.rubric.base import Exercise
+from syncgrade.rubric import checks, concept, report_checks, specs, tolerance, workload_checks
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.compose import Part, all_of, on_intervals
+from syncgrade.rubric.contract import WARM, Samples
+from syncgrade.rubric.ids import Check
+from syncgrade.rubric.report_models import RepairReport, TimingReport
 from syncgrade.rubric.validation import (
     RubricError,
     validate,
     validate_data,
     validate_declaration,
 )
+from syncgrade.rubric.verification import verification_catches_errors
 
-__all__ = ["RubricError", "UnknownExercise", "validate"]
-__all__ += ["Exercise", "validate_data", "validate_declaration"]  # re-exported
+__all__ = [
+    "PHASES",
+    "WARM",
+    "Check",
+    "CheckSpec",
+    "Exercise",
+    "GraderCall",
+    "Part",
+    "RepairReport",
+    "Required",
+    "RubricError",
+    "Samples",
+    "TimingReport",
+    "UnknownExercise",
+    "all_of",
+    "checks",
+    "concept",
+    "on_intervals",
+    "report_checks",
+    "specs",
+    "tolerance",
+    "validate",
+    "validate_data",
+    "validate_declaration",
+    "verification_catches_errors",
+    "workload_checks",
+]

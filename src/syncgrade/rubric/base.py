@@ -9,6 +9,8 @@ the references or the checks.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,6 +26,29 @@ from syncgrade.trace import CallFrame, Hello, Load
 from syncgrade.values import decode
 
 ValuePath = tuple[str | int, ...]
+Origin = tuple[str, int]
+"""Where a declaration object was written: ``(file, line)``."""
+
+_RUBRIC_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def declared_at() -> Origin | None:
+    """The file and line of the code that is building a declaration object: the first
+    caller outside this package (``rubric/``) and outside dataclass-generated code, so the
+    author's ``exercise.py`` line. Author errors found later (when the course loads) name
+    it."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name != "<string>" and not name.startswith(_RUBRIC_DIR):  # "<string>": dataclass code
+            return name, frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
+    return None
+
+
+def at_text(origin: Origin | None) -> str:
+    """``"path/exercise.py:12: "`` for an origin, ``""`` for none."""
+    return f"{origin[0]}:{origin[1]}: " if origin else ""
 
 
 @dataclass(frozen=True)
@@ -90,37 +115,37 @@ CheckFn = Callable[..., Outcome]
 
 @dataclass(frozen=True)
 class CheckSpec:
-    """A check of the rubric: its public ``id`` and ``title``, the check function ``fn``
-    called as ``fn(ctx, **params)``, the ``points`` it is worth (> 0) and its
-    ``visibility`` in learner-facing reports.
+    """A check of the rubric: its public ``id`` (a string or a
+    :class:`~syncgrade.rubric.ids.Check`) and ``title``, the check function ``fn`` called
+    as ``fn(ctx, **params)``, the ``points`` it is worth (> 0) and its ``visibility`` in
+    learner-facing reports.
 
     For an id of the check registry (:mod:`syncgrade.rubric.registry`) ``title`` may be
     omitted (``""``: the registry's title; another title is a rubric error) and so may
-    ``fn`` (the registry's check function): ``CheckSpec("shape", params={...})``."""
+    ``fn`` (the registry's check function): ``CheckSpec(Check.SHAPE, params={...})``.
+    A declaration is data: the course loader resolves it
+    (:func:`syncgrade.rubric.declaration.resolve`: registered titles and functions
+    filled in, the id a plain ``str``); until then ``fn`` may be ``None``. ``origin``:
+    where it was written (recorded when built), so a rubric error names that line."""
 
     id: str
     title: str = ""
-    fn: CheckFn = None  # type: ignore[assignment]  # None: the registry's, filled below
+    fn: CheckFn = None  # type: ignore[assignment]  # None: the registry's, when resolved
     points: float = 1.0
     params: Mapping[str, Any] = field(default_factory=dict)
     visibility: Visibility = "visible"
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
-        from syncgrade.rubric.registry import lookup  # the registry imports the checks
-
-        definition = lookup(self.id) if isinstance(self.id, str) else None
-        if definition is None:
-            return
-        if not self.title or self.title in definition.legacy_titles:
-            object.__setattr__(self, "title", definition.title)
-        if self.fn is None:
-            object.__setattr__(self, "fn", definition.fn)
+        if self.origin is None:
+            object.__setattr__(self, "origin", declared_at())
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise, declared as docs/authoring.md describes: ``id`` (``exercise-N``, the
-    name of its folder in a course, whose ``exercise.py`` declares it), ``title``,
+    """One exercise, declared as docs/authoring.md describes: ``id`` (a slug such as
+    ``exercise-1``, the name of its folder in a course, whose ``exercise.py`` declares
+    it), ``title``,
     ``version`` (bump it when verdicts can
     change), the names the learner writes (``required``), the grader calls with their
     argument specs (``calls``, see :mod:`syncgrade.rubric.specs`), the checks in report
@@ -144,23 +169,21 @@ class Exercise:
     samples: tuple[Any, ...] = ()
     """Every list of samples the exercise asks for, each a
     :class:`~syncgrade.rubric.contract.Samples` (its measurement contract). The interval
-    checks are derived from them and follow ``checks``' own in the report; a check id
-    ``checks`` already declares is not derived again."""
+    checks are derived from them when the course loader resolves the declaration
+    (:func:`syncgrade.rubric.declaration.resolve`) and follow ``checks``' own in the
+    report; a check id ``checks`` already declares is not derived again."""
     points: Mapping[str, float] = field(default_factory=dict)
     """Points of derived checks (default 1 each)."""
     folder: Path | None = field(default=None, compare=False, repr=False)
     """The exercise's folder in its course (set by :mod:`syncgrade.courses` when the
     declaration loads; a declaration does not give it)."""
 
-    def __post_init__(self) -> None:
-        if not self.samples:
-            return
-        from syncgrade.rubric.contract import derived_checks  # contract builds on this module
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """Where the declaration was written (recorded when built)."""
 
-        declared = {check.id for check in self.checks}
-        derived = tuple(check for check in derived_checks(self.samples, self.calls, self.points)
-                        if check.id not in declared)
-        object.__setattr__(self, "checks", (*self.checks, *derived))
+    def __post_init__(self) -> None:
+        if self.origin is None:
+            object.__setattr__(self, "origin", declared_at())
 
     @property
     def max_score(self) -> float:

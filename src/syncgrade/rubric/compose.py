@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from syncgrade.analysis import Analysis, Interval
 from syncgrade.models import Evidence
 from syncgrade.rubric.base import CheckFn, Context, Outcome, Skip
 
-Part = tuple[str, CheckFn, Mapping[str, Any]]
+
+class Part(NamedTuple):
+    """One part of an :func:`all_of` check: the ``label`` its failure message starts with
+    (``""``: none), the check function ``fn`` and its ``params``. A plain
+    ``(label, fn, params)`` tuple is accepted too (it is read as a ``Part``)."""
+
+    label: str
+    fn: CheckFn
+    params: Mapping[str, Any]
+
 IntervalSelector = Callable[[Context, str], list[Interval]]
 
 
@@ -27,7 +36,7 @@ def all_of(ctx: Context, parts: Sequence[Part], ok: str = "") -> Outcome:
     A pass says ``ok`` when given, else the first part's message."""
     passed: list[Outcome] = []
     skipped: list[str] = []
-    for number, (label, fn, params) in enumerate(parts):
+    for number, (label, fn, params) in enumerate(map(Part._make, parts)):
         try:
             outcome = fn(ctx, **params)
         except Skip as skip:

@@ -35,8 +35,9 @@ a check. Semantics: docs/checks.md, "The measurement contract".
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from syncgrade.analysis import PHASES
@@ -45,9 +46,9 @@ from syncgrade.rubric import clean
 from syncgrade.rubric import end_to_end as e2e
 from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import workload_checks as wc
-from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, ValuePath
+from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, Origin, ValuePath, declared_at
 from syncgrade.rubric.compose import Part, all_of, on_intervals
-from syncgrade.rubric.registry import REGISTRY
+from syncgrade.rubric.registry import REGISTRY, value_problem
 
 WARM = frozenset({"dispatch", "device execution", "output wait"})
 HIDDEN = "hidden"
@@ -95,21 +96,34 @@ class Samples:
     probe: bool = False
     runs_per_sample: int = 1
     donates: bool = False
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """Where it was written (recorded when built): the derived checks name this line."""
 
     def __post_init__(self) -> None:
+        if self.origin is None:
+            object.__setattr__(self, "origin", declared_at())
+        # Every field against its annotation, here, so the error is raised on the line
+        # that builds the Samples (REPEATS = "6" is reported there, not against the
+        # derived checks the author never wrote).
+        hints = typing.get_type_hints(Samples)
+        for item in fields(self):
+            if item.name != "origin":
+                problem = value_problem(hints[item.name], getattr(self, item.name))
+                if problem is not None:
+                    raise TypeError(f"{self._named()}: {item.name} {problem}")
         unknown = sorted(set(self.phases) - set(PHASES))
         if unknown:
-            raise ValueError(f"Samples({self.call!r}, {self.path!r}): unknown phase(s) "
+            raise ValueError(f"{self._named()}: unknown phase(s) "
                              f"{unknown}; the phases are {list(PHASES)}")
         if not {"dispatch", "device execution", "output wait"} <= self.phases:
-            raise ValueError(f"Samples({self.call!r}, {self.path!r}): every interval holds "
+            raise ValueError(f"{self._named()}: every interval holds "
                              "dispatch, device execution and output wait")
-        # A value of the wrong type (count="5", path=1) is not compared here: the derived
-        # checks' params are type-checked when the rubric loads, and that error names the
-        # check and the param (rubric.validation).
-        if any(isinstance(n, int) and n < 1 for n in (self.count, self.runs_per_sample)):
-            raise ValueError(f"Samples({self.call!r}, {self.path!r}): count and "
+        if self.count < 1 or self.runs_per_sample < 1:
+            raise ValueError(f"{self._named()}: count and "
                              "runs_per_sample must be at least 1")
+
+    def _named(self) -> str:
+        return f"Samples({self.call!r}, {self.path!r})"
 
     def describe(self) -> dict[str, Any]:
         """The contract as JSON (``grade list --json``)."""
@@ -135,21 +149,26 @@ def derived_checks(lists: Sequence[Samples], calls: Sequence[GraderCall],
     probes = [s for s in lists if s.probe]
     by_call = {call.id: call for call in calls}
     parts: dict[str, list[Part]] = {check_id: [] for check_id in TITLES}
+    origins: dict[str, Origin | None] = {}
     for samples in main:
         for check_id, fn, params in _main_parts(samples, main, by_call):
-            parts[check_id].append((_label(samples, main), fn, params))
+            parts[check_id].append(Part(_label(samples, main), fn, params))
+            origins.setdefault(check_id, samples.origin)
     for samples in probes:
         on_probe = "On the grader's calibration workload"
-        parts["samples-measured"].append((on_probe, c.samples_measured, {
+        parts["samples-measured"].append(Part(on_probe, c.samples_measured, {
             "call": samples.call, "samples": samples.path,
             "exclusive_of": samples.exclusive_of}))
-        parts["covers-device-work"].append((samples.label, c.covers_device_work, {
+        parts["covers-device-work"].append(Part(samples.label, c.covers_device_work, {
             "call": samples.call, "samples": samples.path,
             "runs_per_sample": samples.runs_per_sample}))
+        origins.setdefault("samples-measured", samples.origin)
+        origins.setdefault("covers-device-work", samples.origin)
+    # Each derived check names the line of the first Samples it comes from.
     return tuple(
         CheckSpec(check_id, TITLES[check_id], all_of, points.get(check_id, 1.0),
                   {"parts": tuple(found), "ok": _OK.get(check_id, "") if len(found) > 1
-                   else ""})
+                   else ""}, origin=origins.get(check_id))
         for check_id, found in parts.items() if found)
 
 
@@ -242,8 +261,3 @@ def _hands_unready_inputs(call: GraderCall | None) -> bool:
             return True
         pending.extend(spec.get("items", []))
     return False
-
-
-def contracts_of(lists: Sequence[Samples]) -> list[dict[str, Any]]:
-    """Every declared list's contract, as JSON."""
-    return [s.describe() for s in lists]

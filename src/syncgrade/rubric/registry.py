@@ -6,7 +6,7 @@ from that function's signature and annotations (:func:`params_of`), never re-typ
 Everything else takes them from here: :data:`syncgrade.rubric.contract.TITLES`, a
 :class:`~syncgrade.rubric.base.CheckSpec` that omits its title or function, the
 validation of a rubric when it loads (a registered id must use the registered title; every
-param is type-checked against its function, :func:`type_problem`), and docs/checks.md's
+param is type-checked against its function, :func:`type_problems`), and docs/checks.md's
 table (tested against :data:`REGISTRY`).
 
 A check id that is not registered is allowed for ``answer-<key>`` (:data:`FAMILIES`) and
@@ -62,7 +62,7 @@ class Param:
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` is not of this parameter's type, or ``None`` when it is."""
-        return _type_problem(self.type, value)
+        return value_problem(self.type, value)
 
 
 @dataclass(frozen=True)
@@ -184,12 +184,6 @@ def family_of(check_id: str) -> CheckDef | None:
     return None
 
 
-def title_of(check_id: str) -> str:
-    """The registered title of ``check_id`` (``""`` when it is not registered)."""
-    definition = REGISTRY.get(check_id)
-    return definition.title if definition else ""
-
-
 # --------------------------------------------------------------------------- parameters
 
 
@@ -245,7 +239,9 @@ def _build_adapter(tp: Any) -> TypeAdapter[Any] | None:
         return None
 
 
-def _type_problem(tp: Any, value: Any) -> str | None:
+def value_problem(tp: Any, value: Any) -> str | None:
+    """Why ``value`` is not of type ``tp`` (``"must be int, not '6' (str)"``, strictly: no
+    coercion), or ``None`` when it is or when ``tp`` cannot be checked."""
     adapter = _adapter(tp)
     if adapter is None:
         return None
@@ -258,15 +254,6 @@ def _type_problem(tp: Any, value: Any) -> str | None:
         return f"must be {type_text(tp)}, not {_given(value)}{detail}"
     except Exception as exc:  # a validator of the author's type raised something else
         return f"must be {type_text(tp)}, not {_given(value)} ({type(exc).__name__}: {exc})"
-    return None
-
-
-def type_problem(fn: Any, name: str, value: Any) -> str | None:
-    """Why ``value`` is not a valid ``name`` param of ``fn`` (``"must be int, not '5'
-    (str) ..."``), or ``None`` when it is, or when ``fn`` has no such typed param."""
-    for param in params_of(fn):
-        if param.name == name:
-            return param.problem(value)
     return None
 
 

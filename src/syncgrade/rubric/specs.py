@@ -112,6 +112,20 @@ def _numbers(value: int | Sequence[int]) -> list[int]:
     return [value] if isinstance(value, int) else list(value)
 
 
+def static_positions(static_argnums: int | Sequence[int]) -> list[int]:
+    """``static_argnums`` as a list: one int, as ``jax.jit`` accepts, or a sequence of
+    ints. Raises ``TypeError`` naming the parameter for anything else (raised where the
+    declaration builds the spec, so the loader's error names that line)."""
+    if isinstance(static_argnums, int) and not isinstance(static_argnums, bool):
+        return [static_argnums]
+    if isinstance(static_argnums, (str, bytes)) or not isinstance(static_argnums, Sequence):
+        raise TypeError(f"static_argnums must be an int or a sequence of ints (as "
+                        f"jax.jit takes), not {static_argnums!r}")
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in static_argnums):
+        raise TypeError(f"static_argnums must hold ints only, not {list(static_argnums)!r}")
+    return list(static_argnums)
+
+
 def _declared(spec: Spec, source: str | None, static_argnums: int | Sequence[int] = (),
               static_argnames: str | Sequence[str] = (),
               donate_argnums: int | Sequence[int] = (),
@@ -122,7 +136,7 @@ def _declared(spec: Spec, source: str | None, static_argnums: int | Sequence[int
     # rubric's load-time validation (rubric.validation) names a wrong one.
     if source is not None:
         spec["source"] = source
-    for key, value in (("static_argnums", _numbers(static_argnums)),
+    for key, value in (("static_argnums", static_positions(static_argnums)),
                        ("static_argnames", _names(static_argnames)),
                        ("donate_argnums", _numbers(donate_argnums)),
                        ("donate_argnames", _names(donate_argnames))):

@@ -26,16 +26,20 @@ import ast
 import inspect
 import json
 import math
+import os
 import re
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from syncgrade.errors import RubricError as RubricError  # re-exported
 from syncgrade.rubric import compose, registry
-from syncgrade.rubric.base import CheckSpec, Exercise
+from syncgrade.rubric.base import CheckSpec, Exercise, Origin, at_text
+from syncgrade.rubric.declaration import DeclarationProblem, resolve
 from syncgrade.rubric.specs import BUILTIN_WORKLOADS, DEVICE_FAULTS
 
-ID = re.compile(r"exercise-[1-9]\d*$")
+ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*$")
+"""An exercise id: a slug of lowercase letters and digits joined by '-' (its folder's name)."""
 CHECK_ID = re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*$")
 VISIBILITIES = frozenset({"visible", "hidden", "after_due_date"})
 SPEC_KINDS = frozenset({
@@ -63,7 +67,8 @@ def _expand_all_of(params: Mapping[str, Any]) -> list[tuple[str, Any, Mapping[st
                 or not isinstance(part[2], Mapping)):
             raise _Problem(f"part {index + 1} of 'parts' is not a (label, check, params) "
                            "triple")
-        found.append((f"part {index + 1}", part[1], part[2]))
+        found.append((f"part {index + 1}", compose.Part._make(part).fn,
+                      compose.Part._make(part).params))
     return found
 
 
@@ -91,7 +96,12 @@ def register_combinator(fn: Any, expand: Expand) -> None:
 
 
 class _Problem(Exception):
-    """One thing wrong, before the exercise and the place are prefixed."""
+    """One thing wrong, before the exercise and the place are prefixed; ``origin``: the
+    author's file and line it is about, when known."""
+
+    def __init__(self, message: str, origin: Origin | None = None) -> None:
+        super().__init__(message)
+        self.origin = origin
 
 
 def _name(fn: Any) -> str:
@@ -101,25 +111,29 @@ def _name(fn: Any) -> str:
 # --------------------------------------------------------------------------- declaration
 
 
-def validate_declaration(exercise: Any, expected_id: str | None = None) -> None:
-    """Check the declaration without running any of its code; raise :class:`RubricError`.
-    ``expected_id``: the id the module's name implies (``exercise_9`` -> ``exercise-9``)."""
+def validate_declaration(exercise: Any, expected_id: str | None = None) -> Exercise:
+    """Check the declaration without running any of its code and resolve it
+    (:func:`syncgrade.rubric.declaration.resolve`); return the resolved exercise or raise
+    :class:`RubricError`, whose message names the author's file and line when the fault
+    is in a declared object. ``expected_id``: the name of the exercise's folder."""
     label = expected_id or getattr(exercise, "id", "an exercise")
     try:
-        _declaration(exercise, expected_id)
-    except _Problem as problem:
-        raise RubricError(f"rubric error in {label}: {problem}") from None
+        return _declaration(exercise, expected_id)
+    except (_Problem, DeclarationProblem) as problem:
+        raise RubricError(f"rubric error in {label}: {at_text(problem.origin)}{problem}"
+                          ) from None
 
 
-def _declaration(exercise: Any, expected_id: str | None) -> None:
+def _declaration(exercise: Any, expected_id: str | None) -> Exercise:
     if not isinstance(exercise, Exercise):
         raise _Problem("the module must define EXERCISE = Exercise(...) "
                        f"(found {type(exercise).__name__})")
     if not isinstance(exercise.id, str) or not ID.match(exercise.id):
-        raise _Problem(f"id {exercise.id!r} is not of the form 'exercise-N'")
+        raise _Problem(f"id {exercise.id!r} is not a slug (lowercase letters, digits and "
+                       "'-', such as 'exercise-1')", exercise.origin)
     if expected_id is not None and exercise.id != expected_id:
-        raise _Problem(f"id {exercise.id!r} does not match its module (expected "
-                       f"{expected_id!r})")
+        raise _Problem(f"id {exercise.id!r} does not match its folder (expected "
+                       f"{expected_id!r}, the folder's name)", exercise.origin)
     for field in ("title", "version"):
         if not isinstance(getattr(exercise, field), str) or not getattr(exercise, field):
             raise _Problem(f"{field} must be a non-empty string")
@@ -127,7 +141,9 @@ def _declaration(exercise: Any, expected_id: str | None) -> None:
         raise _Problem("make_inputs and make_references must be functions")
     required = _required(exercise)
     call_ids = _calls(exercise, required)
-    _checks(exercise, call_ids)
+    resolved = resolve(exercise)
+    _checks(resolved, call_ids)
+    return resolved
 
 
 def _required(exercise: Exercise) -> dict[str, str]:
@@ -304,23 +320,30 @@ def _checks(exercise: Exercise, call_ids: set[str]) -> None:
         raise _Problem("checks is empty")
     seen: set[str] = set()
     for spec in exercise.checks:
-        where = f"check {spec.id!r}"
-        if not isinstance(spec.id, str) or not CHECK_ID.match(spec.id):
-            raise _Problem(f"{where}: a check id is words of letters and digits joined by '-'")
-        if spec.id in seen:
-            raise _Problem(f"{where}: the id is used twice")
-        seen.add(spec.id)
-        _title_and_fn(where, spec)
-        points = spec.points
-        if (not isinstance(points, (int, float)) or isinstance(points, bool)
-                or not math.isfinite(points) or points <= 0):
-            raise _Problem(f"{where}: points must be a number > 0, not {points!r}")
-        if spec.visibility not in VISIBILITIES:
-            raise _Problem(f"{where}: visibility {spec.visibility!r} is not one of "
-                           f"{sorted(VISIBILITIES)}")
-        if not isinstance(spec.params, Mapping):
-            raise _Problem(f"{where}: params must be a dict")
-        _params(f"{where} ({_name(spec.fn)})", spec.fn, spec.params, call_ids)
+        try:
+            _check(spec, seen, call_ids)
+        except _Problem as problem:
+            raise _Problem(str(problem), problem.origin or spec.origin) from None
+
+
+def _check(spec: CheckSpec, seen: set[str], call_ids: set[str]) -> None:
+    where = f"check {spec.id!r}"
+    if not isinstance(spec.id, str) or not CHECK_ID.match(spec.id):
+        raise _Problem(f"{where}: a check id is words of letters and digits joined by '-'")
+    if spec.id in seen:
+        raise _Problem(f"{where}: the id is used twice")
+    seen.add(spec.id)
+    _title_and_fn(where, spec)
+    points = spec.points
+    if (not isinstance(points, (int, float)) or isinstance(points, bool)
+            or not math.isfinite(points) or points <= 0):
+        raise _Problem(f"{where}: points must be a number > 0, not {points!r}")
+    if spec.visibility not in VISIBILITIES:
+        raise _Problem(f"{where}: visibility {spec.visibility!r} is not one of "
+                       f"{sorted(VISIBILITIES)}")
+    if not isinstance(spec.params, Mapping):
+        raise _Problem(f"{where}: params must be a dict")
+    _params(f"{where} ({_name(spec.fn)})", spec.fn, spec.params, call_ids)
 
 
 def _title_and_fn(where: str, spec: CheckSpec) -> None:
@@ -425,7 +448,7 @@ def validate_data(exercise: Exercise) -> None:
     try:
         inputs = exercise.make_inputs()
     except Exception as exc:
-        raise fail(f"make_inputs() raised {type(exc).__name__}: {exc}") from None
+        raise fail(author_traceback("make_inputs()", exc)) from None
     if not isinstance(inputs, dict) or not all(isinstance(k, str) for k in inputs):
         raise fail("make_inputs() must return a dict of named NumPy arrays")
     for call in exercise.calls:
@@ -437,7 +460,7 @@ def validate_data(exercise: Exercise) -> None:
     try:
         references = exercise.make_references(inputs)
     except Exception as exc:
-        raise fail(f"make_references() raised {type(exc).__name__}: {exc}") from None
+        raise fail(author_traceback("make_references()", exc)) from None
     if not isinstance(references, dict):
         raise fail("make_references() must return a dict")
     for where, key in references_named(exercise):
@@ -446,7 +469,22 @@ def validate_data(exercise: Exercise) -> None:
                        f"make_references() (it gives: {', '.join(sorted(references)) or 'none'})")
 
 
-def validate(exercise: Any, expected_id: str | None = None) -> None:
-    """:func:`validate_declaration`, then :func:`validate_data`."""
-    validate_declaration(exercise, expected_id)
-    validate_data(exercise)
+def author_traceback(what: str, exc: BaseException) -> str:
+    """``what`` raised ``exc``: ``"path:line: make_references() raised ZeroDivisionError:
+    ..."`` (the innermost frame of the author's own files, outside syncgrade), followed by
+    the traceback of the author's frames, for the author and staff (never a learner)."""
+    syncgrade_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frames = traceback.extract_tb(exc.__traceback__)[1:]  # without this module's frame
+    own = [f for f in frames if not f.filename.startswith(syncgrade_dir)
+           or f"{os.sep}course{os.sep}" in f.filename]
+    where = f"{own[-1].filename}:{own[-1].lineno}: " if own else ""
+    shown = "".join(traceback.format_list(own or frames)).rstrip()
+    return (f"{where}{what} raised {type(exc).__name__}: {exc}\n"
+            f"  Traceback (the author's frames, most recent call last):\n{shown}")
+
+
+def validate(exercise: Any, expected_id: str | None = None) -> Exercise:
+    """:func:`validate_declaration`, then :func:`validate_data`; the resolved exercise."""
+    resolved = validate_declaration(exercise, expected_id)
+    validate_data(resolved)
+    return resolved
