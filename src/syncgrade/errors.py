@@ -15,13 +15,16 @@ Defined elsewhere (tests/architecture/test_imports.py keeps this list complete):
   ``ConfigError`` (platforms/entry.py), ``BatchError`` (batch.py), ``NotebookError``
   (notebook.py), ``StarterError`` (starter.py), ``ScaffoldError``
   (authoring/scaffold.py), ``ValidateUsageError`` (authoring/validate.py),
-  ``CaseError`` and ``EditError`` (authoring/cases.py), ``ClusterError`` and
+  ``CaseError`` and ``EditError`` (authoring/cases.py), ``MarkerError``
+  (authoring/markers.py), ``NotReady`` (cli/package.py: an exercise not valid to
+  package), ``BundleError`` (platforms/bundle.py), ``ClusterError`` and
   ``ClusterUnavailable`` (cluster.py);
 - internal signals, never raised to a caller: ``SandboxError`` (sandbox/models.py),
   ``GraderKilled``, ``StartupOverrun`` and ``OutOfTime`` (grading/cause.py),
   ``RunnerFull`` (service/runner.py), ``Drained`` (service/app.py), ``Skip``
   (rubric/base.py), ``Verdict`` (rubric/intervals.py), ``DeclarationProblem``
-  (rubric/declaration.py, turned into a ``RubricError``).
+  (rubric/declaration.py, turned into a ``RubricError``), ``DaemonUnavailable``
+  (daemon.py: the CLI then grades cold).
 """
 
 from __future__ import annotations

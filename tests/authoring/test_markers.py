@@ -4,10 +4,10 @@ up are one line naming the file and line. Nothing is graded."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from corpus_support import copy_whole_course
 
 from syncgrade import cli
 from syncgrade.authoring.markers import MarkerError, stub_from_solution
@@ -67,8 +67,7 @@ def _commented(text: str) -> str:
 def test_grade_stub_and_validate_agree(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     course = tmp_path / "course"
-    shutil.copytree(open_course().root, course, ignore=shutil.ignore_patterns(
-        "__pycache__", "corpus"))
+    copy_whole_course(course, "corpus")  # each solution.py beside its exercise
     files = open_course(course).folder("exercise-1")
     stub = files.stub.read_text()
     files.solution.write_text("# BEGIN SOLUTION\n" + files.solution.read_text()

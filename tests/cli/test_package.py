@@ -16,11 +16,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from corpus_support import copy_whole_course
 
 from syncgrade import cli
 from syncgrade.authoring import validate as validate_module
 from syncgrade.authoring.validate import Outcome, Row
-from syncgrade.courses import open_course
 
 EXERCISE = "exercise-2"
 
@@ -37,8 +37,7 @@ def tiny_wheel(where: Path) -> Path:
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The built-in course as a course folder of its own, answers and all."""
     folder = tmp_path_factory.mktemp("course") / "jax-bench"
-    shutil.copytree(open_course().root, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return folder
+    return copy_whole_course(folder)  # each solution.py beside its exercise
 
 
 def _one_line(capsys: pytest.CaptureFixture[str]) -> str:

@@ -14,11 +14,12 @@ import pytest
 from corpus_support import corpus_dir, failed_ids, read_expectation
 
 import syncgrade
+from syncgrade.courses import builtin_course
 
 ROUNDS = 20
 DEFAULT_ROUNDS = 3
 FILES = [
-    corpus_dir("exercise-1").parent / "solution.py",
+    builtin_course().folder("exercise-1").solution,
     corpus_dir("exercise-1") / "flawed" / "numpy_asarray_wait.py",
     corpus_dir("exercise-1") / "flawed" / "no_wait.py",
     corpus_dir("exercise-1") / "flawed" / "wait_on_stale_output.py",

@@ -31,7 +31,7 @@ from syncgrade.cli.common import (
 from syncgrade.limits import DEFAULT_OVERHEAD_S
 
 if TYPE_CHECKING:
-    from syncgrade.cli.grade import Graded, Request
+    from syncgrade.cli.request import Graded, Request
 
 START_WAIT_S = 120.0
 """How long ``grade daemon start`` waits for the new daemon to answer (it imports the
@@ -41,7 +41,7 @@ grader, about a second on an idle machine; much more on a loaded one)."""
 def through_daemon(request: Request) -> tuple[Graded, Path] | None:
     """``request`` graded and rendered by the daemon, with its course's folder; None when
     no daemon gave a report (the caller grades cold)."""
-    from syncgrade.cli.grade import Graded
+    from syncgrade.cli.request import Graded
 
     try:
         answer = daemon.call(_grade_message(request),
@@ -60,7 +60,7 @@ def _grade_message(request: Request) -> dict[str, Any]:
     if course is not None and os.path.isdir(course):
         course = os.path.abspath(course)  # the daemon runs elsewhere
     width = shutil.get_terminal_size((0, 0)).columns if request.terminal else 0
-    from syncgrade.cli.grade import use_colour
+    from syncgrade.cli.request import use_colour
 
     return {"op": "grade", "exercise": request.exercise,
             "path": os.path.abspath(request.path), "display": str(request.path),

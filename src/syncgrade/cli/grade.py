@@ -18,12 +18,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TextIO
+from typing import TYPE_CHECKING
 
 from syncgrade.cli.common import (
     EXIT_FULL_MARKS,
-    EXIT_INTERNAL,
-    EXIT_NOT_FULL,
     OUTPUT_FORMATS,
     UsageError,
     add_course,
@@ -37,7 +35,8 @@ from syncgrade.cli.common import (
     parse_anywhere,
     prestart_hidden,
 )
-from syncgrade.limits import DEFAULT_MEMORY_GIB, DEFAULT_TIMEOUT_S, GIB
+from syncgrade.cli.request import Graded, Request, use_colour
+from syncgrade.limits import GIB
 from syncgrade.version import __version__
 
 if TYPE_CHECKING:
@@ -256,45 +255,6 @@ def cmd_grade(argv: Sequence[str]) -> int:
     return graded.exit_code
 
 
-class Request(NamedTuple):
-    """One grade the CLI makes (``grade EXERCISE``, ``grade watch``): what to grade, the
-    limits, and how to render it (``terminal``: the text goes to a terminal, so it may be
-    coloured and fitted to its width). A named tuple, not a dataclass: ``dataclasses``
-    would add its imports to every ``grade`` through the daemon."""
-
-    exercise: str
-    path: Path
-    course: str | None
-    fmt: str = "text"
-    timeout: float = DEFAULT_TIMEOUT_S
-    memory_bytes: int = int(DEFAULT_MEMORY_GIB * GIB)
-    reveal: bool = False
-    passing: bool = False
-    html: bool = False
-    terminal: bool = True
-    use_daemon: bool = True
-
-
-class Graded(NamedTuple):
-    """A grade made and rendered: the text, its verdict, and a note for stderr (a
-    progress record that could not be read or written), or ``""``."""
-
-    text: str
-    exercise: str
-    status: str
-    score: float
-    max_score: float
-    internal_error: bool
-    via_daemon: bool
-    note: str = ""
-
-    @property
-    def exit_code(self) -> int:
-        if self.internal_error:
-            return EXIT_INTERNAL
-        return EXIT_FULL_MARKS if self.status == "passed" else EXIT_NOT_FULL
-
-
 def grade_one(request: Request) -> Graded:
     """Grade and render ``request``: through the grader daemon when one answers
     (:func:`syncgrade.cli.daemon.through_daemon`), else cold, exactly as before the
@@ -347,12 +307,6 @@ def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | N
     return render_report(report, fmt, reveal=reveal, lines=lines, html=html,
                          passing=passing, colour=fmt == "text" and terminal
                          and use_colour(sys.stdout))
-
-
-def use_colour(stream: TextIO) -> bool:
-    """Colour for a terminal, unless NO_COLOR is set (https://no-color.org); the rule
-    of :func:`syncgrade.render.use_colour`, without importing the renderer."""
-    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
 
 
 def _write(path: Path, text: str) -> None:
