@@ -174,6 +174,10 @@ class Exercise:
     report; a check id ``checks`` already declares is not derived again."""
     points: Mapping[str, float] = field(default_factory=dict)
     """Points of derived checks (default 1 each)."""
+    visibility: Mapping[str, Visibility] = field(default_factory=dict)
+    """Visibility of derived checks (default ``"visible"`` each): a derived check is not
+    in ``checks`` until the loader resolves the declaration, so this is where a course
+    withholds one (``{"sync-before-stop": "after_due_date"}``)."""
     folder: Path | None = field(default=None, compare=False, repr=False)
     """The exercise's folder in its course (set by :mod:`syncgrade.courses` when the
     declaration loads; a declaration does not give it)."""

@@ -41,10 +41,21 @@ def resolve(exercise: Exercise) -> Exercise:
     Idempotent. Raises :class:`DeclarationProblem` for an unknown check id."""
     checks = tuple(resolve_check(spec) for spec in exercise.checks)
     points = {str.__str__(k): v for k, v in exercise.points.items()}  # Check -> str
+    shown = {str.__str__(k): v for k, v in exercise.visibility.items()}
     declared = {spec.id for spec in checks}
-    derived = tuple(spec for spec in derived_checks(exercise.samples, exercise.calls, points)
-                    if spec.id not in declared)
-    return dataclasses.replace(exercise, checks=(*checks, *derived), points=points)
+    derived = tuple(
+        dataclasses.replace(spec, visibility=shown.get(spec.id, spec.visibility))
+        for spec in derived_checks(exercise.samples, exercise.calls, points)
+        if spec.id not in declared)
+    ids = {spec.id for spec in (*checks, *derived)}
+    for mapping, name in ((points, "points"), (shown, "visibility")):
+        unknown = sorted(set(mapping) - ids)
+        if unknown:
+            raise DeclarationProblem(
+                f"{name} names {unknown}, which {'is' if len(unknown) == 1 else 'are'} not "
+                f"a check of this exercise (its checks: {sorted(ids)})", exercise.origin)
+    return dataclasses.replace(exercise, checks=(*checks, *derived), points=points,
+                               visibility=shown)
 
 
 def resolve_check(spec: CheckSpec) -> CheckSpec:
