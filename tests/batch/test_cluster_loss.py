@@ -29,6 +29,16 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _listening(address: str) -> bool:
+    """Whether the scheduler at ``tcp://host:port`` accepts connections yet."""
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 def _dask(*args: str) -> list[str]:
     return [str(Path(sys.executable).with_name("dask")), *args]
 
@@ -53,6 +63,10 @@ def test_losing_the_scheduler_is_one_line_and_exit_3(tmp_path: Path, sig: int) -
                                     "--no-dashboard"), **quiet)
     batch = None
     try:
+        # On a loaded machine the scheduler's start-up can outlast the batch's connect
+        # timeout ("cannot reach the Dask scheduler"): this test is about losing it later.
+        _wait(lambda: _listening(address) or scheduler.poll() is not None, 300,
+              "scheduler listening")
         batch = subprocess.Popen(
             [str(Path(sys.executable).with_name("grade")), "batch", "s0.py", "s1.py",
              "s2.py", "--exercise", "exercise-2", "--timeout", "120", "--cluster", address,
