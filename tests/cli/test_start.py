@@ -153,8 +153,8 @@ def test_a_learner_in_the_clone_never_edits_the_stub(tmp_path: Path) -> None:
 def test_a_learners_submission_is_no_course_content(tmp_path: Path) -> None:
     """A submission.py beside the statement (a checkout) is never read as the course's:
     the course opens the same, its corpus and what a bundle ships leave it out."""
-    from syncgrade.platforms.bundle import shipped_course_files
     from syncgrade.courses import open_course
+    from syncgrade.platforms.bundle import shipped_course_files
 
     course = tmp_path / "exercises"
     shutil.copytree(COURSE, course, ignore=shutil.ignore_patterns("__pycache__",

@@ -38,7 +38,8 @@ class DeclarationProblem(ValueError):
 def resolve(exercise: Exercise) -> Exercise:
     """``exercise`` with every check resolved (:func:`resolve_check`) and the checks its
     ``samples`` derive appended (a check id already declared is not derived again).
-    Idempotent. Raises :class:`DeclarationProblem` for an unknown check id."""
+    Idempotent. Raises :class:`DeclarationProblem` for an unknown check id; see
+    :func:`refuse_unknown_keys` for ``points``/``visibility`` naming no check."""
     checks = tuple(resolve_check(spec) for spec in exercise.checks)
     points = {str.__str__(k): v for k, v in exercise.points.items()}  # Check -> str
     shown = {str.__str__(k): v for k, v in exercise.visibility.items()}
@@ -47,15 +48,21 @@ def resolve(exercise: Exercise) -> Exercise:
         dataclasses.replace(spec, visibility=shown.get(spec.id, spec.visibility))
         for spec in derived_checks(exercise.samples, exercise.calls, points)
         if spec.id not in declared)
-    ids = {spec.id for spec in (*checks, *derived)}
-    for mapping, name in ((points, "points"), (shown, "visibility")):
+    return dataclasses.replace(exercise, checks=(*checks, *derived), points=points,
+                               visibility=shown)
+
+
+def refuse_unknown_keys(resolved: Exercise) -> None:
+    """Raise :class:`DeclarationProblem` when ``points`` or ``visibility`` of a resolved
+    exercise name an id that is none of its checks (declared or derived). Run after each
+    check is validated, so a check's own mistake is reported before this consequence."""
+    ids = {spec.id for spec in resolved.checks}
+    for mapping, name in ((resolved.points, "points"), (resolved.visibility, "visibility")):
         unknown = sorted(set(mapping) - ids)
         if unknown:
             raise DeclarationProblem(
                 f"{name} names {unknown}, which {'is' if len(unknown) == 1 else 'are'} not "
-                f"a check of this exercise (its checks: {sorted(ids)})", exercise.origin)
-    return dataclasses.replace(exercise, checks=(*checks, *derived), points=points,
-                               visibility=shown)
+                f"a check of this exercise (its checks: {sorted(ids)})", resolved.origin)
 
 
 def resolve_check(spec: CheckSpec) -> CheckSpec:

@@ -35,7 +35,7 @@ from typing import Any
 from syncgrade.errors import RubricError as RubricError  # re-exported
 from syncgrade.rubric import compose, registry
 from syncgrade.rubric.base import CheckSpec, Exercise, Origin, at_text
-from syncgrade.rubric.declaration import DeclarationProblem, resolve
+from syncgrade.rubric.declaration import DeclarationProblem, refuse_unknown_keys, resolve
 from syncgrade.rubric.specs import BUILTIN_WORKLOADS, DEVICE_FAULTS
 
 ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*$")
@@ -143,6 +143,7 @@ def _declaration(exercise: Any, expected_id: str | None) -> Exercise:
     call_ids = _calls(exercise, required)
     resolved = resolve(exercise)
     _checks(resolved, call_ids)
+    refuse_unknown_keys(resolved)
     return resolved
 
 
