@@ -4,7 +4,7 @@ Prints four figures against their targets:
 
 1. cold CLI grade of the exercise-1 solution vs the floor (a fresh ``python -c "import
    jax"`` plus one jitted call), medians of interleaved runs, as a ratio (<= 1.5);
-2. warm-pool grade latency of the same file (``engine.grade(..., pool=WarmPool(2))``,
+2. warm-pool grade latency of the same file (``grading.grade(..., pool=WarmPool(2))``,
    in this process, with a warm child available), median and p90 vs the floor (<= 0.3);
 3. ``grade batch`` of 100 copies of exercise-1 corpus files with ``--jobs 2`` (<= 60 s);
 4. instrumentation overhead: the warm median of a ~1 ms jitted kernel, timed with
@@ -170,8 +170,8 @@ def _print_daemon(floor: list[float], cold: list[float], warm: list[float]) -> N
 
 
 def warm_latency(runs: int) -> list[float]:
-    """``engine.grade`` of the solution with a warm child available, ``runs`` times."""
-    from syncgrade import engine
+    """``grading.grade`` of the solution with a warm child available, ``runs`` times."""
+    from syncgrade import grading
     from syncgrade.pool import WarmPool
 
     latencies = []
@@ -179,7 +179,7 @@ def warm_latency(runs: int) -> list[float]:
         for i in range(runs + 1):
             _until(lambda: pool.warm_children() >= pool.size, 300)
             start = time.perf_counter()
-            report = engine.grade("exercise-1", SOLUTION, pool=pool)
+            report = grading.grade("exercise-1", SOLUTION, pool=pool)
             elapsed = time.perf_counter() - start
             if report.status != "passed":
                 raise SystemExit(f"the solution did not pass in the pool: {report.summary}")
@@ -238,9 +238,9 @@ def _plain(size: int) -> tuple[int, float]:
 
 
 def _instrumented(size: int) -> float:
-    from syncgrade import engine
+    from syncgrade import grading
 
-    report = engine.grade("exercise-1", source=GRADED.replace("SIZE", str(size)),
+    report = grading.grade("exercise-1", source=GRADED.replace("SIZE", str(size)),
                           display_name="bench.py")
     if report.cause != "graded":
         raise SystemExit(f"the instrumented kernel did not run: {report.summary}")

@@ -4,7 +4,7 @@ These four are what a caller of ``syncgrade.grade``, of a course or of a rubric 
 and what every entry point (CLI, service, batch, platform containers) turns into an exit
 code or an HTTP status; a learner's failure is never one of them (it is in the report).
 Each is re-exported where it was first defined (``syncgrade.rubric``,
-``syncgrade.rubric.validation``, ``syncgrade.courses``, ``syncgrade.engine``), so either
+``syncgrade.rubric.validation``, ``syncgrade.courses``, ``syncgrade.grading``), so either
 import works. Imports nothing.
 
 Not every exception class lives here: an entry point's or a tool's own usage error is

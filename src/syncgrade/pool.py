@@ -48,12 +48,11 @@ import os
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from syncgrade import sandbox
+from syncgrade import sandbox, timing
 from syncgrade.limits import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
 from syncgrade.limits import STARTUP_TIMEOUT_S
 
@@ -259,7 +258,7 @@ class WarmPool:
         child = self._take(limits)
         if child is None:
             return run_cold(stdin, files, limits, hidden=hidden)
-        delivered = time.monotonic()
+        delivered = timing.monotonic()
         try:
             outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s)
         except sandbox.SandboxError:
@@ -278,7 +277,7 @@ class WarmPool:
             # comes before any learner code), e.g. killed between the liveness check
             # and delivery. Never the learner's doing; run the same job cold.
             self._count_fallback("lost at delivery")
-            return run_cold(stdin, files, _less_startup(limits, time.monotonic() - delivered),
+            return run_cold(stdin, files, _less_startup(limits, timing.monotonic() - delivered),
                             hidden=hidden)
         return outcome
 
@@ -305,7 +304,7 @@ class WarmPool:
         if not self.compatible(limits):
             self._count_fallback("other limits")
             return None
-        deadline = time.monotonic() + self.wait_s
+        deadline = timing.monotonic() + self.wait_s
         with self._cond:
             while not self._closed:
                 for child in self._idle:
@@ -318,7 +317,7 @@ class WarmPool:
                         self.stats.warm += 1
                         self._cond.notify_all()  # the filler starts a replacement
                         return child
-                left = deadline - time.monotonic()
+                left = deadline - timing.monotonic()
                 if left <= 0 or self._failing or (not self.refill and not self._idle
                                  and self.stats.started + self.stats.start_failures):
                     break  # out of time, or a one-shot pool already handed out its child
@@ -390,7 +389,7 @@ class WarmPool:
                 dead = [c for c in self._idle if not c.alive()]
                 self.stats.replaced += len(dead)
                 if self.idle_limit_s is not None:
-                    old = time.monotonic() - self.idle_limit_s
+                    old = timing.monotonic() - self.idle_limit_s
                     dead += [c for c in self._idle
                              if c not in dead and self._born.get(id(c), 0.0) < old]
                 self._idle = [c for c in self._idle if c not in dead]
@@ -418,7 +417,7 @@ class WarmPool:
                 # (the cold child reports what went wrong).
                 with self._cond:
                     self._failing = True
-                time.sleep(_RESPAWN_BACKOFF_S)
+                timing.sleep(_RESPAWN_BACKOFF_S)
             if closing:
                 with self._cond:
                     while self._in_use:
@@ -430,13 +429,13 @@ class WarmPool:
             for _ in range(missing):
                 started = self._start_one()
                 if started is None:
-                    time.sleep(_RESPAWN_BACKOFF_S)
+                    timing.sleep(_RESPAWN_BACKOFF_S)
                     break
                 with self._cond:
                     kept = not self._closed
                     if kept:
                         self._idle.append(started)
-                        self._born[id(started)] = time.monotonic()
+                        self._born[id(started)] = timing.monotonic()
                         self._cond.notify_all()
                 if not kept:
                     started.discard()  # closed while it was starting

@@ -1,7 +1,7 @@
 """The child-to-parent wire protocol, defined once (stdlib only: the child imports it).
 
 Frames. The sealed recorder core (``child/recorder.py``) writes every frame on the report
-channel, and ``engine.parse_frames`` reads them back. Each frame on the wire is a
+channel, and ``grading.frames.parse_frames`` reads them back. Each frame on the wire is a
 :data:`HEADER` (the payload's length, 4 bytes, big-endian) and the payload: the hex
 HMAC-SHA256 (:data:`MAC_SIZE` ASCII bytes, keyed with the job's key) of the body, then the
 body, a JSON object whose ``type`` is one of :data:`FRAME_KINDS` and whose ``seq`` counts

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from syncgrade import engine
+from syncgrade.grading.frames import parse_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -211,14 +211,14 @@ def _honest() -> list[bytes]:
 
 
 def test_an_honest_channel_is_trusted() -> None:
-    parsed = engine.parse_frames(_honest(), KEY, CALLS, clean_exit=True)
+    parsed = parse_frames(_honest(), KEY, CALLS, clean_exit=True)
     assert parsed.tampering is None
     assert parsed.load is not None and parsed.load.ok
     assert list(parsed.calls) == CALLS and parsed.end is not None
 
 
 def test_a_child_that_died_part_way_is_not_tampering() -> None:
-    parsed = engine.parse_frames(_honest()[:3], KEY, CALLS, incomplete=True)
+    parsed = parse_frames(_honest()[:3], KEY, CALLS, incomplete=True)
     assert parsed.tampering is None and parsed.end is None and list(parsed.calls) == ["main"]
 
 
@@ -233,10 +233,10 @@ def test_a_child_that_died_part_way_is_not_tampering() -> None:
     pytest.param(lambda f: [*f[:2], b"x" * 10, *f[2:]], id="garbage"),
 ])
 def test_a_forged_channel_is_tampering(frames: Any) -> None:
-    parsed = engine.parse_frames(frames(_honest()), KEY, CALLS, clean_exit=True)
+    parsed = parse_frames(frames(_honest()), KEY, CALLS, clean_exit=True)
     assert parsed.tampering is not None
 
 
 def test_a_torn_frame_from_a_clean_exit_is_tampering() -> None:
-    parsed = engine.parse_frames(_honest()[:3], KEY, CALLS, clean_exit=True, incomplete=True)
+    parsed = parse_frames(_honest()[:3], KEY, CALLS, clean_exit=True, incomplete=True)
     assert parsed.tampering is not None

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import syncgrade
-from syncgrade import courses, engine, rubric
+from syncgrade import courses, grading, rubric
+from syncgrade.grading.hidden import hidden_data
 from syncgrade.models import GradeReport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ NO_WAIT = COURSE / "exercise-1" / "corpus" / "flawed" / "no_wait.py"
 def test_the_exceptions_are_exported() -> None:
     assert {"grade", "GradeReport", "RubricError", "SubmissionError", "UnknownExercise"} <= set(
         syncgrade.__all__)
-    assert syncgrade.SubmissionError is engine.SubmissionError
+    assert syncgrade.SubmissionError is grading.SubmissionError
     assert syncgrade.UnknownExercise is rubric.UnknownExercise
     assert syncgrade.RubricError is rubric.RubricError
     assert syncgrade.GradeReport is GradeReport
@@ -82,7 +83,7 @@ def test_bad_limits_are_a_value_error_before_anything_runs(
     assert type(info.value) is ValueError  # not a SubmissionError: the caller's limit
     with pytest.raises(TypeError, match="timeout must be a number"):
         syncgrade.grade("exercise-1", source="x = 1\n", timeout="60")  # type: ignore[arg-type]
-    for doc in (engine.grade.__doc__, syncgrade.__doc__):
+    for doc in (grading.grade.__doc__, syncgrade.__doc__):
         assert doc is not None and "ValueError" in doc
 
 
@@ -140,9 +141,9 @@ def test_hidden_data_is_made_once_per_exercise_and_cannot_be_written() -> None:
     import numpy as np
 
     exercise = courses.get_exercise("exercise-1")
-    hidden = engine._hidden_data(exercise)
+    hidden = hidden_data(exercise)
     inputs, references = hidden.inputs, hidden.references
-    again = engine._hidden_data(exercise)
+    again = hidden_data(exercise)
     assert again.inputs is inputs and again.references is references
     assert again.npz is hidden.npz
     assert all(not a.flags.writeable for a in inputs.values())
@@ -150,5 +151,5 @@ def test_hidden_data_is_made_once_per_exercise_and_cannot_be_written() -> None:
         inputs["x"][0, 0] = 1.0
     fresh = {"x": np.zeros(3, np.float32)}
     replaced = dataclasses.replace(exercise, make_inputs=lambda: fresh)
-    other = engine._hidden_data(replaced).inputs
+    other = hidden_data(replaced).inputs
     assert other is fresh  # replaced inputs are never served from another's entry

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from process_support import descendant_with_file
 
-from syncgrade import engine, pool
+from syncgrade import grading, pool
 from syncgrade.grading.cause import fault_cause
 from syncgrade.pool import WarmPool
 from syncgrade.sandbox._classify import classify
@@ -70,7 +70,7 @@ class Killer:
 
 def test_a_child_killed_from_outside_once_is_graded_again() -> None:
     with Killer(signal.SIGKILL, 1) as killer:
-        report = engine.grade("exercise-1", source=STARTED + SOLUTION, timeout=30)
+        report = grading.grade("exercise-1", source=STARTED + SOLUTION, timeout=30)
     assert len(killer.killed) == 1
     assert (report.status, report.cause) == ("passed", "graded"), report.summary
     assert report.grading.internal_error is None
@@ -78,7 +78,7 @@ def test_a_child_killed_from_outside_once_is_graded_again() -> None:
 
 def test_a_child_killed_from_outside_twice_is_a_grader_fault_not_a_crash() -> None:
     with Killer(signal.SIGKILL, 2) as killer:
-        report = engine.grade("exercise-1", source=STARTED + SOLUTION, timeout=30)
+        report = grading.grade("exercise-1", source=STARTED + SOLUTION, timeout=30)
     assert len(killer.killed) == 2
     assert (report.status, report.cause) == ("error", "grader_fault"), report.summary
     assert report.score == 0 and "not your fault" in report.summary
@@ -89,7 +89,7 @@ def test_a_child_killed_from_outside_twice_is_a_grader_fault_not_a_crash() -> No
 def test_a_pooled_child_terminated_from_outside_is_graded_again() -> None:
     # The service's path: a warm child forked from the zygote, in its pid namespace.
     with WarmPool(size=1, wait_s=300) as children, Killer(signal.SIGTERM, 1) as killer:
-        report = engine.grade("exercise-1", source=STARTED + SOLUTION, timeout=30,
+        report = grading.grade("exercise-1", source=STARTED + SOLUTION, timeout=30,
                               pool=children)
     assert len(killer.killed) == 1
     assert (report.status, report.cause) == ("passed", "graded"), report.summary
@@ -102,7 +102,7 @@ def test_a_pooled_child_terminated_from_outside_is_graded_again() -> None:
 ])
 def test_the_learners_own_kill_is_the_learners_crash(suicide: str) -> None:
     source = f"import os, signal\n{suicide}\n" + SOLUTION
-    report = engine.grade("exercise-1", source=source, timeout=30)
+    report = grading.grade("exercise-1", source=source, timeout=30)
     assert (report.status, report.cause) == ("failed", "crashed"), report.summary
     assert report.grading.internal_error is None
     assert "killed by SIG" in report.summary

@@ -12,16 +12,17 @@ import numpy as np
 import pytest
 from builders import context
 
-from syncgrade import engine
 from syncgrade.child import harness, workloads
 from syncgrade.courses import get_exercise
+from syncgrade.grading.cause import unbuilt_calls
 from syncgrade.rubric import checks as c
 from syncgrade.rubric.base import Context
+from syncgrade.rubric.validation import SPEC_KINDS
 from syncgrade.trace import CallFrame
 
 
 def test_parent_and_child_agree_on_spec_kinds() -> None:
-    assert engine.SPEC_KINDS == harness.KINDS
+    assert SPEC_KINDS == harness.KINDS
     builders = {name[len("_build_"):] for name in dir(harness.Harness)
                 if name.startswith("_build_")}
     assert builders == harness.KINDS
@@ -66,7 +67,7 @@ def test_a_failed_build_is_tampering_with_a_learner_facing_message() -> None:
                                  grader_error="KeyError: 'predict_off_by_a_little'")
               for call in exercise.calls}
     exercise, ctx = _context(frames)
-    found = engine.unbuilt_calls(exercise, ctx.inputs, frames)
+    found = unbuilt_calls(exercise, ctx.inputs, frames)
     assert found and all(f.startswith("grader state:") for f in found)
     outcome = c.runs(ctx, calls=tuple(call.id for call in exercise.calls))
     assert outcome.status == "failed"
@@ -83,8 +84,8 @@ def test_a_wrong_rubric_spec_is_still_a_grader_fault(monkeypatch: pytest.MonkeyP
     frames = {call.id: CallFrame(type="call", id=call.id, ok=False,
                                  grader_error="KeyError: 'no-such-input'")}
     with pytest.raises(RuntimeError, match="no hidden input named 'no-such-input'"):
-        engine.unbuilt_calls(broken, exercise.make_inputs(), frames)
-    assert engine.unbuilt_calls(broken, exercise.make_inputs(), {}) == []
+        unbuilt_calls(broken, exercise.make_inputs(), frames)
+    assert unbuilt_calls(broken, exercise.make_inputs(), {}) == []
 
 
 HARMLESS_STATE = """

@@ -47,12 +47,12 @@ def test_the_cli_exits_3_on_an_internal_error(broken_rubric: None,
 
 def test_a_sandbox_that_cannot_start_is_an_internal_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from syncgrade import engine
+    from syncgrade import sandbox
 
     def no_sandbox(*args, **kwargs):  # type: ignore[no-untyped-def]
-        raise engine.sandbox.SandboxError("cannot create the jail")
+        raise sandbox.SandboxError("cannot create the jail")
 
-    monkeypatch.setattr(engine.sandbox, "run_sandboxed", no_sandbox)
+    monkeypatch.setattr(sandbox, "run_sandboxed", no_sandbox)
     monkeypatch.delenv("SYNCGRADE_WARM_POOL", raising=False)  # a cold start, not a pooled child
     report = syncgrade.grade("exercise-1", SOLUTION)
     assert (report.status, report.cause) == ("error", "grader_fault")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from process_support import LoadBudget
 
-from syncgrade import engine, pool
+from syncgrade import grading, pool
 from syncgrade.pool import WarmPool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,10 +74,10 @@ def test_a_slow_start_up_does_not_spend_the_learners_time(
     started = time.monotonic()
     if warm:
         with WarmPool(size=1, zygote=False, only_ready=False, wait_s=120 + delay) as children:
-            report = engine.grade("exercise-1", SOLUTION_1, timeout=timeout, pool=children)
+            report = grading.grade("exercise-1", SOLUTION_1, timeout=timeout, pool=children)
             assert children.stats.warm == 1, children.stats
     else:
-        report = engine.grade("exercise-1", SOLUTION_1, timeout=timeout)
+        report = grading.grade("exercise-1", SOLUTION_1, timeout=timeout)
     assert time.monotonic() - started >= delay  # the slowed start-up did happen
     assert (report.status, report.cause) == ("passed", "graded"), report.summary
     assert report.grading.timeout_s == timeout
@@ -87,7 +87,7 @@ def test_a_learner_loop_after_a_slow_start_up_still_times_out(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _slow_start(monkeypatch, 2.0)
     source = _looping(SOLUTION_1, "    samples = []\n")
-    report = engine.grade("exercise-1", source=source, timeout=2)
+    report = grading.grade("exercise-1", source=source, timeout=2)
     assert (report.status, report.cause) == ("failed", "timeout"), report.summary
     assert report.grading.termination == "timeout"
     assert "2 s time limit" in report.summary, report.summary
@@ -101,7 +101,7 @@ def test_a_start_up_past_the_graders_budget_is_a_grader_fault(
     _slow_start(monkeypatch, 10 * bound)
     monkeypatch.setattr("syncgrade.grading.pipeline.STARTUP_TIMEOUT_S", 1.0)
     started = time.monotonic()
-    report = engine.grade("exercise-1", SOLUTION_1, timeout=min(3 * bound, 3600))
+    report = grading.grade("exercise-1", SOLUTION_1, timeout=min(3 * bound, 3600))
     # Stopped at the start-up budget, not at the timeout (nor at the end of the sleep).
     assert time.monotonic() - started < min(budget.bound(20.0), 2 * bound)
     assert (report.status, report.cause) == ("error", "grader_fault"), report.summary
@@ -115,7 +115,7 @@ def test_isolated_calls_share_only_the_learners_time() -> None:
     # was reported "Grading could not finish" at any timeout this small. Its learner
     # time in all is about 1.5 s on an idle 2-core machine; the start-ups stretch with
     # the load as much as the learner's time does.
-    report = engine.grade("exercise-4", SOLUTION_4, timeout=round(LoadBudget().limit(4.0), 1))
+    report = grading.grade("exercise-4", SOLUTION_4, timeout=round(LoadBudget().limit(4.0), 1))
     assert (report.status, report.cause) == ("passed", "graded"), report.summary
 
 
@@ -126,7 +126,7 @@ def test_isolated_calls_that_spend_the_budget_time_out() -> None:
         "    larger_host = rng.normal(",
         "    time.sleep(1.5)\n    larger_host = rng.normal(", 1)
     assert source != SOLUTION_4.read_text()
-    report = engine.grade("exercise-4", source=source, timeout=4)
+    report = grading.grade("exercise-4", source=source, timeout=4)
     assert (report.status, report.cause) == ("failed", "timeout"), report.summary
     assert report.grading.termination == "timeout"
     assert report.grading.internal_error is None

@@ -37,7 +37,7 @@ def test_a_grader_fault_after_the_run_leaves_nothing(tmp_base: Path,
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("a bug in the engine")
 
-    monkeypatch.setattr("syncgrade.grading.pipeline._assemble", broken)
+    monkeypatch.setattr("syncgrade.grading.pipeline.read_frames", broken)
     report = syncgrade.grade("exercise-1", SOLUTION, timeout=20)
     assert (report.grading.internal_error or "").startswith("internal error: ZeroDivision")
     assert list(tmp_base.iterdir()) == []

@@ -17,9 +17,10 @@ import pytest
 from pydantic import ValidationError
 
 import syncgrade
-from syncgrade import engine
+from syncgrade import sandbox
 from syncgrade.courses import EXERCISES, get_exercise
-from syncgrade.grading import pipeline
+from syncgrade.grading import Submission, pipeline
+from syncgrade.grading.report import internal_error_report, unreadable_report
 from syncgrade.models import (
     SCHEMA_VERSION,
     CheckResult,
@@ -138,11 +139,11 @@ def test_a_check_earns_all_its_points_when_passed_and_none_otherwise(
 def test_every_builder_makes_a_consistent_report_with_the_same_rubric_version(
         exercise_id: str) -> None:
     exercise = get_exercise(exercise_id)
-    submission = engine.Submission(None, "submission.py", "The file is empty.")
-    limits = engine.sandbox.Limits(wall_s=60)
+    submission = Submission(None, "submission.py", "The file is empty.")
+    limits = sandbox.Limits(wall_s=60)
     reports = [
-        engine._unreadable_report(exercise, submission, 60, 0.1),
-        engine._internal_error_report(exercise, submission, None, limits,
+        unreadable_report(exercise, submission, 60, 0.1),
+        internal_error_report(exercise, submission, None, limits,
                                       RuntimeError("boom"), 0.1),
         problem_report(exercise_id, "no file", display_name="submission.py", timeout=60),
     ]
@@ -155,21 +156,21 @@ def test_every_builder_makes_a_consistent_report_with_the_same_rubric_version(
 
 
 @pytest.fixture(scope="module")
-def solution_run() -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments ``engine._assemble`` got when grading exercise-1's solution."""
-    captured: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-    real = pipeline._assemble
+def solution_run() -> pipeline.Ran:
+    """The *run* stage's value (:class:`pipeline.Ran`) of grading exercise-1's solution."""
+    captured: list[pipeline.Ran] = []
+    real = pipeline.read_frames
 
-    def capture(*args: Any, **kwargs: Any) -> Any:
-        captured.append((args, kwargs))
-        return real(*args, **kwargs)
+    def capture(ran: pipeline.Ran) -> pipeline.Evidence:
+        captured.append(ran)
+        return real(ran)
 
-    pipeline._assemble = capture
+    pipeline.read_frames = capture  # type: ignore[assignment]
     try:
         report = syncgrade.grade("exercise-1",
                                  SOLUTIONS / "exercise-1" / "solution.py")
     finally:
-        pipeline._assemble = real
+        pipeline.read_frames = real  # type: ignore[assignment]
     assert report.status == "passed", report.summary
     return captured[0]
 
@@ -181,19 +182,17 @@ def solution_run() -> tuple[tuple[Any, ...], dict[str, Any]]:
     ("exited", "crashed", "exited early"),
 ])
 def test_a_run_that_stops_after_every_call_returned_loses_runs(
-        solution_run: tuple[tuple[Any, ...], dict[str, Any]], termination: str,
-        cause: str, words: str) -> None:
-    args, kwargs = solution_run
-    exercise, submission, inputs, runs, limits, seconds = args
+        solution_run: pipeline.Ran, termination: str, cause: str, words: str) -> None:
     # Every call frame arrived; then the child stopped before its end frame.
-    stopped = [dataclasses.replace(
+    stopped = tuple(dataclasses.replace(
         run, outcome=dataclasses.replace(
             run.outcome, termination=termination, frames=run.outcome.frames[:-1],
             returncode=-9 if termination == "signal" else 1,
             signal_name="SIGKILL" if termination == "signal" else None))
-        for run in runs]
-    report = engine._assemble(exercise, submission, inputs, stopped, limits, seconds,
-                              **kwargs)
+        for run in solution_run.runs)
+    ran = dataclasses.replace(solution_run, runs=stopped)
+    report = pipeline.report_of(pipeline.decide_cause(pipeline.evaluate_checks(
+        pipeline.read_frames(ran))))
     assert (report.status, report.cause) == ("failed", cause)
     runs_check = report.check("runs")
     assert (runs_check.status, runs_check.points) == ("failed", 0.0)

@@ -20,7 +20,7 @@ import pytest
 from builders import wait_until
 from process_support import LoadBudget, processes_inside
 
-from syncgrade import engine, pool
+from syncgrade import grading, pool
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
 
@@ -52,9 +52,9 @@ def _verdict(report: GradeReport) -> tuple[object, ...]:
     FLAWED / "device_put_inside.py",
 ], ids=lambda p: p.stem)
 def test_a_pooled_grade_is_the_cold_grade(path: Path) -> None:
-    cold = engine.grade("exercise-1", path, timeout=60)
+    cold = grading.grade("exercise-1", path, timeout=60)
     with WarmPool(size=1, wait_s=120) as warm:
-        pooled = engine.grade("exercise-1", path, timeout=60, pool=warm)
+        pooled = grading.grade("exercise-1", path, timeout=60, pool=warm)
         assert warm.stats.warm == 1 and warm.stats.cold == 0, warm.stats
     assert _verdict(pooled) == _verdict(cold)
     assert pooled.provenance == cold.provenance
@@ -69,7 +69,7 @@ def test_without_the_zygote_children_start_fresh_with_the_same_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(pool.ZYGOTE_ENV_VAR, "0")
     with WarmPool(size=1, wait_s=120) as warm:
-        report = engine.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
+        report = grading.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
     assert (warm.stats.warm, warm.stats.forked, warm.stats.zygote) == (1, 0, "off")
     assert report.status == "passed", report.summary
 
@@ -94,7 +94,7 @@ def test_a_run_whose_zygote_dies_under_it_is_graded_cold() -> None:
         killer = threading.Thread(target=kill_once_delivered)
         killer.start()
         try:
-            report = engine.grade("exercise-1", source=slow, display_name="slow.py",
+            report = grading.grade("exercise-1", source=slow, display_name="slow.py",
                                   timeout=60, pool=warm)
         finally:
             killer.join()
@@ -112,7 +112,7 @@ def test_a_killed_zygote_is_replaced_by_fresh_children() -> None:
         assert zygote.pid is not None
         os.kill(zygote.pid, signal.SIGKILL)  # its idle child dies with it
         wait_until(lambda: warm.stats.replaced >= 1, 60, what="the dead child's replacement")
-        report = engine.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
+        report = grading.grade("exercise-1", SOLUTION, timeout=60, pool=warm)
         stats = warm.stats
     assert report.status == "passed", report.summary
     assert stats.replaced >= 1 and stats.zygote.startswith("failed"), stats
@@ -135,8 +135,8 @@ sys.modules["planted"] = sys
 def test_a_child_is_never_reused() -> None:
     source = SOLUTION.read_text() + _MARKER
     with WarmPool(size=1, wait_s=120) as warm:
-        first = engine.grade("exercise-1", source=source, pool=warm)
-        second = engine.grade("exercise-1", source=source, pool=warm)
+        first = grading.grade("exercise-1", source=source, pool=warm)
+        second = grading.grade("exercise-1", source=source, pool=warm)
         assert warm.stats.warm == 2, warm.stats
     lines = [dict(line.split(" ", 1) for line in r.stdout.text.splitlines()
                   if line.startswith(("SEEN", "WHO"))) for r in (first, second)]
@@ -191,18 +191,18 @@ def test_a_child_killed_while_idle_is_replaced_not_used() -> None:
     with WarmPool(size=1, wait_s=120) as warm:
         _wait_warm(warm, 1)
         launcher = warm._idle[0].pid
-        grading = [p for p in _descendants(launcher)
-                   if b"syncgrade.child" in Path(f"/proc/{p}/cmdline").read_bytes()]
-        assert grading, "no grading child under the launcher"
-        for pid in grading:
+        children = [p for p in _descendants(launcher)
+                    if b"syncgrade.child" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        assert children, "no grading child under the launcher"
+        for pid in children:
             os.kill(pid, signal.SIGKILL)
-        _wait_dead(grading)  # it died while idle: before the grade asks for a child
+        _wait_dead(children)  # it died while idle: before the grade asks for a child
         # The pool checks idle children every 0.5 s: let it see the death first. In the
         # loaded parallel suite the grade sometimes came before that check, and the pool
         # then took the "lost at delivery" path (rerun cold, same report) instead; this
         # test is about the replacement.
         wait_until(lambda: warm.stats.replaced >= 1, 60, what="the pool to replace the child")
-        report = engine.grade("exercise-1", SOLUTION, pool=warm)
+        report = grading.grade("exercise-1", SOLUTION, pool=warm)
         assert report.status == "passed", report.summary
         assert warm.stats.replaced == 1, warm.stats
         assert (warm.stats.warm, warm.stats.cold) == (1, 0), warm.stats
@@ -218,11 +218,11 @@ def test_the_wall_clock_counts_from_delivery() -> None:
     with WarmPool(size=1, wait_s=120) as warm:
         _wait_warm(warm, 1)
         time.sleep(timeout + 1)  # idle longer than the timeout below: that must not count
-        passed = engine.grade("exercise-1", SOLUTION, timeout=timeout, pool=warm)
+        passed = grading.grade("exercise-1", SOLUTION, timeout=timeout, pool=warm)
         assert passed.status == "passed", passed.summary
         _wait_warm(warm, 1)
         started = time.monotonic()
-        slept = engine.grade("exercise-1", source=sleeper, timeout=3, pool=warm)
+        slept = grading.grade("exercise-1", source=sleeper, timeout=3, pool=warm)
         elapsed = time.monotonic() - started
         assert warm.stats.warm == 2, warm.stats
     assert (slept.status, slept.cause) == ("failed", "timeout")
@@ -237,7 +237,7 @@ def test_closing_the_pool_leaves_no_process_and_no_directory(
     monkeypatch.setattr(tempfile, "tempdir", str(base))
     warm = WarmPool(size=2, wait_s=120)
     _wait_warm(warm, 2)
-    report = engine.grade("exercise-1", SOLUTION, pool=warm)
+    report = grading.grade("exercise-1", SOLUTION, pool=warm)
     assert report.status == "passed"
     _wait_warm(warm, 2)  # the replacement too
     assert processes_inside(base), "the idle children run in their workdirs under base"
@@ -245,14 +245,14 @@ def test_closing_the_pool_leaves_no_process_and_no_directory(
     warm.close()
     assert list(base.iterdir()) == []
     assert processes_inside(base) == []
-    assert engine.grade("exercise-1", SOLUTION, pool=warm).status == "passed"  # cold now
+    assert grading.grade("exercise-1", SOLUTION, pool=warm).status == "passed"  # cold now
     assert warm.stats.fallback_reasons == {"closed": 1}
 
 
 def test_other_limits_fall_back_to_a_cold_child_with_the_same_result() -> None:
     with WarmPool(size=1, timeout=30, wait_s=120) as warm:
-        longer = engine.grade("exercise-1", SOLUTION, timeout=45, pool=warm)
-        other_memory = engine.grade("exercise-1", SOLUTION, memory_bytes=3 * 2**30,
+        longer = grading.grade("exercise-1", SOLUTION, timeout=45, pool=warm)
+        other_memory = grading.grade("exercise-1", SOLUTION, memory_bytes=3 * 2**30,
                                     pool=warm)
         assert warm.stats.fallback_reasons == {"other limits": 2}
         assert warm.stats.warm == 0
@@ -264,7 +264,7 @@ def test_concurrent_grades_from_threads() -> None:
     reports: dict[int, GradeReport] = {}
     with WarmPool(size=2, wait_s=120) as warm:
         threads = [threading.Thread(
-            target=lambda i=i, p=p: reports.__setitem__(i, engine.grade("exercise-1", p,
+            target=lambda i=i, p=p: reports.__setitem__(i, grading.grade("exercise-1", p,
                                                                          pool=warm)))
             for i, p in enumerate(paths)]
         for thread in threads:
@@ -280,14 +280,14 @@ def test_concurrent_grades_from_threads() -> None:
 _LEAN = '''
 import os, sys
 from pathlib import Path
-from syncgrade import engine, pool
+from syncgrade import grading, pool
 solution = Path(sys.argv[1])
-cold = engine.grade("exercise-1", solution)
+cold = grading.grade("exercise-1", solution)
 with pool.WarmPool(size=1, wait_s=120) as warm:
-    pooled = engine.grade("exercise-1", solution, pool=warm)
+    pooled = grading.grade("exercise-1", solution, pool=warm)
     assert warm.stats.warm == 1, warm.stats
 os.environ[pool.ENV_VAR] = "1"
-shared = engine.grade("exercise-1", solution)
+shared = grading.grade("exercise-1", solution)
 assert pool.shared_pool().stats.warm + pool.shared_pool().stats.cold == 1
 assert [r.status for r in (cold, pooled, shared)] == ["passed"] * 3, cold.summary
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("jax", "jaxlib"))
@@ -306,7 +306,7 @@ def test_the_grading_parent_never_imports_jax() -> None:
 def test_a_bad_pool_size_in_the_environment_is_a_clear_grader_fault(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(pool.ENV_VAR, "lots")
-    report = engine.grade("exercise-1", SOLUTION)
+    report = grading.grade("exercise-1", SOLUTION)
     assert (report.status, report.cause) == ("error", "grader_fault")
     assert "SYNCGRADE_WARM_POOL must be a whole number" in (report.grading.internal_error
                                                             or "")
@@ -314,7 +314,7 @@ def test_a_bad_pool_size_in_the_environment_is_a_clear_grader_fault(
 
 def test_a_prestarted_child_serves_one_grade_then_the_pool_closes_itself() -> None:
     one = pool.prestart(60)
-    report = engine.grade("exercise-1", SOLUTION, pool=one)
+    report = grading.grade("exercise-1", SOLUTION, pool=one)
     assert report.status == "passed", report.summary
     assert one.stats.warm == 1, one.stats
     wait_until(lambda: one.closed, 60, what="the one-shot pool to close itself")
@@ -334,7 +334,7 @@ def test_the_shared_pool_serves_the_longer_limits_the_suite_uses_warm(
     shared = pool.shared_pool()
     assert shared is not None
     before = shared.stats.warm
-    report = engine.grade("exercise-1", SOLUTION, timeout=120)  # the corpus tests' limit
+    report = grading.grade("exercise-1", SOLUTION, timeout=120)  # the corpus tests' limit
     assert report.status == "passed", report.summary
     assert report.grading.timeout_s == 120
     assert shared.stats.warm == before + 1, shared.stats

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from syncgrade import engine, pool
+from syncgrade import grading, pool
 from syncgrade.child import harness, workloads
 from syncgrade.child.__main__ import _Warmup
 from syncgrade.pool import WarmPool, children_to_start
@@ -184,7 +184,7 @@ def test_a_pool_starts_no_child_while_a_grade_runs_and_a_spare_waits(
             while warm.warm_children() < 2:
                 assert time.monotonic() < deadline, "the pool did not warm up"
                 time.sleep(0.05)
-            report = engine.grade("exercise-1", SOLUTION, pool=warm)
+            report = grading.grade("exercise-1", SOLUTION, pool=warm)
             assert report.status == "passed", report.summary
         deadline = time.monotonic() + 60
         while len(in_flight_at_start) < 2:

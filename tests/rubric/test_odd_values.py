@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 import syncgrade
-from syncgrade import engine
 from syncgrade.courses import EXERCISES
 from syncgrade.grading import pipeline
+from syncgrade.grading.frames import parse_run
 from syncgrade.rubric.base import Context
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,54 +78,54 @@ def _replace(tagged: Any, tags: tuple[str, ...], new: dict[str, Any], only_first
 
 
 @pytest.fixture(scope="module")
-def solution_runs() -> dict[str, tuple[Any, ...]]:
-    """exercise id -> the arguments ``engine._assemble`` got for its solution's run."""
-    captured: dict[str, tuple[Any, ...]] = {}
-    real = pipeline._assemble
+def solution_runs() -> dict[str, pipeline.Ran]:
+    """exercise id -> the *run* stage's value (:class:`pipeline.Ran`) of its solution."""
+    captured: dict[str, pipeline.Ran] = {}
+    real = pipeline.read_frames
 
-    def capture(*args: Any, **kwargs: Any) -> Any:
-        captured[args[0].id] = (args, kwargs)
-        return real(*args, **kwargs)
+    def capture(ran: pipeline.Ran) -> pipeline.Evidence:
+        captured[ran.exercise.id] = ran
+        return real(ran)
 
-    pipeline._assemble = capture
+    pipeline.read_frames = capture  # type: ignore[assignment]
     try:
         for exercise in EXERCISES:
             path = SOLUTIONS / exercise / "solution.py"
             syncgrade.grade(exercise, path, timeout=60)
     finally:
-        pipeline._assemble = real
+        pipeline.read_frames = real  # type: ignore[assignment]
     return captured
 
 
-def _run_checks(args: tuple[Any, ...], kwargs: dict[str, Any],
-                mutate: Any) -> list[str]:
-    exercise, submission, inputs, runs = args[:4]
-    parsed = [engine._parse_run(run) for run in runs]
+def _run_checks(ran: pipeline.Ran, mutate: Any) -> list[str]:
+    exercise, submission, inputs = ran.exercise, ran.submission, ran.inputs
+    parsed = [parse_run(run) for run in ran.runs]
     frames = {cid: frame.model_copy(update={"value": mutate(frame.value)})
               for part in parsed for cid, frame in part.calls.items()}
     ctx = Context(exercise=exercise, display_name=submission.display_name,
                   hello=parsed[0].hello, load=parsed[0].load, frames=frames, inputs=inputs,
                   references=exercise.make_references(inputs))
-    return [engine._evaluate(ctx, spec).status for spec in exercise.checks]
+    return [pipeline._evaluate(ctx, spec).status for spec in exercise.checks]
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
-def test_the_solution_passes_unmutated(solution_runs: dict[str, Any], exercise: str) -> None:
-    args, kwargs = solution_runs[exercise]
-    assert set(_run_checks(args, kwargs, lambda v: v)) == {"passed"}
+def test_the_solution_passes_unmutated(solution_runs: dict[str, pipeline.Ran],
+                                       exercise: str) -> None:
+    ran = solution_runs[exercise]
+    assert set(_run_checks(ran, lambda v: v)) == {"passed"}
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
 @pytest.mark.parametrize("only_first", [True, False], ids=["first", "all"])
 def test_odd_numbers_never_raise(solution_runs: dict[str, Any], exercise: str,
                                  only_first: bool) -> None:
-    args, kwargs = solution_runs[exercise]
+    ran = solution_runs[exercise]
     for name, odd in ODD_NUMBERS.items():
         def mutate(value: Any, odd: dict[str, Any] = odd) -> Any:
             return _replace(value, ("float", "int", "npscalar"), odd, only_first, [])
 
         try:
-            _run_checks(args, kwargs, mutate)
+            _run_checks(ran, mutate)
         except Exception as exc:  # pragma: no cover - the failure message
             pytest.fail(f"{exercise}, {name} ({'first' if only_first else 'all'} "
                         f"numbers): {type(exc).__name__}: {exc}")
@@ -134,7 +134,7 @@ def test_odd_numbers_never_raise(solution_runs: dict[str, Any], exercise: str,
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
 def test_odd_arrays_and_whole_values_never_raise(solution_runs: dict[str, Any],
                                                  exercise: str) -> None:
-    args, kwargs = solution_runs[exercise]
+    ran = solution_runs[exercise]
     cases: dict[str, Any] = {
         f"array {name}": (lambda v, odd=odd: _replace(v, ("jax", "ndarray"), odd, False, []))
         for name, odd in ODD_ARRAYS.items()}
@@ -143,6 +143,6 @@ def test_odd_arrays_and_whole_values_never_raise(solution_runs: dict[str, Any],
     cases["whole value missing"] = lambda v: None
     for name, mutate in cases.items():
         try:
-            _run_checks(args, kwargs, mutate)
+            _run_checks(ran, mutate)
         except Exception as exc:  # pragma: no cover - the failure message
             pytest.fail(f"{exercise}, {name}: {type(exc).__name__}: {exc}")

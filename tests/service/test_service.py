@@ -252,14 +252,14 @@ def test_openapi_is_generated_from_the_models(port: int) -> None:
 
 def test_a_grader_fault_is_a_200_report_with_status_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from syncgrade import engine
+    from syncgrade import sandbox
 
     def no_sandbox(*args: Any, **kwargs: Any) -> Any:
-        raise engine.sandbox.SandboxError("cannot create the jail")
+        raise sandbox.SandboxError("cannot create the jail")
 
     # Cold children only: a warm pool's children were started before the patch.
     monkeypatch.setenv("SYNCGRADE_WARM_POOL", "0")
-    monkeypatch.setattr(engine.sandbox, "run_sandboxed", no_sandbox)
+    monkeypatch.setattr(sandbox, "run_sandboxed", no_sandbox)
     with thread_server() as port:
         response = post_json(port, {"exercise": "exercise-1", "source": SOLUTION})
     assert response[0] == 200

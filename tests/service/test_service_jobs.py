@@ -35,6 +35,7 @@ from service_support import (
 from syncgrade.models import GradeReport
 from syncgrade.service import ServiceConfig, create_app
 from syncgrade.service.jobs import callback_problem, post_callback
+from syncgrade.timing import FakeClock, use_clock
 
 SYNTAX_ERROR = "def broken(:\n"
 
@@ -146,13 +147,16 @@ def test_callback_hosts_the_operator_allows() -> None:
 
 
 def test_a_callback_that_cannot_be_delivered_says_why() -> None:
-    from syncgrade.service.jobs import JobBody
+    """Every try is made, with the documented back-off (1 s, then twice that), on a fake
+    clock: no real pause."""
+    from syncgrade.service.jobs import CALLBACK_TRIES, JobBody
 
     body = JobBody(id="x", status="failed", exercise="exercise-1", submitted_at=0.0,
                    error="e")
-    problem = post_callback(f"http://127.0.0.1:{free_port()}/", body, "r", 5.0,
-                            pause_s=0.0)
+    with use_clock(FakeClock()) as clock:
+        problem = post_callback(f"http://127.0.0.1:{free_port()}/", body, "r", 5.0)
     assert "Connection refused" in problem or "ConnectionRefused" in problem, problem
+    assert clock.slept == [2.0 ** i for i in range(CALLBACK_TRIES - 1)]
 
 
 def test_jobs_queued_at_shutdown_end_failed_and_are_called_back(tmp_children: Path) -> None:

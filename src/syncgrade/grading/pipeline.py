@@ -1,6 +1,13 @@
-"""Stage 7 and the whole path: :func:`grade` runs the stages in order (submission ->
-hidden data -> job -> child runs -> frames -> checks -> cause -> report); :func:`_assemble`
-evaluates every check in the parent as a pure function over the frames."""
+"""The whole path: :func:`grade` runs the grading stages in order, each a function from the
+value of the stage before to its own (docs/architecture.md, "The grading stages"):
+
+submission (:func:`.submission.read_submission` -> :class:`.submission.Submission`) ->
+run (:func:`run_children` -> :class:`Ran`) -> frames (:func:`read_frames` ->
+:class:`Evidence`) -> verdicts (:func:`evaluate_checks` -> :class:`Verdicts`) -> cause
+(:func:`decide_cause` -> :class:`Judged`) -> report (:func:`report_of` ->
+:class:`~syncgrade.models.GradeReport`).
+
+Every check is evaluated in the parent as a pure function of the frames."""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from syncgrade import sandbox
+from syncgrade import sandbox, timing
 from syncgrade.courses import open_course
 from syncgrade.errors import RubricError
 from syncgrade.grading.cause import (
@@ -29,8 +36,8 @@ from syncgrade.grading.cause import (
     void_for_tampering,
     workload_fault,
 )
-from syncgrade.grading.frames import parse_run, telling_outcome
-from syncgrade.grading.hidden import hidden_data
+from syncgrade.grading.frames import Frames, parse_run, telling_outcome
+from syncgrade.grading.hidden import HiddenData, hidden_data
 from syncgrade.grading.job import call_groups
 from syncgrade.grading.report import build_report, internal_error_report, unreadable_report
 from syncgrade.grading.run import MIN_RUN_S, ChildRun, run_child
@@ -44,7 +51,7 @@ from syncgrade.limits import (
     check_overhead,
     check_timeout,
 )
-from syncgrade.models import CheckResult, GradeReport
+from syncgrade.models import Cause, CheckResult, GradeReport
 from syncgrade.pool import WarmPool
 from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
 from syncgrade.rubric.compose import Part
@@ -101,7 +108,7 @@ def grade(
     learner failure, and a fault of the grader itself (``status == "error"``), is in the
     returned report. Thread-safe: each call runs its own child and shares no state.
     """
-    begun = time.monotonic()
+    begun = timing.monotonic()
     timeout = check_timeout(timeout)
     overhead = check_overhead(overhead)
     if memory_bytes is not None:
@@ -115,21 +122,16 @@ def grade(
     # The learner's timeout counts from each child's hello frame; start-ups are overhead.
     limits = sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
                             **({"memory_bytes": memory_bytes} if memory_bytes else {}))
-    hidden = hidden_data(exercise)
-    inputs, references = hidden.inputs, hidden.references
-    runs: list[ChildRun] = []
+    data = hidden_data(exercise)
+    runs: list[ChildRun] = []  # filled as each child ends: a fault's report shows the last
     try:
-        used = 0.0  # the learner's time in the children so far: they share one budget
-        for calls in call_groups(exercise):
-            _run_group(runs, functools.partial(run_child, exercise, submission, hidden.npz,
-                                               calls, pool=pool, hidden=opened.hidden_paths),
-                       limits, max(timeout - used, MIN_RUN_S), begun + timeout + overhead)
-            used += runs[-1].outcome.clock_s
-            if runs[-1].outcome.termination != "exited":
-                break  # a timeout or crash: later calls would only repeat it
-        return _assemble(exercise, submission, inputs, runs, limits,
-                         time.perf_counter() - started, references=references.result,
-                         draw_passing=draw_passing)
+        ran = run_children(exercise, submission, data, limits, runs, started=started,
+                           deadline=begun + timeout + overhead, pool=pool,
+                           hidden=opened.hidden_paths)
+        evidence = read_frames(ran)
+        verdicts = evaluate_checks(evidence, draw_passing=draw_passing)
+        judged = decide_cause(verdicts)
+        return report_of(judged)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         if isinstance(exc, RubricError):
             raise  # the exercise's own setup is broken (a declared workload's mistake)
@@ -137,12 +139,52 @@ def grade(
                                       runs[-1].outcome if runs else None, limits, exc,
                                       time.perf_counter() - started)
 
+
+@dataclasses.dataclass(frozen=True)
+class Ran:
+    """Stage 2, *run*: every child of one grade has ended (one per call group, in call
+    order; fewer when one stopped early). What the later stages need of the grade rides
+    along, so each stage reads only the value before it."""
+
+    exercise: Exercise
+    submission: Submission
+    inputs: dict[str, np.ndarray]
+    references: Callable[[], dict[str, Any]] | None
+    """Returns the references for ``inputs``; ``None``: computed from the exercise."""
+    limits: sandbox.Limits
+    runs: tuple[ChildRun, ...]
+    seconds: float
+    """The grader's seconds from reading the submission to the last child's end."""
+
+
+def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
+                 limits: sandbox.Limits, runs: list[ChildRun], *, started: float,
+                 deadline: float, pool: WarmPool | None, hidden: Sequence[Path]) -> Ran:
+    """Stage 2: run the submission's children, one call group at a time, sharing the
+    learner's ``limits.wall_s``; stop after a child that did not exit (a timeout or
+    crash: later calls would only repeat it). Each child that ends is appended to ``runs``
+    at once (a grader fault's report shows the last). ``started``: the
+    ``time.perf_counter()`` the grade's seconds count from; ``deadline``: the grade's
+    (:func:`syncgrade.timing.monotonic`); ``data``: the exercise's hidden inputs and
+    references (:func:`.hidden.hidden_data`); ``hidden``: what the child must not see."""
+    used = 0.0  # the learner's time in the children so far: they share one budget
+    for calls in call_groups(exercise):
+        _run_group(runs, functools.partial(run_child, exercise, submission, data.npz,
+                                           calls, pool=pool, hidden=hidden),
+                   limits, max(limits.wall_s - used, MIN_RUN_S), deadline)
+        used += runs[-1].outcome.clock_s
+        if runs[-1].outcome.termination != "exited":
+            break
+    return Ran(exercise, submission, data.inputs, data.references.result, limits,
+               tuple(runs), time.perf_counter() - started)
+
+
 def _run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
                limits: sandbox.Limits, wall_s: float, deadline: float) -> None:
     """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
-    time for the grade's ``deadline`` (``time.monotonic()``); append each attempt to
-    ``runs``. A child killed from outside is run once more if the deadline leaves room
-    for a start-up and ``wall_s``.
+    time for the grade's ``deadline`` (:func:`syncgrade.timing.monotonic`); append each
+    attempt to ``runs``. A child killed from outside is run once more if the deadline
+    leaves room for a start-up and ``wall_s``.
 
     Raises :class:`OutOfTime` when no start-up fits before the deadline and
     :class:`GraderKilled` for a kill from outside that cannot be retried: grader faults.
@@ -150,7 +192,7 @@ def _run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     killed: str | None = None
     for _ in range(2):
         startup = min(STARTUP_TIMEOUT_S,
-                      deadline - time.monotonic() - wall_s - STOP_RESERVE_S)
+                      deadline - timing.monotonic() - wall_s - STOP_RESERVE_S)
         if startup <= 0:
             if killed is None:
                 raise OutOfTime("no time was left in the grader's overhead budget to start "
@@ -166,15 +208,30 @@ def _run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     raise GraderKilled(f"{killed}, twice")
 
 
-def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.ndarray],
-              runs: Sequence[ChildRun], limits: sandbox.Limits, seconds: float, *,
-              references: Callable[[], dict[str, Any]] | None = None,
-              draw_passing: bool = False) -> GradeReport:
-    """The report from one or more children (one per call group, in call order).
-    ``references``: returns the exercise's references for ``inputs`` (default: computed
-    here); ``draw_passing``: see :func:`grade`."""
-    parsed = [parse_run(run) for run in runs]
-    hello, load = parsed[0].hello, parsed[0].load
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """Stage 3, *frames*: the children's frames, authenticated and validated, merged."""
+
+    ran: Ran
+    parsed: tuple[Frames, ...]
+    """Each run's frames, in the order of ``ran.runs``."""
+    frames: dict[str, CallFrame]
+    """Every call's frame, by call id."""
+    tampered: tuple[str, ...]
+    """What tampering was found, a forged channel first (empty: none)."""
+    outcome: sandbox.SandboxOutcome
+    """The outcome that tells how the grade's run ended (:func:`.frames.telling_outcome`)."""
+    broken: bool
+    """A child did not exit, did not send its end frame, or a call group never ran."""
+
+
+def read_frames(ran: Ran) -> Evidence:
+    """Stage 3: authenticate and validate each child's frames and merge them; note what
+    was tampered with, arguments the rubric could not build included.
+
+    Raises the :class:`~syncgrade.rubric.RubricError` of a declared workload that failed
+    on its own code (:func:`.cause.workload_fault`): the exercise's fault."""
+    parsed = tuple(parse_run(run) for run in ran.runs)
     frames: dict[str, CallFrame] = {}
     tampered: set[str] = set()
     for frames_of_run in parsed:
@@ -185,29 +242,79 @@ def _assemble(exercise: Exercise, submission: Submission, inputs: dict[str, np.n
             # Nothing from a forged channel is trusted: every check is voided below, and
             # the report says the channel was tampered with.
             tampered.add(f"{CHANNEL_TAMPERED}: {frames_of_run.tampering}")
-    tampered.update(unbuilt_calls(exercise, inputs, frames))
-    fault = workload_fault(exercise, frames)
+    tampered.update(unbuilt_calls(ran.exercise, ran.inputs, frames))
+    fault = workload_fault(ran.exercise, frames)
     if fault is not None:
         raise fault  # the exercise's setup, not the learner's mistake nor a grader fault
-    outcome = telling_outcome([run.outcome for run in runs])
-    ctx = Context(
-        exercise=exercise, display_name=submission.display_name, hello=hello, load=load,
-        frames=frames, inputs=inputs,
-        references=references() if references else exercise.make_references(inputs),
-        termination=describe_termination(outcome, limits, submission.display_name),
-        source_lines=tuple((submission.source or "").splitlines()),
-    )
-    checks = [_evaluate(ctx, spec, draw_passing) for spec in exercise.checks]
-    broken = (len(runs) < len(call_groups(exercise)) or any(p.end is None for p in parsed)
-              or any(run.outcome.termination != "exited" for run in runs))
+    broken = (len(ran.runs) < len(call_groups(ran.exercise))
+              or any(p.end is None for p in parsed)
+              or any(run.outcome.termination != "exited" for run in ran.runs))
     ordered = sorted(tampered, key=lambda t: (not t.startswith(CHANNEL_TAMPERED), t))
-    if ordered:
-        checks = [void_for_tampering(c, ordered) for c in checks]
-    cause = cause_of(outcome, load, frames, broken=broken, tampered=bool(ordered))
+    return Evidence(ran, parsed, frames, tuple(ordered),
+                    telling_outcome([run.outcome for run in ran.runs]), broken)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdicts:
+    """Stage 4, *verdicts*: every check of the exercise evaluated on the frames, in the
+    exercise's order, before the cause and tampering are charged."""
+
+    evidence: Evidence
+    context: Context
+    checks: tuple[CheckResult, ...]
+
+
+def evaluate_checks(evidence: Evidence, *, draw_passing: bool = False) -> Verdicts:
+    """Stage 4: evaluate every check in the parent, a pure function of the frames (the
+    references are waited for here). ``draw_passing``: see :func:`grade`."""
+    ran = evidence.ran
+    first = evidence.parsed[0]
+    ctx = Context(
+        exercise=ran.exercise, display_name=ran.submission.display_name, hello=first.hello,
+        load=first.load, frames=evidence.frames, inputs=ran.inputs,
+        references=(ran.references() if ran.references
+                    else ran.exercise.make_references(ran.inputs)),
+        termination=describe_termination(evidence.outcome, ran.limits,
+                                         ran.submission.display_name),
+        source_lines=tuple((ran.submission.source or "").splitlines()),
+    )
+    checks = tuple(_evaluate(ctx, spec, draw_passing) for spec in ran.exercise.checks)
+    return Verdicts(evidence, ctx, checks)
+
+
+@dataclasses.dataclass(frozen=True)
+class Judged:
+    """Stage 5, *cause*: why the run ended, and the checks with tampering voided and a
+    stopped run charged."""
+
+    verdicts: Verdicts
+    checks: tuple[CheckResult, ...]
+    cause: Cause
+
+
+def decide_cause(verdicts: Verdicts) -> Judged:
+    """Stage 5: void every check tampering touched, decide the cause
+    (:func:`.cause.cause_of`), and charge a run that did not end graded to the checks it
+    stopped."""
+    evidence = verdicts.evidence
+    checks = list(verdicts.checks)
+    if evidence.tampered:
+        checks = [void_for_tampering(c, list(evidence.tampered)) for c in checks]
+    cause = cause_of(evidence.outcome, evidence.parsed[0].load, evidence.frames,
+                     broken=evidence.broken, tampered=bool(evidence.tampered))
     if cause != "graded":
-        checks = [charge_stop(c, ctx.termination) for c in checks]
-    return build_report(exercise, submission, checks, outcome, limits, seconds, hello,
-                   cause=cause, tampered=ordered)
+        checks = [charge_stop(c, verdicts.context.termination) for c in checks]
+    return Judged(verdicts, tuple(checks), cause)
+
+
+def report_of(judged: Judged) -> GradeReport:
+    """Stage 6, *report*: the :class:`~syncgrade.models.GradeReport` of a graded run
+    (:func:`.report.build_report`, the one builder of every report)."""
+    evidence = judged.verdicts.evidence
+    ran = evidence.ran
+    return build_report(ran.exercise, ran.submission, list(judged.checks), evidence.outcome,
+                        ran.limits, ran.seconds, evidence.parsed[0].hello,
+                        cause=judged.cause, tampered=list(evidence.tampered))
 
 
 def _evaluate(ctx: Context, spec: Any, draw_passing: bool = False) -> CheckResult:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor, wait
 from contextlib import asynccontextmanager
@@ -17,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 import syncgrade
-from syncgrade import grading
+from syncgrade import grading, timing
 from syncgrade.cluster import ClusterUnavailable
 from syncgrade.courses import Course
 from syncgrade.limits import GIB
@@ -145,7 +144,7 @@ class Service:
         self._delivering: set[Future[None]] = set()
         self._inflight: dict[Future[GradeReport], InFlight] = {}
         self._inflight_lock = threading.Lock()
-        self._deadline: float | None = None  # time.monotonic() the drain ends at
+        self._deadline: float | None = None  # timing.monotonic() the drain ends at
         self._stopped = threading.Event()
         self._abandoned = 0
         self.abandoned = 0
@@ -308,7 +307,7 @@ class Service:
         it)."""
         if self._deadline is not None:
             return
-        self._deadline = time.monotonic() + self.config.drain_timeout
+        self._deadline = timing.monotonic() + self.config.drain_timeout
         self.readiness.stop()
         timer = threading.Timer(self.config.drain_timeout, self._abandon)
         timer.daemon = True
@@ -326,14 +325,14 @@ class Service:
         closing = threading.Thread(target=self.runner.close, daemon=True,
                                    name="syncgrade-runner-close")
         closing.start()
-        closing.join(max(0.0, self._deadline - time.monotonic()))
+        closing.join(max(0.0, self._deadline - timing.monotonic()))
         if closing.is_alive():
             self._abandon()  # the timer may have been first; this takes any left
         abandoned = self._abandoned
         with self._callbacks_lock:
             self.callbacks.shutdown(wait=False)
             pending = set(self._delivering)
-        wait(pending, timeout=max(0.0, self._deadline - time.monotonic()) + LAST_CALLBACKS_S)
+        wait(pending, timeout=max(0.0, self._deadline - timing.monotonic()) + LAST_CALLBACKS_S)
         self._stopped.set()
         if self.pool is not None and not abandoned:
             self.pool.close()

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from syncgrade import timing
 from syncgrade.models import GradeReport
 from syncgrade.service.config import ANY_HOST
 
@@ -244,7 +245,7 @@ def post_callback(url: str, body: JobBody, request_id: str, timeout: float,
     problem = ""
     for attempt in range(CALLBACK_TRIES):
         if attempt:
-            time.sleep(pause_s * 2 ** (attempt - 1))
+            timing.sleep(pause_s * 2 ** (attempt - 1))
         request = urllib.request.Request(url, data=data, headers=headers, method="POST")
         try:
             with _OPENER.open(request, timeout=timeout) as response:
