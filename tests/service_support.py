@@ -121,7 +121,7 @@ def find_gate(base: Path, name: str, timeout: float = 120) -> Path:
     def found() -> Path | None:
         return next(iter(base.glob(f"syncgrade-*/work/{name}")), None)
 
-    return wait_until(found, timeout, interval=0.05,  # type: ignore[no-any-return]
+    return wait_until(found, timeout, interval=0.05,
                       what=f"the submission to open its gate {name}")
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -153,5 +154,6 @@ def test_closing_the_report_stream_early_cancels_the_grades_not_started() -> Non
     reports = grade_all([Path(f"{i}.py") for i in range(20)], grader, jobs=1)  # type: ignore[arg-type]
     assert next(reports) == Path("0.py")
     threading.Timer(0.2, release.set).start()  # lets the running grade end during close
+    assert isinstance(reports, Generator)  # closing it is the contract under test
     reports.close()
     assert len(started) <= 2, started  # the one yielded and the one running, no more

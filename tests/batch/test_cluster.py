@@ -144,8 +144,13 @@ def test_a_resumed_cluster_batch_grades_only_what_is_missing(
     assert (tally.done, tally.skipped) == (3, 3)
     assert out.read_bytes().startswith(kept)  # the first records untouched
     _assert_verdicts(_reports(out), files)
-    graded: list[Path] = []
-    monkeypatch.setattr(cluster, "grade_all", lambda *a, **k: graded.append(a) or iter(()))
+    graded: list[tuple[Any, ...]] = []
+
+    def grade_all(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        graded.append(args)
+        return iter(())
+
+    monkeypatch.setattr(cluster, "grade_all", grade_all)
     again = batch.run_batch(EXERCISE, list(files), out, cluster=client, resume=True)
     assert (again.done, again.skipped, graded) == (0, 6, [])  # nothing sent to the cluster
     _assert_verdicts(_reports(out), files)
@@ -318,12 +323,14 @@ def test_two_service_replicas_grade_their_jobs_on_one_cluster(
             ids.append((port, json.loads(body)["id"], case))
 
         def job(port: int, job_id: str) -> dict[str, Any]:
-            return json.loads(http_request(port, "GET", f"/v1/jobs/{job_id}")[2])  # type: ignore[no-any-return]
+            return json.loads(http_request(port, "GET", f"/v1/jobs/{job_id}")[2])
 
         for port, job_id, case in ids:
-            done = wait_until(lambda p=port, j=job_id: (b := job(p, j))["status"]
-                              in ("done", "failed") and b, 180, interval=0.1,
-                              what=f"job {job_id}")
+            def finished(p: int = port, j: str = job_id) -> dict[str, Any] | None:
+                body = job(p, j)
+                return body if body["status"] in ("done", "failed") else None
+
+            done = wait_until(finished, 180, interval=0.1, what=f"job {job_id}")
             assert done["status"] == "done", done
             report = GradeReport.model_validate(done["report"])
             assert failed_ids(report) == case.expected_failures, case.path

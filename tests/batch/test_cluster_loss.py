@@ -56,11 +56,12 @@ def test_losing_the_scheduler_is_one_line_and_exit_3(tmp_path: Path, sig: int) -
     for index in range(3):
         (tmp_path / f"s{index}.py").write_text(SLOW)
     address = f"tcp://127.0.0.1:{_free_port()}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    quiet = subprocess.DEVNULL
     scheduler = subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port",
-                                       address.rsplit(":", 1)[1], "--no-dashboard"), **quiet)
+                                       address.rsplit(":", 1)[1], "--no-dashboard"),
+                                 stdout=quiet, stderr=quiet)
     worker = subprocess.Popen(_dask("worker", address, "--nworkers", "1", "--nthreads", "1",
-                                    "--no-dashboard"), **quiet)
+                                    "--no-dashboard"), stdout=quiet, stderr=quiet)
     batch = None
     try:
         # On a loaded machine the scheduler's start-up can outlast the batch's connect

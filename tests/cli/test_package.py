@@ -151,10 +151,10 @@ def test_the_learner_course_wheel(tmp_path: Path, course: Path,
     assert "grade --course jax-bench list" in capsys.readouterr().out
     assert builds[0].name == "syncgrade_course_jax_bench-1.2-py3-none-any.whl"
     assert builds[0].read_bytes() == builds[1].read_bytes()  # reproducible
-    with zipfile.ZipFile(builds[0]) as wheel:
-        names = wheel.namelist()
-        assert _record_ok(wheel)
-        entry_points = wheel.read("syncgrade_course_jax_bench-1.2.dist-info/"
+    with zipfile.ZipFile(builds[0]) as archive:
+        names = archive.namelist()
+        assert _record_ok(archive)
+        entry_points = archive.read("syncgrade_course_jax_bench-1.2.dist-info/"
                                   "entry_points.txt").decode()
     assert entry_points == ("[syncgrade.courses]\n"
                             "jax-bench = syncgrade_course_jax_bench:course_dir\n")
@@ -166,8 +166,8 @@ def test_the_learner_course_wheel(tmp_path: Path, course: Path,
     assert not [n for n in names if n.endswith(("solution.py", "mutants.toml"))
                 or "corpus" in n.split("/")]
     site = tmp_path / "site"  # unpacked as pip installs a pure wheel: the course is found
-    with zipfile.ZipFile(builds[0]) as wheel:
-        wheel.extractall(site)
+    with zipfile.ZipFile(builds[0]) as archive:
+        archive.extractall(site)
     found = subprocess.run(
         [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
          "from syncgrade.courses import open_course; c = open_course('jax-bench'); "

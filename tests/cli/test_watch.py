@@ -30,8 +30,13 @@ class Lines:
         self._queue: queue.Queue[str | None] = queue.Queue()
         assert process.stdout is not None
         stream = process.stdout
-        threading.Thread(target=lambda: [*map(self._queue.put, stream), self._queue.put(None)],
-                         daemon=True).start()
+
+        def pump() -> None:  # every line, then None: the stream ended
+            for line in stream:
+                self._queue.put(line)
+            self._queue.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
 
     def until(self, text: str, limit: float) -> list[str]:
         """The lines read up to and including the first that holds ``text``."""

@@ -29,6 +29,8 @@ SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 
 FIXED_S = 2e-4  # a fake spin run: this fixed cost (dispatch, wait) ...
 PER_STEP_S = 5e-6  # ... plus this per step
+# measure_spin's jitted spin: the tests pass a fake _time_spin, which never calls it.
+UNUSED_SPIN: Any = None
 
 
 def _fake_run(steps_seen: list[int]) -> Any:
@@ -43,7 +45,7 @@ def _fake_run(steps_seen: list[int]) -> Any:
 
 def test_the_rate_is_measured_on_a_run_of_at_least_10_ms() -> None:
     steps_seen: list[int] = []
-    rate = workloads.measure_spin(None, time.perf_counter, _time_spin=_fake_run(steps_seen))
+    rate = workloads.measure_spin(UNUSED_SPIN, time.perf_counter, _time_spin=_fake_run(steps_seen))
     assert rate is not None
     assert rate.seconds >= 0.01
     assert rate.seconds == FIXED_S + PER_STEP_S * rate.steps
@@ -76,7 +78,7 @@ def test_a_spin_timed_while_the_cores_were_busy_counts_its_work_not_the_wait() -
 
 @pytest.mark.parametrize("seconds", [0.02, 0.05, 0.1, 1.0])
 def test_a_scaled_estimate_never_underestimates_a_longer_run(seconds: float) -> None:
-    rate = workloads.measure_spin(None, time.perf_counter, _time_spin=_fake_run([]))
+    rate = workloads.measure_spin(UNUSED_SPIN, time.perf_counter, _time_spin=_fake_run([]))
     assert rate is not None
     steps = rate.steps_for(seconds)
     real = FIXED_S + PER_STEP_S * steps
@@ -88,7 +90,7 @@ def test_a_scaled_estimate_never_underestimates_a_longer_run(seconds: float) -> 
 def test_measuring_stops_as_soon_as_it_is_told_to() -> None:
     steps_seen: list[int] = []
     asked = iter([False, False, True])
-    rate = workloads.measure_spin(None, time.perf_counter, stop=lambda: next(asked),
+    rate = workloads.measure_spin(UNUSED_SPIN, time.perf_counter, stop=lambda: next(asked),
                                   _time_spin=_fake_run(steps_seen))
     assert rate is None
     assert len(steps_seen) == 2
@@ -196,7 +198,7 @@ def test_a_pool_starts_no_child_while_a_grade_runs_and_a_spare_waits(
 
 def test_a_throughput_pool_refills_at_once_and_a_latency_pool_waits() -> None:
     bare = WarmPool.__new__(WarmPool)  # the refill rule only: no children started
-    bare.size, bare._idle, bare._in_use = 2, [object()], 1
+    bare.size, bare._idle, bare._in_use = 2, [object()], 1  # type: ignore[list-item]
     bare.defer_refill = False  # grade batch
     assert bare._to_start() == 1
     bare.defer_refill = True  # the default: a spare is waiting, a grade is in flight

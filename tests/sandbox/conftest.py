@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from sandbox_support import MAIN_MODULE_ARGV, ZYGOTE_ENV, Runner, namespaces_possible, run_main
 
-from syncgrade.sandbox import SandboxOutcome, Zygote
+from syncgrade.sandbox import Isolation, SandboxOutcome, Zygote
 
-MODES = {"auto": ("auto", False), "basic": ("basic", False), "zygote": ("auto", True)}
+MODES: dict[str, tuple[Isolation, bool]] = {
+    "auto": ("auto", False), "basic": ("basic", False), "zygote": ("auto", True),
+}
 """Test mode -> (isolation asked for, forked from the session's zygote). A zygote's runs
 always use namespace isolation, so there is no basic-zygote mode."""
 
@@ -32,7 +34,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
-def isolation(mode: str) -> str:
+def isolation(mode: str) -> Isolation:
     """The isolation the test's runs ask for."""
     return MODES[mode][0]
 
@@ -53,7 +55,7 @@ def via(mode: str, request: pytest.FixtureRequest) -> Zygote | None:
 
 
 @pytest.fixture
-def run(isolation: str, via: Zygote | None) -> Runner:
+def run(isolation: Isolation, via: Zygote | None) -> Runner:
     """``run(source, **kw)``: run ``source`` as ``main.py`` in the sandbox."""
 
     def runner(source: str, **kwargs: Any) -> SandboxOutcome:

@@ -11,7 +11,14 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from syncgrade.sandbox import Limits, SandboxOutcome, Zygote, run_sandboxed, start_sandboxed
+from syncgrade.sandbox import (
+    Isolation,
+    Limits,
+    SandboxOutcome,
+    Zygote,
+    run_sandboxed,
+    start_sandboxed,
+)
 
 Runner = Callable[..., SandboxOutcome]
 
@@ -36,7 +43,7 @@ ZYGOTE_ENV = {"PYTHONPATH": STUB_DIR, "PYTHONDONTWRITEBYTECODE": "1"}
 """A zygote of MAIN_MODULE_ARGV starts with this environment (the stub on its path)."""
 
 
-def run_main(source: str, *, isolation: str, wall_s: float = 10.0,
+def run_main(source: str, *, isolation: Isolation, wall_s: float = 10.0,
              extra_files: dict[str, bytes] | None = None, limits: Limits | None = None,
              zygote: Zygote | None = None, **kwargs: Any) -> SandboxOutcome:
     """Run ``source`` as ``main.py`` in a fresh sandbox: ``python main.py`` through the

@@ -59,7 +59,7 @@ def port(served: Served) -> int:
 
 
 def _load(port: int) -> dict[str, Any]:
-    return json_body(http_request(port, "GET", "/healthz"))  # type: ignore[no-any-return]
+    return json_body(http_request(port, "GET", "/healthz"))
 
 
 def _wait_for_load(port: int, running: int, queued: int) -> None:

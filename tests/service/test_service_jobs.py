@@ -60,11 +60,11 @@ def _submit(port: int, payload: dict[str, Any],
 def _job(port: int, job_id: str) -> dict[str, Any]:
     response = http_request(port, "GET", f"/v1/jobs/{job_id}")
     assert response[0] == 200, response
-    return json_body(response)  # type: ignore[no-any-return]
+    return json_body(response)
 
 
 def _wait_job(port: int, job_id: str, status: str, timeout: float = 120) -> dict[str, Any]:
-    return wait_until(  # type: ignore[no-any-return]
+    return wait_until(
         lambda: (job := _job(port, job_id))["status"] == status and job,
         timeout, interval=0.05, what=f"job {job_id} to be {status}")
 

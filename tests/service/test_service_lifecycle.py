@@ -73,7 +73,7 @@ def test_every_option_is_read_from_its_environment_variable_and_named_in_help(
 def _job(port: int, job_id: str) -> dict[str, Any]:
     response = http_request(port, "GET", f"/v1/jobs/{job_id}")
     assert response[0] == 200, response
-    return json_body(response)  # type: ignore[no-any-return]
+    return json_body(response)
 
 
 def _submit(port: int, source: str, path: str = "/v1/jobs") -> Response:
@@ -83,7 +83,7 @@ def _submit(port: int, source: str, path: str = "/v1/jobs") -> Response:
 
 
 def _finished(port: int, job_id: str) -> dict[str, Any]:
-    return wait_until(  # type: ignore[no-any-return]
+    return wait_until(
         lambda: (job := _job(port, job_id))["status"] in ("done", "failed") and job,
         300, interval=0.1, what=f"job {job_id} to end")
 

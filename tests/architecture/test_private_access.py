@@ -1,0 +1,114 @@
+"""Tests use syncgrade's public API: no test imports or reads a name starting with `_`
+(dunders aside) from a `syncgrade.*` module, except the uses listed in ALLOWED, each with
+the reason it stays. A new private reach fails here; replace it with the public API, or
+make the helper public (with a docstring) where it is part of the contract.
+
+ALLOWED is a ratchet (issue 28): it lists the reaches that existed when this test was
+added. Entries naming syncgrade.engine or syncgrade.grading.pipeline wait on the engine's
+retirement (the grading stages made explicit); remove an entry when its use goes away
+(test_allowlist_has_no_stale_entries fails on a stale one)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+
+_STAGES = "waits on the explicit grading stages (engine retirement, issue 28)"
+_SANDBOX = "the sandbox's work folder / pipe pump: no public seam yet"
+_CHILD = "child-side internals the harness does not expose"
+
+# (test file relative to tests/, dotted private name) -> why it stays.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("grading/test_deadline.py", "syncgrade.grading.pipeline._run_group"): _STAGES,
+    ("rubric/test_odd_values.py", "syncgrade.grading.pipeline._assemble"): _STAGES,
+    ("rubric/test_odd_values.py", "syncgrade.engine._parse_run"): _STAGES,
+    ("rubric/test_odd_values.py", "syncgrade.engine._evaluate"): _STAGES,
+    ("grading/test_report_invariants.py", "syncgrade.grading.pipeline._assemble"): _STAGES,
+    ("grading/test_report_invariants.py", "syncgrade.engine._assemble"): _STAGES,
+    ("grading/test_report_invariants.py", "syncgrade.engine._unreadable_report"): _STAGES,
+    ("grading/test_report_invariants.py", "syncgrade.engine._internal_error_report"): _STAGES,
+    ("grading/test_api.py", "syncgrade.engine._hidden_data"): _STAGES,
+    ("rubric/test_donation.py", "syncgrade.rubric.validation._BUILTIN_PARAMETERS"):
+        "the built-in parameter table; no public accessor yet",
+    ("rubric/test_rubric_checks_5_8.py", "syncgrade.rubric.report_checks._grouped"):
+        "grouping helper of the report checks; no public accessor yet",
+    ("rubric/test_registry.py", "syncgrade.rubric.registry._adapter"):
+        "the registry's pydantic adapter; no public accessor yet",
+    ("sandbox/test_sandbox_cleanup.py", "syncgrade.sandbox._workdir"): _SANDBOX,
+    ("grading/test_no_leftovers.py", "syncgrade.sandbox._workdir"): _SANDBOX,
+    ("grading/test_no_leftovers.py", "syncgrade.sandbox._pump"): _SANDBOX,
+    ("grading/test_integrity.py", "syncgrade.sandbox._workdir"): _SANDBOX,
+    ("pool/test_warm_start.py", "syncgrade.child.__main__._Warmup"): _CHILD,
+    ("grading/test_grader_state.py", "syncgrade.child.harness._restore_recursion_limit"):
+        _CHILD,
+    ("grading/test_grader_state.py", "syncgrade.child.harness._lift_recursion_limit"): _CHILD,
+    ("child/test_static_values.py", "syncgrade.child.instrument._static_value"): _CHILD,
+    ("child/test_protocol.py", "syncgrade.child.recorder._private_globals"): _CHILD,
+    ("child/test_probe_variants.py", "syncgrade.child.harness._with_spin"): _CHILD,
+    ("cli/test_cli.py", "syncgrade.cli.grade._grade_parser"):
+        "the argument parser of `grade`; no public accessor yet",
+    ("architecture/test_imports.py", "syncgrade.authoring.scaffold._files"):
+        "the scaffold's file table, checked for its imports",
+}
+
+
+def _syncgrade_names(tree: ast.Module) -> dict[str, str]:
+    """Local names bound to syncgrade modules or objects -> their dotted names."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == "syncgrade":
+                for alias in node.names:
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "syncgrade":
+                    local = alias.asname or "syncgrade"
+                    bound[local] = alias.name if alias.asname else "syncgrade"
+    return bound
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_reaches(path: Path) -> set[str]:
+    """The dotted private syncgrade names a test file imports or reads as attributes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bound = _syncgrade_names(tree)
+    found = {name for name in bound.values() if _is_private(name.rsplit(".", 1)[-1])}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and _is_private(node.attr)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in bound):
+            found.add(f"{bound[node.value.id]}.{node.attr}")
+    return found
+
+
+def _all_reaches() -> set[tuple[str, str]]:
+    return {(path.relative_to(TESTS).as_posix(), name)
+            for path in sorted(TESTS.rglob("*.py")) for name in private_reaches(path)}
+
+
+def test_scanner_sees_imports_and_attributes(tmp_path: Path) -> None:
+    sample = tmp_path / "test_sample.py"
+    sample.write_text("from syncgrade.engine import _evaluate, grade\n"
+                      "import syncgrade.sandbox as sb\n"
+                      "from syncgrade import pool\n"
+                      "sb._workdir; pool.__name__; pool._spare; grade._x\n", encoding="utf-8")
+    assert private_reaches(sample) == {"syncgrade.engine._evaluate",
+                                       "syncgrade.sandbox._workdir",
+                                       "syncgrade.pool._spare",
+                                       "syncgrade.engine.grade._x"}
+
+
+def test_no_new_private_reach() -> None:
+    new = sorted(_all_reaches() - ALLOWED.keys())
+    assert not new, f"tests reach private syncgrade names (use the public API): {new}"
+
+
+def test_allowlist_has_no_stale_entries() -> None:
+    stale = sorted(ALLOWED.keys() - _all_reaches())
+    assert not stale, f"remove these from ALLOWED, the tests no longer use them: {stale}"
