@@ -4,9 +4,9 @@ the reason it stays. A new private reach fails here; replace it with the public 
 make the helper public (with a docstring) where it is part of the contract.
 
 ALLOWED is a ratchet (issue 28): it lists the reaches that existed when this test was
-added. Entries naming syncgrade.engine or syncgrade.grading.pipeline wait on the engine's
-retirement (the grading stages made explicit); remove an entry when its use goes away
-(test_allowlist_has_no_stale_entries fails on a stale one)."""
+added; remove an entry when its use goes away (test_allowlist_has_no_stale_entries fails
+on a stale one). The grading stages' reaches went when the stages became public values
+(syncgrade.grading.pipeline)."""
 
 from __future__ import annotations
 
@@ -15,21 +15,11 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 
-_STAGES = "waits on the explicit grading stages (engine retirement, issue 28)"
 _SANDBOX = "the sandbox's work folder / pipe pump: no public seam yet"
 _CHILD = "child-side internals the harness does not expose"
 
 # (test file relative to tests/, dotted private name) -> why it stays.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("grading/test_deadline.py", "syncgrade.grading.pipeline._run_group"): _STAGES,
-    ("rubric/test_odd_values.py", "syncgrade.grading.pipeline._assemble"): _STAGES,
-    ("rubric/test_odd_values.py", "syncgrade.engine._parse_run"): _STAGES,
-    ("rubric/test_odd_values.py", "syncgrade.engine._evaluate"): _STAGES,
-    ("grading/test_report_invariants.py", "syncgrade.grading.pipeline._assemble"): _STAGES,
-    ("grading/test_report_invariants.py", "syncgrade.engine._assemble"): _STAGES,
-    ("grading/test_report_invariants.py", "syncgrade.engine._unreadable_report"): _STAGES,
-    ("grading/test_report_invariants.py", "syncgrade.engine._internal_error_report"): _STAGES,
-    ("grading/test_api.py", "syncgrade.engine._hidden_data"): _STAGES,
     ("rubric/test_donation.py", "syncgrade.rubric.validation._BUILTIN_PARAMETERS"):
         "the built-in parameter table; no public accessor yet",
     ("rubric/test_rubric_checks_5_8.py", "syncgrade.rubric.report_checks._grouped"):

@@ -79,14 +79,14 @@ def test_each_start_up_gets_what_the_earlier_stages_left(
     run = _runner(clock, [(6.0, False), (7.0, False), (1.0, False)], seen)
     runs: list[ChildRun] = []
     deadline = 10.0 + 20.0  # timeout 10, overhead 20, from 0
-    pipeline._run_group(runs, run, sandbox.Limits(), 10.0, deadline)
-    pipeline._run_group(runs, run, sandbox.Limits(), 8.0, deadline)
+    pipeline.run_group(runs, run, sandbox.Limits(), 10.0, deadline)
+    pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
     assert [lim.startup_s for lim in seen] == [30 - 10 - STOP_RESERVE_S,
                                               30 - 6 - 8 - STOP_RESERVE_S]
     assert [lim.wall_s for lim in seen] == [10.0, 8.0]
     # 13 s gone, 8 s of learner time still to give: the third start-up gets 6 s, not
     # the 17 s the first one had; a per-stage budget would have given it as much.
-    pipeline._run_group(runs, run, sandbox.Limits(), 8.0, deadline)
+    pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
     assert seen[-1].startup_s == pytest.approx(30 - 13 - 8 - STOP_RESERVE_S)
 
 
@@ -95,7 +95,7 @@ def test_no_time_left_for_a_start_up_is_a_grader_fault(monkeypatch: pytest.Monke
     clock = _fake_clock(monkeypatch)
     clock.now = 10.0
     with pytest.raises(OutOfTime):
-        pipeline._run_group([], _runner(clock, [], []), sandbox.Limits(), 8.0, 20.0)
+        pipeline.run_group([], _runner(clock, [], []), sandbox.Limits(), 8.0, 20.0)
 
 
 def test_a_kill_from_outside_is_retried_only_within_the_deadline(
@@ -103,15 +103,15 @@ def test_a_kill_from_outside_is_retried_only_within_the_deadline(
     clock = _fake_clock(monkeypatch)
     seen: list[sandbox.Limits] = []
     runs: list[ChildRun] = []
-    pipeline._run_group(runs, _runner(clock, [(3.0, True), (2.0, False)], seen),
-                        sandbox.Limits(), 5.0, 25.0)
+    pipeline.run_group(runs, _runner(clock, [(3.0, True), (2.0, False)], seen),
+                       sandbox.Limits(), 5.0, 25.0)
     assert len(seen) == 2 and len(runs) == 1  # only the retry's run is graded
     assert not runs[0].outcome.unexplained_kill
     # Killed late: the retry would not fit before the deadline.
     clock.now, seen = 0.0, []
     with pytest.raises(GraderKilled, match="no time was left to run it again"):
-        pipeline._run_group([], _runner(clock, [(15.0, True)], seen), sandbox.Limits(),
-                            5.0, 20.0)
+        pipeline.run_group([], _runner(clock, [(15.0, True)], seen), sandbox.Limits(),
+                           5.0, 20.0)
     assert len(seen) == 1
 
 

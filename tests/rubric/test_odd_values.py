@@ -10,6 +10,7 @@ structured, object, complex, int and 0-d arrays, huge shapes. Every check runs o
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,6 @@ import pytest
 import syncgrade
 from syncgrade.courses import EXERCISES
 from syncgrade.grading import pipeline
-from syncgrade.grading.frames import parse_run
-from syncgrade.rubric.base import Context
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
@@ -87,25 +86,24 @@ def solution_runs() -> dict[str, pipeline.Ran]:
         captured[ran.exercise.id] = ran
         return real(ran)
 
-    pipeline.read_frames = capture  # type: ignore[assignment]
+    pipeline.read_frames = capture
     try:
         for exercise in EXERCISES:
             path = SOLUTIONS / exercise / "solution.py"
             syncgrade.grade(exercise, path, timeout=60)
     finally:
-        pipeline.read_frames = real  # type: ignore[assignment]
+        pipeline.read_frames = real
     return captured
 
 
 def _run_checks(ran: pipeline.Ran, mutate: Any) -> list[str]:
-    exercise, submission, inputs = ran.exercise, ran.submission, ran.inputs
-    parsed = [parse_run(run) for run in ran.runs]
+    """The check statuses of ``ran`` with every call's returned value mutated: the public
+    *frames* and *verdicts* stages, with the frames replaced in between."""
+    evidence = pipeline.read_frames(ran)
     frames = {cid: frame.model_copy(update={"value": mutate(frame.value)})
-              for part in parsed for cid, frame in part.calls.items()}
-    ctx = Context(exercise=exercise, display_name=submission.display_name,
-                  hello=parsed[0].hello, load=parsed[0].load, frames=frames, inputs=inputs,
-                  references=exercise.make_references(inputs))
-    return [pipeline._evaluate(ctx, spec).status for spec in exercise.checks]
+              for cid, frame in evidence.frames.items()}
+    verdicts = pipeline.evaluate_checks(dataclasses.replace(evidence, frames=frames))
+    return [check.status for check in verdicts.checks]
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))

@@ -95,7 +95,7 @@ def grade(
 
     ``overhead``: the grader's own seconds besides ``timeout``; the grade returns within
     ``timeout + overhead`` of this call (a start-up that would overrun it: a grader
-    fault). A child killed from outside (:func:`_run_group`) is run once more.
+    fault). A child killed from outside (:func:`run_group`) is run once more.
 
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given),
@@ -169,7 +169,7 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
     references (:func:`.hidden.hidden_data`); ``hidden``: what the child must not see."""
     used = 0.0  # the learner's time in the children so far: they share one budget
     for calls in call_groups(exercise):
-        _run_group(runs, functools.partial(run_child, exercise, submission, data.npz,
+        run_group(runs, functools.partial(run_child, exercise, submission, data.npz,
                                            calls, pool=pool, hidden=hidden),
                    limits, max(limits.wall_s - used, MIN_RUN_S), deadline)
         used += runs[-1].outcome.clock_s
@@ -179,8 +179,8 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
                tuple(runs), time.perf_counter() - started)
 
 
-def _run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
-               limits: sandbox.Limits, wall_s: float, deadline: float) -> None:
+def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
+              limits: sandbox.Limits, wall_s: float, deadline: float) -> None:
     """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
     time for the grade's ``deadline`` (:func:`syncgrade.timing.monotonic`); append each
     attempt to ``runs``. A child killed from outside is run once more if the deadline
