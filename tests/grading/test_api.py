@@ -79,10 +79,11 @@ def test_bad_limits_are_a_value_error_before_anything_runs(
     name = next(iter(limits))
     with pytest.raises(ValueError, match=rf"{name} must be a number of .* above 0 and at "
                                          "most") as info:
-        syncgrade.grade("exercise-1", source="x = 1\n", **limits)  # type: ignore[arg-type]
+        syncgrade.grade("exercise-1", source="x = 1\n",
+                        **limits)  # type: ignore[arg-type]  # mypy matches it to `path`
     assert type(info.value) is ValueError  # not a SubmissionError: the caller's limit
     with pytest.raises(TypeError, match="timeout must be a number"):
-        syncgrade.grade("exercise-1", source="x = 1\n", timeout="60")  # type: ignore[arg-type]
+        syncgrade.grade("exercise-1", source="x = 1\n", timeout="60")  # options are Any here
     for doc in (grading.grade.__doc__, syncgrade.__doc__):
         assert doc is not None and "ValueError" in doc
 

@@ -44,7 +44,8 @@ class Killer:
     times in all, from a thread of the test: a kill from outside the sandbox."""
 
     def __init__(self, sig: int, times: int) -> None:
-        self.sig, self.times, self.killed = sig, times, []  # type: list[int]
+        self.sig, self.times = sig, times
+        self.killed: list[int] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 

@@ -31,7 +31,8 @@ def test_parent_and_child_agree_on_spec_kinds() -> None:
 def test_builders_use_copies_taken_before_learner_code(monkeypatch: pytest.MonkeyPatch) -> None:
     x = np.ones((4, 3), np.float32)
     w = np.ones((3, 2), np.float32)
-    built = harness.Harness(recorder=None, inputs={"x": x, "w": w})  # type: ignore[arg-type]
+    built = harness.Harness(recorder=None,  # type: ignore[arg-type]  # these builds record nothing
+                            inputs={"x": x, "w": w})
     # What a submission could do at import, had it reached the module.
     monkeypatch.setattr(workloads, "WORKLOADS", {})
     monkeypatch.setattr(workloads, "put", None)
@@ -49,7 +50,7 @@ def test_builders_use_copies_taken_before_learner_code(monkeypatch: pytest.Monke
 
 
 def test_unknown_kinds_are_refused_by_name() -> None:
-    built = harness.Harness(recorder=None, inputs={})  # type: ignore[arg-type]
+    built = harness.Harness(recorder=None, inputs={})  # type: ignore[arg-type]  # records nothing
     with pytest.raises(ValueError, match="unknown argument kind"):
         built.build({"kind": "__init__"})  # never an arbitrary attribute lookup
 
@@ -154,7 +155,7 @@ def test_a_bound_workload_is_one_program_whatever_its_data() -> None:
     w = np.full((3, 2), 0.5, np.float32)
     inputs = {"x": x, "w": w, "one": np.ones(2, np.float32),
               "off": np.full(2, 1.001, np.float32)}
-    built = harness.Harness(recorder=None, inputs=inputs)  # type: ignore[arg-type]
+    built = harness.Harness(recorder=None, inputs=inputs)  # type: ignore[arg-type]  # no recording
     fns = [built.build({"kind": "workload", "name": "predict", "source": SCALED,
                         "warm": [{"kind": "device", "name": "x"}, {"kind": "device", "name": "w"}],
                         "bind": [{"kind": "device", "name": scale}]})

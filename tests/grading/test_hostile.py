@@ -12,6 +12,7 @@ from pathlib import Path
 from process_support import LoadBudget
 
 import syncgrade
+from syncgrade.models import CheckResult, GradeReport
 
 ROOT = Path(__file__).resolve().parents[2]
 CORRECT_BODY = """
@@ -27,7 +28,7 @@ def synchronized_samples(fn, args, repeats):
 """
 
 
-def _runs(report):  # type: ignore[no-untyped-def]
+def _runs(report: GradeReport) -> CheckResult:
     return report.check("runs")
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 import syncgrade
 from syncgrade import cli
 from syncgrade.courses import EXERCISES, get_exercise
+from syncgrade.rubric.base import Context, Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
@@ -18,7 +20,7 @@ SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 SOLUTION = SOLUTIONS / "exercise-1" / "solution.py"
 
 
-def _broken_check(ctx, **params):  # type: ignore[no-untyped-def]
+def _broken_check(ctx: Context, **params: object) -> Outcome:
     raise ZeroDivisionError("a bug in a check")
 
 
@@ -49,7 +51,7 @@ def test_a_sandbox_that_cannot_start_is_an_internal_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from syncgrade import sandbox
 
-    def no_sandbox(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def no_sandbox(*args: object, **kwargs: object) -> NoReturn:
         raise sandbox.SandboxError("cannot create the jail")
 
     monkeypatch.setattr(sandbox, "run_sandboxed", no_sandbox)

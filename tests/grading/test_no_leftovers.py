@@ -76,10 +76,11 @@ def test_an_interrupt_while_creating_the_run_directory_leaves_nothing(
         tmp_base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_mkdir = Path.mkdir
 
-    def interrupted(self: Path, *args: object, **kwargs: object) -> None:
+    def interrupted(self: Path, mode: int = 0o777, parents: bool = False,
+                    exist_ok: bool = False) -> None:
         if self.name == "jail":
             raise KeyboardInterrupt
-        real_mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+        real_mkdir(self, mode, parents, exist_ok)
 
     monkeypatch.setattr(Path, "mkdir", interrupted)
     with pytest.raises(KeyboardInterrupt):

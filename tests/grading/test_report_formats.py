@@ -13,6 +13,7 @@ import html
 import json
 import re
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 
@@ -24,6 +25,15 @@ from syncgrade.platforms.output import format_report
 from syncgrade.render import render
 
 WIDE = 1000  # the text view unwrapped: one line per message and per hint
+
+
+class Shown(TypedDict):
+    """What one format shows: the checks in order, each failed check's hint, and the
+    checks with an interval picture."""
+
+    order: list[str]
+    hints: dict[str, str]
+    drawn: list[str]
 
 
 def _file(exercise: str, kind: str, name: str = "") -> Path:
@@ -50,8 +60,10 @@ def reports() -> dict[str, tuple[GradeReport, list[str]]]:
     return out
 
 
-def _from_text(text: str) -> dict[str, object]:
-    order, hints, drawn = [], {}, []
+def _from_text(text: str) -> Shown:
+    order: list[str] = []
+    hints: dict[str, str] = {}
+    drawn: list[str] = []
     current = ""
     for line in text.splitlines():
         head = re.match(r"  [✓✗-] (\S+)", line)
@@ -70,8 +82,10 @@ def _plain(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", coded))
 
 
-def _from_html(page: str) -> dict[str, object]:
-    order, hints, drawn = [], {}, []
+def _from_html(page: str) -> Shown:
+    order: list[str] = []
+    hints: dict[str, str] = {}
+    drawn: list[str] = []
     for item in re.findall(r'<li class="sg-check[^"]*"[^>]*data-check="([^"]+)".*?</li>',
                            page, flags=re.S):
         order.append(item)
@@ -85,7 +99,7 @@ def _from_html(page: str) -> dict[str, object]:
     return {"order": order, "hints": hints, "drawn": drawn}
 
 
-def _from_json(text: str) -> dict[str, object]:
+def _from_json(text: str) -> Shown:
     data = json.loads(text)
     checks = data["checks"]
     return {"order": [c["id"] for c in checks],
@@ -109,7 +123,7 @@ def test_text_html_and_json_show_the_same_decisions(
     assert data["drawn"], "a failing timing check draws its interval"
     for check in report.checks:  # a lead always comes before its follower
         for lead in check.follows:
-            assert data["order"].index(lead) < data["order"].index(check.id)  # type: ignore[attr-defined]
+            assert data["order"].index(lead) < data["order"].index(check.id)
 
 
 def test_a_lead_is_given_only_where_fixing_it_fixes_the_follower(

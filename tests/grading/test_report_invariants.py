@@ -165,12 +165,12 @@ def solution_run() -> pipeline.Ran:
         captured.append(ran)
         return real(ran)
 
-    pipeline.read_frames = capture  # type: ignore[assignment]
+    pipeline.read_frames = capture
     try:
         report = syncgrade.grade("exercise-1",
                                  SOLUTIONS / "exercise-1" / "solution.py")
     finally:
-        pipeline.read_frames = real  # type: ignore[assignment]
+        pipeline.read_frames = real
     assert report.status == "passed", report.summary
     return captured[0]
 
@@ -182,7 +182,8 @@ def solution_run() -> pipeline.Ran:
     ("exited", "crashed", "exited early"),
 ])
 def test_a_run_that_stops_after_every_call_returned_loses_runs(
-        solution_run: pipeline.Ran, termination: str, cause: str, words: str) -> None:
+        solution_run: pipeline.Ran, termination: sandbox.Termination, cause: str,
+        words: str) -> None:
     # Every call frame arrived; then the child stopped before its end frame.
     stopped = tuple(dataclasses.replace(
         run, outcome=dataclasses.replace(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import syncgrade
+from syncgrade.models import CheckResult, GradeReport
 
 GOOD_BODY = """
 import time, jax
@@ -19,7 +22,7 @@ def synchronized_samples(fn, args, repeats):
 """
 
 
-def _runs(report):  # type: ignore[no-untyped-def]
+def _runs(report: GradeReport) -> CheckResult:
     return report.check("runs")
 
 
@@ -64,7 +67,8 @@ def test_exception_at_import_names_the_line() -> None:
     [(b"", "empty"), (b"\xef\xbb\xbf\n", "empty"), (b"\x00\x01\x02binary", "binary"),
      (b"x = '\xff\xfe'\n", "UTF-8")],
 )
-def test_unreadable_files_get_a_clear_error(tmp_path, data: bytes, phrase: str) -> None:  # type: ignore[no-untyped-def]
+def test_unreadable_files_get_a_clear_error(tmp_path: Path, data: bytes,
+                                            phrase: str) -> None:
     path = tmp_path / "submission.py"
     path.write_bytes(data)
     report = syncgrade.grade("exercise-1", path)
@@ -73,7 +77,7 @@ def test_unreadable_files_get_a_clear_error(tmp_path, data: bytes, phrase: str) 
     assert report.grading.internal_error is None
 
 
-def test_source_string_and_path_grade_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_source_string_and_path_grade_the_same(tmp_path: Path) -> None:
     path = tmp_path / "mine.py"
     path.write_text(GOOD_BODY)
     from_path = syncgrade.grade("exercise-1", path)
@@ -82,7 +86,7 @@ def test_source_string_and_path_grade_the_same(tmp_path) -> None:  # type: ignor
     assert from_path.submission.endswith("mine.py")
 
 
-def test_a_file_with_a_byte_order_mark_is_graded_like_one_without(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_with_a_byte_order_mark_is_graded_like_one_without(tmp_path: Path) -> None:
     # Editors on Windows save UTF-8 with a byte-order mark; Python runs such a file, so
     # it is no syntax error: graded as the same file without the mark, by path or text.
     path = tmp_path / "mine.py"
@@ -94,7 +98,7 @@ def test_a_file_with_a_byte_order_mark_is_graded_like_one_without(tmp_path) -> N
         assert report.score == report.max_score
 
 
-def test_a_byte_order_mark_does_not_shift_a_syntax_error_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_byte_order_mark_does_not_shift_a_syntax_error_line(tmp_path: Path) -> None:
     path = tmp_path / "mine.py"
     path.write_bytes(b"\xef\xbb\xbfimport time\n\ndef synchronized_samples(fn, args, repeats)\n")
     report = syncgrade.grade("exercise-1", path)
