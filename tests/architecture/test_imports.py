@@ -154,6 +154,19 @@ def test_every_facade_name_exists() -> None:
     assert all(hasattr(facade, name) for name in facade.__all__)
 
 
+def test_the_check_namespaces_are_one_facade_that_defines_no_check() -> None:
+    """`checks` re-exports the check modules; `report_checks`, `workload_checks` and
+    `concept` (the namespaces before the checks were regrouped, issue 28) are the same
+    module, so a course's `rc.report_schema` keeps working."""
+    checks = facade.checks
+    assert facade.report_checks is checks and facade.workload_checks is checks
+    assert facade.concept is checks
+    defined_in = {getattr(checks, name).__module__ for name in checks.__all__
+                  if callable(getattr(checks, name)) and name != "Loc"}
+    assert defined_in == {f"syncgrade.rubric.checks_{concern}" for concern in (
+        "process", "values", "intervals", "phases", "report", "answers")}
+
+
 # --------------------------------------------------------------------------- errors.py
 
 

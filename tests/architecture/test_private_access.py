@@ -22,8 +22,6 @@ _CHILD = "child-side internals the harness does not expose"
 ALLOWED: dict[tuple[str, str], str] = {
     ("rubric/test_donation.py", "syncgrade.rubric.validation._BUILTIN_PARAMETERS"):
         "the built-in parameter table; no public accessor yet",
-    ("rubric/test_rubric_checks_5_8.py", "syncgrade.rubric.report_checks._grouped"):
-        "grouping helper of the report checks; no public accessor yet",
     ("rubric/test_registry.py", "syncgrade.rubric.registry._adapter"):
         "the registry's pydantic adapter; no public accessor yet",
     ("sandbox/test_sandbox_cleanup.py", "syncgrade.sandbox._workdir"): _SANDBOX,

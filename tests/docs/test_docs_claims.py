@@ -245,3 +245,34 @@ def test_the_name_checker_catches_a_name_that_does_not_exist() -> None:
         "syncgrade.rubric.RUBRIC_ERRORS", "syncgrade.courses"]
     assert not _resolves("syncgrade.rubric.RUBRIC_ERRORS")
     assert _resolves("syncgrade.courses.RUBRIC_ERRORS") and _resolves("syncgrade.rubric.Check")
+
+
+# --- the check library's function paths (docs/checks.md, "Reference") --------------------
+
+def _reference_paths() -> list[str]:
+    """The `module.function` paths of the first column of docs/checks.md's check library."""
+    text = _text(ROOT / "docs" / "checks.md")
+    section = text.split("\n## Reference: the check library", 1)[1].split("\n## ", 1)[0]
+    return [path for row in section.splitlines() if row.startswith("| `")
+            for path in re.findall(r"`(\w+\.\w+)`", row.split(" | ")[0])]
+
+
+def test_every_check_function_path_names_the_module_that_defines_it() -> None:
+    """Each path is where the function is defined (not a re-export), the façade spells the
+    check functions `c.<name>`, and every registered check's function is listed."""
+    import importlib
+
+    from syncgrade.rubric import checks as c
+    from syncgrade.rubric.registry import FAMILIES, REGISTRY
+
+    listed = set()
+    for path in _reference_paths():
+        module, name = path.split(".")
+        fn = getattr(importlib.import_module(f"syncgrade.rubric.{module}"), name)
+        assert fn.__module__ == f"syncgrade.rubric.{module}", path
+        if module != "compose":
+            assert getattr(c, name) is fn, path
+        listed.add(fn)
+    assert len(listed) >= 28
+    registered = {d.fn for d in [*REGISTRY.values(), *FAMILIES.values()]}
+    assert registered - listed == set()

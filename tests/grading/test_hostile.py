@@ -146,7 +146,7 @@ def test_the_child_cannot_read_the_rubric_or_the_solutions() -> None:
 
     files = builtin_course().folder("exercise-1")  # exercises/ and solutions/ in a checkout
     secrets = [files.declaration, files.solution, files.mutants,
-               ROOT / "src/syncgrade/rubric/checks.py"]
+               ROOT / "src/syncgrade/rubric/checks_values.py"]
     source = CORRECT_BODY + (
         "\nimport pathlib\nLEAK = []\n"
         f"for p in {[str(p) for p in secrets]!r}:\n"

@@ -15,7 +15,7 @@ from test_samples_measured import F, Trace, context
 from syncgrade.analysis import PHASES
 from syncgrade.courses import EXERCISES
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import end_to_end as e2e
+from syncgrade.rubric import checks_phases as phases
 from syncgrade.rubric.contract import TITLES, WARM, Samples, derived_checks
 from syncgrade.schema import catalogue
 
@@ -193,7 +193,7 @@ def test_re_placing_device_arrays_is_a_placement_but_no_host_transfer() -> None:
     t.pair(start, stop)
     samples = [float(v1) - float(v0)]
     assert judge(c.placement_excluded, t, samples).status == "failed"  # an explicit put
-    included = judge(e2e.placement_included, t, samples)
+    included = judge(phases.placement_included, t, samples)
     assert included.status == "failed"  # nothing came from the host
     interval = context(t.events(), [None, samples]).analysis("main").intervals[0]
     assert interval.placements and not interval.host_placements

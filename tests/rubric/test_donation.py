@@ -16,7 +16,6 @@ from syncgrade.platforms.visibility import SAFE_HINTS
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
 from syncgrade.rubric import validation
-from syncgrade.rubric import workload_checks as wc
 from syncgrade.rubric.base import GraderCall
 from syncgrade.rubric.contract import Samples, derived_checks
 from syncgrade.rubric.registry import REGISTRY
@@ -34,7 +33,7 @@ def _judge(check: Any, **call_fields: Any) -> Any:
 
 
 def test_a_call_that_consumed_its_input_donates() -> None:
-    outcome = _judge(wc.donates_input, jit=DONATE, donated=[True, False])
+    outcome = _judge(c.donates_input, jit=DONATE, donated=[True, False])
     assert outcome.status == "passed", outcome.message
     assert "Each of the 6 timed calls donated its input" in outcome.message
 
@@ -47,7 +46,7 @@ def test_a_call_that_consumed_its_input_donates() -> None:
 ])
 def test_a_call_that_did_not_consume_its_input_fails_on_its_line(
         fields: dict[str, Any], says: str) -> None:
-    outcome = _judge(wc.donates_input, **fields)
+    outcome = _judge(c.donates_input, **fields)
     assert outcome.status == "failed"
     assert says in outcome.message
     assert "Timed interval 1: the call on line 2" in outcome.message  # the learner's line
@@ -56,7 +55,7 @@ def test_a_call_that_did_not_consume_its_input_fails_on_its_line(
 
 
 def test_donates_input_is_registered_with_a_learner_safe_hint() -> None:
-    assert REGISTRY["donates-input"].fn is wc.donates_input
+    assert REGISTRY["donates-input"].fn is c.donates_input
     assert "donate_argnums" in SAFE_HINTS["donates-input"]
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from builders import context
 
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import checks_report as rc
 from syncgrade.rubric.base import Context
 from syncgrade.trace import Hello, Load, NameProblem
 

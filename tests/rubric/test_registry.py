@@ -16,7 +16,7 @@ import pytest
 from syncgrade.courses import EXERCISES, RUBRIC_ERRORS, get_exercise
 from syncgrade.rubric import RubricError, contract, registry, validate
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import checks_report as rc
 from syncgrade.rubric.base import CheckSpec, Exercise
 from syncgrade.rubric.compose import all_of, on_intervals
 from syncgrade.rubric.contract import Samples

@@ -9,7 +9,7 @@ import pytest
 from builders import context
 
 from syncgrade.courses import get_exercise
-from syncgrade.rubric import report_checks as rc
+from syncgrade.rubric import checks_report as rc
 from syncgrade.rubric.base import Context, Skip
 
 INPUTS = {"x": np.zeros((6, 4), np.float32), "w": np.zeros((4, 3), np.float32)}

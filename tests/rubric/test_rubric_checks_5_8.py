@@ -8,9 +8,9 @@ import numpy as np
 from builders import NO_VALUE, call, compile_event, context, pair, put, read, ret, trace, wait
 
 from syncgrade.analysis import analyse
-from syncgrade.rubric import end_to_end as e2e
-from syncgrade.rubric import report_checks as rc
-from syncgrade.rubric import workload_checks as wc
+from syncgrade.rubric import checks as c
+from syncgrade.rubric import checks_phases as phases
+from syncgrade.rubric import checks_report as rc
 from syncgrade.rubric.compose import lower_first
 from syncgrade.rubric.report_models import RepairReport, TimingReport
 from syncgrade.values import JaxArray, NumpyScalar
@@ -20,7 +20,7 @@ from syncgrade.values import JaxArray, NumpyScalar
 
 def test_a_string_boundary_and_jax_samples_are_named_once_each() -> None:
     jax_zero = np.zeros(()).view(JaxArray)
-    problems = rc._grouped(rc.schema_errors(
+    problems = rc.grouped_problems(rc.schema_errors(
         {"boundary": "dispatch", "samples": [jax_zero, jax_zero, 0.1]}, RepairReport))
     assert problems == [
         "`boundary` is one string; it should be a list or set of phase names, e.g. "
@@ -91,22 +91,22 @@ def _request(placed_inside: bool, readback: str) -> list[Any]:
 
 def test_placement_and_readback_inside_pass() -> None:
     ctx = context("exercise-8", _request(True, "numpy.asarray"), NO_VALUE)
-    assert e2e.placement_included(ctx, "main").status == "passed"
-    assert e2e.readback_included(ctx, "main").status == "passed"
+    assert phases.placement_included(ctx, "main").status == "passed"
+    assert phases.readback_included(ctx, "main").status == "passed"
 
 
 def test_placement_before_the_timer_and_a_plain_wait_fail() -> None:
     ctx = context("exercise-8", _request(False, "block_until_ready"), NO_VALUE)
-    placement = e2e.placement_included(ctx, "main")
+    placement = phases.placement_included(ctx, "main")
     assert placement.status == "failed" and "none of the inputs" in placement.message
-    assert e2e.readback_included(ctx, "main").status == "failed"
+    assert phases.readback_included(ctx, "main").status == "failed"
 
 
 def test_numpy_arguments_count_as_placed() -> None:
     events = trace(read(0.0), call([], numpy_args=2), ret(2, [9]),
                    wait([9], how="numpy.asarray"), read(0.01), pair(1, 5))
     ctx = context("exercise-8", events, NO_VALUE)
-    assert e2e.placement_included(ctx, "main").status == "passed"
+    assert phases.placement_included(ctx, "main").status == "passed"
 
 
 # --------------------------------------------------------------------------- exercise-5
@@ -129,19 +129,19 @@ def _timed(n: int, compile_in: set[int]) -> list[dict[str, Any]]:
 
 def test_jitted_allows_one_compile_in_the_first_interval_only() -> None:
     once = context("exercise-5", trace(*_timed(3, {0})), NO_VALUE)
-    assert wc.jitted(once, "main").status == "passed"
+    assert c.jitted(once, "main").status == "passed"
     again = context("exercise-5", trace(*_timed(3, {0, 1, 2})), NO_VALUE)
-    assert wc.jitted(again, "main").status == "failed"
+    assert c.jitted(again, "main").status == "failed"
 
 
 def test_jitted_fails_an_eager_workload() -> None:
     events = trace(read(0.0), wait([5]), read(0.5), pair(1, 3))
-    outcome = wc.jitted(context("exercise-5", events, NO_VALUE), "main")
+    outcome = c.jitted(context("exercise-5", events, NO_VALUE), "main")
     assert outcome.status == "failed" and "eagerly" in outcome.message
 
 
 def test_reference_with_any_jax_event_fails() -> None:
     host = {"t": "ndarray", "dtype": "float64", "shape": [0], "data": ""}
     ctx = context("exercise-5", trace(compile_event()), host)
-    outcome = wc.reference_is_numpy(ctx, "main", (), "ref")
+    outcome = c.reference_is_numpy(ctx, "main", (), "ref")
     assert outcome.status == "failed" and "line 2" in outcome.message

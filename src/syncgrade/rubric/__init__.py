@@ -15,9 +15,11 @@ What it exports:
   :data:`WARM`);
 - typed check ids: :class:`Check` (``Check.NUMPY_MATCH == "numpy-match"``; strings keep
   working);
-- the public namespaces of check functions and helpers: ``checks``, ``report_checks``,
-  ``workload_checks``, ``concept``, ``specs`` (argument specs), ``tolerance`` (reference
-  helpers), and the report models and check functions named below;
+- the public namespaces of check functions and helpers: ``checks`` (every check function:
+  :mod:`syncgrade.rubric.checks` re-exports them from the modules that group them by what
+  they judge), ``specs`` (argument specs), ``tolerance`` (reference helpers), and the
+  report models and check functions named below; ``report_checks``, ``workload_checks``
+  and ``concept`` are ``checks`` too, under the names courses used before the regrouping;
 - the errors and the validation an author's tools use: :class:`RubricError`,
   :class:`UnknownExercise`, :func:`validate`, :func:`validate_declaration`,
   :func:`validate_data`.
@@ -31,8 +33,9 @@ from __future__ import annotations
 
 from syncgrade.analysis import PHASES
 from syncgrade.errors import UnknownExercise as UnknownExercise  # re-exported
-from syncgrade.rubric import checks, concept, report_checks, specs, tolerance, workload_checks
+from syncgrade.rubric import checks, specs, tolerance
 from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.rubric.checks_process import verification_catches_errors
 from syncgrade.rubric.compose import Part, all_of, on_intervals
 from syncgrade.rubric.contract import WARM, Samples
 from syncgrade.rubric.ids import Check
@@ -43,7 +46,12 @@ from syncgrade.rubric.validation import (
     validate_data,
     validate_declaration,
 )
-from syncgrade.rubric.verification import verification_catches_errors
+
+# The check namespaces before the checks were regrouped by concern (issue 28): each is the
+# one façade now, so a course's `rc.report_schema` or `concept.answer_phases` keeps working.
+report_checks = checks
+workload_checks = checks
+concept = checks
 
 __all__ = [
     "PHASES",

@@ -41,11 +41,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from syncgrade.analysis import PHASES
-from syncgrade.rubric import checks as c
-from syncgrade.rubric import clean
-from syncgrade.rubric import end_to_end as e2e
-from syncgrade.rubric import report_checks as rc
-from syncgrade.rubric import workload_checks as wc
+from syncgrade.rubric import checks_intervals, checks_phases, checks_report, checks_values
 from syncgrade.rubric.base import CheckFn, CheckSpec, GraderCall, Origin, ValuePath, declared_at
 from syncgrade.rubric.compose import Part, all_of, on_intervals
 from syncgrade.rubric.registry import REGISTRY, value_problem
@@ -156,12 +152,13 @@ def derived_checks(lists: Sequence[Samples], calls: Sequence[GraderCall],
             origins.setdefault(check_id, samples.origin)
     for samples in probes:
         on_probe = "On the grader's calibration workload"
-        parts["samples-measured"].append(Part(on_probe, c.samples_measured, {
+        parts["samples-measured"].append(Part(on_probe, checks_intervals.samples_measured, {
             "call": samples.call, "samples": samples.path,
             "exclusive_of": samples.exclusive_of}))
-        parts["covers-device-work"].append(Part(samples.label, c.covers_device_work, {
-            "call": samples.call, "samples": samples.path,
-            "runs_per_sample": samples.runs_per_sample}))
+        parts["covers-device-work"].append(Part(
+            samples.label, checks_intervals.covers_device_work, {
+                "call": samples.call, "samples": samples.path,
+                "runs_per_sample": samples.runs_per_sample}))
         origins.setdefault("samples-measured", samples.origin)
         origins.setdefault("covers-device-work", samples.origin)
     # Each derived check names the line of the first Samples it comes from.
@@ -197,44 +194,45 @@ def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str,
 
     def judged(check: CheckFn, **params: Any) -> tuple[CheckFn, dict[str, Any]]:
         # A call that returns a first-call and a warm list: each list's interval checks
-        # judge the intervals the split assigns it (report_checks.split_first_warm), also
+        # judge the intervals the split assigns it (checks_report.split_first_warm), also
         # when one list's samples match no read pairs.
         if pair is None:
             return check, {**on, **params}
         first, warm = pair
-        select = (rc.warm_intervals(first.path, warm.path) if samples is warm
-                  else rc.first_intervals(first.path, warm.path))
+        select = (checks_report.warm_intervals(first.path, warm.path) if samples is warm
+                  else checks_report.first_intervals(first.path, warm.path))
         return on_intervals, {"check": check, "call": samples.call, "select": select,
                               **params}
 
     found: list[tuple[str, CheckFn, dict[str, Any]]] = [
-        ("sample-count", c.sample_count, {**on, "count": samples.count}),
-        ("samples-measured", c.samples_measured,
+        ("sample-count", checks_values.sample_count, {**on, "count": samples.count}),
+        ("samples-measured", checks_intervals.samples_measured,
          {**on, "exclusive_of": samples.exclusive_of}),
-        ("times-the-call", *judged(c.times_the_call, fn=samples.fn, static=samples.static,
+        ("times-the-call", *judged(checks_intervals.times_the_call, fn=samples.fn,
+                                   static=samples.static,
                                    host_transfer="host transfer" in phases)),
     ]
     if samples.donates:
-        found.append(("donates-input", *judged(wc.donates_input)))
+        found.append(("donates-input", *judged(checks_intervals.donates_input)))
     if "input placement" in phases:
-        found.append(("placement-included", *judged(e2e.placement_included)))
+        found.append(("placement-included", *judged(checks_phases.placement_included)))
     else:
         if _hands_unready_inputs(by_call.get(samples.call)):
-            found.append(("inputs-ready", *judged(c.inputs_ready)))
-        found.append(("placement-excluded", *judged(c.placement_excluded)))
+            found.append(("inputs-ready", *judged(checks_phases.inputs_ready)))
+        found.append(("placement-excluded", *judged(checks_phases.placement_excluded)))
     if "compilation" in phases:
         if pair is None:
             raise ValueError(f"Samples({samples.call!r}, {samples.path!r}) declares "
                              "compilation: the same call must also return a warm list")
-        found.append(("first-call-includes-compile", rc.first_call_includes_compile,
+        found.append(("first-call-includes-compile", checks_report.first_call_includes_compile,
                       {"call": samples.call, "first": pair[0].path, "warm": pair[1].path}))
     else:
         found.append(("warmup-excluded", *judged(
-            c.warmup_excluded, static_arguments=samples.static is not None)))
-    found.append(("sync-before-stop", *judged(c.sync_before_stop)))
+            checks_phases.warmup_excluded, static_arguments=samples.static is not None)))
+    found.append(("sync-before-stop", *judged(checks_intervals.sync_before_stop)))
     if "host transfer" in phases:
-        found.append(("readback-included", *judged(e2e.readback_included)))
-    found.append(("interval-clean", *judged(clean.interval_clean)))
+        found.append(("readback-included", *judged(checks_phases.readback_included)))
+    found.append(("interval-clean", *judged(checks_intervals.interval_clean)))
     return found
 
 

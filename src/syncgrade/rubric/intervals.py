@@ -1,8 +1,9 @@
 """The public building blocks for writing a check about timed intervals.
 
-Every check in :mod:`syncgrade.rubric.checks`, :mod:`~syncgrade.rubric.report_checks`,
-:mod:`~syncgrade.rubric.workload_checks` and :mod:`~syncgrade.rubric.end_to_end` is made
-of these; a new check should be too (docs/authoring.md, "Writing a new check"):
+Every check of the timed intervals (:mod:`syncgrade.rubric.checks_intervals`,
+:mod:`~syncgrade.rubric.checks_phases`, and those of :mod:`~syncgrade.rubric.checks_report`
+and :mod:`~syncgrade.rubric.checks_values` that read intervals) is made of these; a new
+check should be too (docs/authoring.md, "Writing a new check"):
 
 - :func:`judged_intervals`: the intervals a check judges (the ones the returned samples
   are the differences of; every recorded interval when the samples match none);

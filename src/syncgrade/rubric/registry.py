@@ -25,11 +25,14 @@ from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from syncgrade.rubric import checks as c
-from syncgrade.rubric import clean, concept, verification
-from syncgrade.rubric import end_to_end as e2e
-from syncgrade.rubric import report_checks as rc
-from syncgrade.rubric import workload_checks as wc
+from syncgrade.rubric import (
+    checks_answers,
+    checks_intervals,
+    checks_phases,
+    checks_process,
+    checks_report,
+    checks_values,
+)
 from syncgrade.rubric.base import CheckFn
 
 
@@ -92,71 +95,72 @@ class CheckDef:
 _DEFS = (
     CheckDef("runs", "Runs", "The file loads, the required names exist with the required "
              "parameters, and every grader call returns without raising and within the "
-             "limits.", c.runs),
+             "limits.", checks_process.runs),
     CheckDef("numpy-match", "Matches NumPy", "The result agrees, element by element and "
              "within what float32 rounding allows, with the grader's float64 NumPy "
-             "reference on hidden inputs.", c.numpy_match),
+             "reference on hidden inputs.", checks_values.numpy_match),
     CheckDef("shape", "Result shape", "The result has the shape the exercise asks for.",
-             c.shape, legacy_titles=("Row-wise shape",)),
+             checks_values.shape, legacy_titles=("Row-wise shape",)),
     CheckDef("sample-count", "Sample count and units", "The samples are a list of exactly "
              "the requested count, each a finite positive float, in seconds.",
-             c.sample_count, legacy_titles=("Sample counts and units",)),
+             checks_values.sample_count, legacy_titles=("Sample counts and units",)),
     CheckDef("samples-measured", "Samples are measured", "Every sample is the difference "
              "of two clock reads the learner's code took during the grader's call, "
-             "unchanged.", c.samples_measured),
+             "unchanged.", checks_intervals.samples_measured),
     CheckDef("times-the-call", "Times one call", "Every timed interval contains exactly "
              "one call of the designated callable, with the declared static values, and "
-             "no readback of its output unless the contract declares it.", c.times_the_call,
-             judges="samples"),
+             "no readback of its output unless the contract declares it.",
+             checks_intervals.times_the_call, judges="samples"),
     CheckDef("inputs-ready", "Inputs placed and ready", "The inputs the timed calls use "
              "were placed on the device and ready before the first interval began.",
-             c.inputs_ready, judges="samples"),
+             checks_phases.inputs_ready, judges="samples"),
     CheckDef("placement-excluded", "Placement excluded", "No timed interval contains an "
-             "explicit or implicit host-to-device transfer.", c.placement_excluded,
+             "explicit or implicit host-to-device transfer.", checks_phases.placement_excluded,
              judges="samples"),
     CheckDef("placement-included", "Placement included", "Every timed interval places "
-             "every host input its timed call uses.", e2e.placement_included, judges="samples"),
+             "every host input its timed call uses.", checks_phases.placement_included,
+             judges="samples"),
     CheckDef("warmup-excluded", "Warm-up excluded", "No timed interval contains a "
              "compilation, and the warm-up had finished before the first interval began.",
-             c.warmup_excluded, judges="samples"),
+             checks_phases.warmup_excluded, judges="samples"),
     CheckDef("first-call-includes-compile", "First calls compile", "Every first-call "
              "interval contains a compilation and waits for its call's output.",
-             rc.first_call_includes_compile, judges="first"),
+             checks_report.first_call_includes_compile, judges="first"),
     CheckDef("sync-before-stop", "Waits before stopping", "Every timed interval waits for "
-             "the output of the call it times before the timer stops.", c.sync_before_stop,
-             judges="samples"),
+             "the output of the call it times before the timer stops.",
+             checks_intervals.sync_before_stop, judges="samples"),
     CheckDef("interval-clean", "Nothing else timed", "No timed interval holds a print, a "
              "sleep, eager array work on anything but the timed output, or more than 1 ms "
-             "of host CPU time that no recorded operation explains.", clean.interval_clean,
-             judges="samples"),
+             "of host CPU time that no recorded operation explains.",
+             checks_intervals.interval_clean, judges="samples"),
     CheckDef("readback-included", "Readback included", "Every timed interval copies its "
              "timed call's output to the host before the timer stops.",
-             e2e.readback_included, judges="samples"),
+             checks_phases.readback_included, judges="samples"),
     CheckDef("covers-device-work", "Covers the device work", "With a calibrated workload "
              "of known device duration, every sample is at least a fraction of that "
-             "duration and waited for.", c.covers_device_work, judges="samples"),
+             "duration and waited for.", checks_intervals.covers_device_work, judges="samples"),
     CheckDef("verification-catches-errors", "Your check catches errors", "The learner's "
              "own NumPy check raises AssertionError on subtly wrong setups and passes on "
-             "the right one.", verification.verification_catches_errors),
+             "the right one.", checks_process.verification_catches_errors),
     CheckDef("reference-is-numpy", "Reference is NumPy", "The learner's reference "
              "function computes with NumPy on the host, agrees with the grader's reference "
-             "and does no JAX device work.", wc.reference_is_numpy),
+             "and does no JAX device work.", checks_values.reference_is_numpy),
     CheckDef("jitted", "Compiled once, reused", "Every timed interval calls a jitted "
              "function, and nothing is traced or compiled after the first interval.",
-             wc.jitted, judges="samples"),
+             checks_intervals.jitted, judges="samples"),
     CheckDef("donates-input", "Donates its input", "Every timed call's jit donates its "
              "input (`donate_argnums`) and the call consumed the input array: XLA reused "
-             "its buffer for the output.", wc.donates_input, judges="samples"),
+             "its buffer for the output.", checks_intervals.donates_input, judges="samples"),
     CheckDef("boundary-matches", "Declared boundary", "The boundary the learner declares "
              "equals the phases measured inside the learner's own intervals.",
-             rc.boundary_matches, legacy_titles=("Declared warm boundary",),
+             checks_report.boundary_matches, legacy_titles=("Declared warm boundary",),
              judges="samples"),
     CheckDef("report-schema", "Report layout", "The returned report validates against "
-             "the exercise's pydantic model.", rc.report_schema),
+             "the exercise's pydantic model.", checks_report.report_schema),
     CheckDef("summary-stats", "Summaries recomputed", "The reported medians and estimates "
-             "equal those recomputed from the reported samples.", rc.summary_stats),
+             "equal those recomputed from the reported samples.", checks_report.summary_stats),
     CheckDef("environment", "Real environment and workload", "The report's JAX version, "
-             "backend, device and workload match the real ones.", rc.environment),
+             "backend, device and workload match the real ones.", checks_report.environment),
 )
 
 REGISTRY: dict[str, CheckDef] = {d.id: d for d in _DEFS}
@@ -165,7 +169,7 @@ REGISTRY: dict[str, CheckDef] = {d.id: d for d in _DEFS}
 FAMILIES: dict[str, CheckDef] = {
     "answer-": CheckDef("answer-<key>", "", "The learner's answer to one question of a "
                         "concept exercise equals the key the grader derives.",
-                        concept.answer_phases),
+                        checks_answers.answer_phases),
 }
 """Id prefixes whose ids are not registered one by one (one per question): each check
 sets its own title."""

@@ -76,7 +76,7 @@ def _expand_on_intervals(params: Mapping[str, Any]) -> list[tuple[str, Any,
                                                                   Mapping[str, Any]]]:
     if not callable(params.get("select")):
         raise _Problem("param 'select' must be an interval selector "
-                       "(e.g. report_checks.warm_intervals(...))")
+                       "(e.g. checks.warm_intervals(...))")
     inner = {k: v for k, v in params.items() if k not in ("check", "select", "label")}
     return [("the check it restricts", params.get("check"), inner)]
 

@@ -1,4 +1,4 @@
-"""Checks of the reports learners return (exercise-6 and exercise-7).
+"""Checks of the reports learners return: their fields (exercise-6 and exercise-7).
 
 - ``report-schema``: the report validates against the exercise's pydantic model (and,
   where asked, survives ``json.dumps``); the failure lists every bad field.
@@ -27,7 +27,6 @@ from pydantic import BaseModel, ValidationError
 
 from syncgrade.analysis import MAX_MATCHED_SAMPLES, PHASES, Interval, SampleMatch
 from syncgrade.models import Evidence
-from syncgrade.rubric import checks as c
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.report_models import type_name
@@ -49,7 +48,7 @@ def report_schema(ctx: Context, call: str, report: ValuePath, model: type[BaseMo
     if json_safe:
         ill_typed = {loc for loc, _ in found}
         found += [(loc, text) for loc, text in json_problems(value) if loc not in ill_typed]
-    problems = _grouped(found)
+    problems = grouped_problems(found)
     fn = iv.function_of(ctx, call)
     if problems:
         listed = "; ".join(problems[:MAX_LISTED])
@@ -78,8 +77,10 @@ def schema_errors(value: Any, model: type[BaseModel]) -> list[tuple[Loc, str]]:
     return []
 
 
-def _grouped(problems: list[tuple[Loc, str]]) -> list[str]:
-    """One line per problem; the same problem on several items of one list is one line."""
+def grouped_problems(problems: list[tuple[Loc, str]]) -> list[str]:
+    """One line per problem (a field path and what is wrong with it), in the order first
+    found; the same problem on several items of one list is one line that names the first
+    item and counts the others."""
     groups: dict[tuple[Any, ...], list[tuple[str | int, ...]]] = {}
     for loc, text in problems:
         key = (loc[:-1], text) if loc and isinstance(loc[-1], int) else (loc, text)
@@ -273,7 +274,7 @@ def workload_matches(ctx: Context, call: str, report: ValuePath,
     dtype (``"float32"``, ``"<f4"``, ``"f4"``, ``"single"``). The learner was handed these
     arrays, but their sizes are hidden inputs: a message quotes what the learner reported
     and says which argument it does not describe (and how many axes that argument has),
-    never its sizes, as :func:`~syncgrade.rubric.checks.shape_difference` does; values
+    never its sizes, as :func:`~syncgrade.rubric.checks_values.shape_difference` does; values
     never appear. Ill-typed fields are :class:`Skip` (``report-schema`` reports them)."""
     workload = ctx.value(call, report)
     if not isinstance(workload, dict):
@@ -352,8 +353,8 @@ def split_first_warm(ctx: Context, call: str, first: ValuePath,
     ``first`` and ``warm`` samples are the differences of (``checks.sample_match``; the warm
     list may not reuse a first-call interval), else by whether an interval compiles."""
     intervals = list(ctx.analysis(call).intervals)
-    first_ivs = _matched(c.sample_match(ctx, call, first))
-    warm_ivs = _matched(c.sample_match(ctx, call, warm, exclusive_of=(first,)))
+    first_ivs = _matched(iv.sample_match(ctx, call, first))
+    warm_ivs = _matched(iv.sample_match(ctx, call, warm, exclusive_of=(first,)))
     if first_ivs is not None and warm_ivs is not None:
         return first_ivs, warm_ivs
     if first_ivs is not None:

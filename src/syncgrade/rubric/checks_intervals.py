@@ -1,0 +1,648 @@
+"""Checks of what one timed interval holds: the samples are the learner's own clock
+differences, each interval times one call of the designated callable, waits for its output
+before the stop read, covers the device work, runs it as a compiled (and, where declared,
+donating) jit, and holds nothing else. Each is a pure function ``(ctx, **params) ->
+Outcome``; semantics: docs/checks.md ("The measurement contract").
+
+The helpers they share (which intervals to judge, line numbers, timelines) are public in
+:mod:`syncgrade.rubric.intervals`. The phases an interval may or must hold besides the
+call (placement, compilation, readback) are judged in :mod:`syncgrade.rubric.checks_phases`.
+
+- ``samples-measured``, ``times-the-call``, ``sync-before-stop``, ``covers-device-work``.
+- ``jitted``: the timed calls go through a ``jax.jit`` function that is compiled once and
+  reused, not an eager op-by-op computation and not a jit re-created in the loop.
+- ``donates-input``: every timed call donated its input: its jit was made with
+  ``donate_argnums``/``donate_argnames`` and the call consumed the array (exercise-10).
+- ``interval-clean``: every microsecond between the start read and the stop read is
+  accounted for (docs/checks.md, "interval-clean").
+
+An interval may hold only what its samples are declared to measure: the timed calls,
+their waits, and the placement, compilation and readback the contract declares (those
+have checks of their own). This check fails an interval that holds the learner's own
+host work besides: a write to stdout/stderr (``print``), a ``time.sleep``, eager (not
+jitted) array work on anything but the timed output, or more host CPU time than
+:data:`~syncgrade.analysis.UNEXPLAINED_CPU_BOUND_NS` that no recorded operation explains
+(:attr:`syncgrade.analysis.Interval.unexplained_cpu_ns`: NumPy work, Python loops). The
+CPU bound is not judged in an interval that compiles: the compilation checks own it.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any
+
+import numpy as np
+
+from syncgrade.analysis import (
+    CPU_CLOCKS,
+    UNEXPLAINED_CPU_BOUND_NS,
+    Interval,
+    SampleMatch,
+)
+from syncgrade.models import Evidence
+from syncgrade.rubric import intervals as iv
+from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.intervals import (
+    Verdict,
+    flaw_facts,
+    function_of,
+    judged_intervals,
+    line_of,
+    no_intervals,
+    on_line,
+    places_of,
+    sample_match,
+    samples_at,
+    timed_intervals,
+    with_timeline,
+)
+from syncgrade.trace import (
+    Call,
+    Compile,
+    Eager,
+    Event,
+    Sleep,
+    Write,
+)
+
+# --------------------------------------------------------------------------- samples
+
+
+def samples_measured(ctx: Context, call: str, samples: ValuePath,
+                     exclusive_of: tuple[ValuePath, ...] = ()) -> Outcome:
+    """Every returned sample is ``stop - start`` of two clock readings the learner's code
+    took during this call: matched by value to a distinct pair of reads (start before stop,
+    same clock family), in one unit for the whole list, up to float noise or rounding to
+    the microsecond. A sample that is made up, kept from another run, scaled or padded
+    matches no pair. The unit itself is ``sample-count``'s business, and so are samples
+    that are not finite positive numbers (this check is then skipped). ``exclusive_of``:
+    other sample lists of the call whose read pairs are taken first (see
+    :func:`sample_match`)."""
+    values = samples_at(ctx, call, samples)
+    if not values or not all(math.isfinite(v) and v > 0 for v in values):
+        raise Skip("the samples are not finite positive numbers (see `sample-count`)")
+    match = sample_match(ctx, call, samples, exclusive_of)
+    if match is None:
+        raise Skip("the samples are not a list of numbers (see `sample-count`)")
+    n = len(values)
+    reads = ctx.analysis(call).index.reads
+    cpu = _cpu_clock(match, {read.clock for read in reads.values()})
+    if cpu is not None:
+        label = "time." + cpu.replace("(", "(time.")
+        whose = "this thread" if "thread" in cpu.lower() else "this process"
+        return Outcome.fail(
+            f"Your samples come from `{label}`, which counts CPU time of {whose}, not the "
+            "time spent waiting for the device: use `time.perf_counter()`.",
+            "Read `time.perf_counter()` just before the call and again after waiting for its "
+            "output: a CPU-time clock stands still while your code waits.",
+            Evidence(facts={"samples": n, "clock": cpu}),
+        )
+    if match.complete:
+        return Outcome.ok(f"Each of the {n} samples is the difference of two clock readings "
+                          "your code took.")
+    missing = match.unmatched
+    if len(missing) == 1:
+        which = f"Sample {missing[0] + 1} of {n} is not the difference"
+    else:
+        listed = [str(i + 1) for i in missing[:4]]
+        names = ", ".join(listed[:-1]) + f" and {listed[-1]}"
+        more = f" (and {len(missing) - 4} more)" if len(missing) > 4 else ""
+        which = f"Samples {names}{more} of {n} are not differences"
+    # Only what the grader saw: a clock it does not record may still have been read.
+    no_reads = "" if reads else " (the grader saw no clock read in this call)"
+    return Outcome.fail(
+        f"{which} of two clock readings your code took{no_reads}: each sample must be "
+        "stop - start of one timed call, unchanged.",
+        "Append exactly `stop - start` for each timed call, where both are clock readings "
+        "taken around that call: no made-up, copied, scaled or padded values.",
+        Evidence(facts={"samples": n, "unmatched": len(missing),
+                        "first_unmatched": missing[0] + 1}),
+    )
+
+
+def _cpu_clock(match: SampleMatch, clocks: set[str]) -> str | None:
+    """The CPU-time clock the samples come from: the clock of a sample's matched read pair,
+    or, with no sample matched, the clock read when only CPU-time clocks were read."""
+    matched = [iv.stop.clock for iv in match.intervals if iv is not None]
+    if matched:
+        return next((clock for clock in matched if clock in CPU_CLOCKS), None)
+    return min(clocks) if clocks and clocks <= CPU_CLOCKS else None
+
+
+# --------------------------------------------------------------------------- times-the-call
+
+
+def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
+                   calls: int = 1, fn: str | None = None, static: tuple[Any, ...] | None = None,
+                   host_transfer: bool = True) -> Outcome:
+    """Every timed interval contains exactly ``calls`` jitted calls (one by default; ``k``
+    for a sample that times a chain of ``k`` dependent calls), and, where the contract
+    says what is timed (:mod:`syncgrade.rubric.contract`):
+
+    - each is a call of the callable the grader handed over (``fn=None``, by identity:
+      a copy of the lesson's function, a new ``jax.jit(fn)`` or an AOT-compiled ``fn``
+      is another callable), or of the jit of the learner's function named ``fn``, or
+      (``fn=""``) of any jit of the learner's own: never a callable the grader handed;
+    - with the ``static`` argument values, when given;
+    - the samples are in the order they were taken;
+    - no read of the timed output back to the host inside, unless ``host_transfer``."""
+    if calls < 1:
+        raise ValueError(f"calls must be at least 1, not {calls}")
+    intervals = judged_intervals(ctx, call, samples)
+    name = function_of(ctx, call)
+    if not intervals:
+        return no_intervals(name)
+    # Static values belong to one list: judged only on the intervals its samples name.
+    matched = samples is not None and intervals == _matched_intervals(ctx, call, samples)
+    for index, interval in enumerate(intervals):
+        found = [(flaw, problem) for flaw, problem in (
+            ("", _count_problem(interval, index, calls)),
+            ("jit disabled", _jit_disabled_problem(interval, index)),
+            ("another callable" if fn is None else "",
+             _identity_problem(ctx, interval, index, fn, None)),
+            ("", _static_problem(interval, index, static if matched else None)),
+            ("host transfer", None if host_transfer else _readback_problem(interval, index)),
+        ) if problem is not None]
+        if found:
+            flaw, (message, hint) = found[0]
+            return Outcome.fail(message, hint, with_timeline(
+                ctx, call, interval, calls=len(interval.calls),
+                **flaw_facts(flaw, interval)))
+    order = _order_problem(ctx, call, samples)
+    if order is not None:
+        return order
+    what = "exactly one call" if calls == 1 else f"exactly {calls} calls"
+    return Outcome.ok(f"Each of the {len(intervals)} intervals times {what}.")
+
+
+def _jit_disabled_problem(interval: Interval, index: int) -> tuple[str, str] | None:
+    """A timed call ran with jax's ``jax_disable_jit`` on: op by op, nothing compiled, so
+    the sample times no compiled program (``times-the-call`` owns this flaw; the checks
+    that claim a compiled call follow it)."""
+    off = next((t.call for t in interval.calls if t.call.jit_disabled), None)
+    if off is None:
+        return None
+    return (f"Timed interval {index + 1}: jit was disabled for the call on line "
+            f"{line_of(off)} (`jax.config.update(\"jax_disable_jit\", True)` or `with "
+            "jax.disable_jit():`), so it ran op by op with nothing compiled: the sample "
+            "does not time the compiled function.",
+            "Remove the `jax_disable_jit` setting (and any `with jax.disable_jit():` around "
+            "the timed code), so that each timed call runs the compiled program.")
+
+
+def _matched_intervals(ctx: Context, call: str, samples: ValuePath) -> list[Interval] | None:
+    match = sample_match(ctx, call, samples)
+    return match.matched if match is not None and match.complete else None
+
+
+def _count_problem(interval: Interval, index: int, calls: int) -> tuple[str, str] | None:
+    n = len(interval.calls)
+    if n == calls:
+        return None
+    one = calls == 1
+    if n == 0:
+        return (f"Timed interval {index + 1} (line {line_of(interval.start)} to line "
+                f"{line_of(interval.stop)}) contains no call of the function: the timer "
+                "started after the call or around nothing.",
+                "Start the clock just before the call and stop it after waiting." if one
+                else f"Start the clock just before the first of the {calls} calls and "
+                     "stop it after waiting for the last one's output.")
+    if one:
+        return (f"Timed interval {index + 1} contains {n} calls: one sample should time "
+                "one call.",
+                "Start and stop the timer inside the loop, once per call, and call the "
+                "function only once between the two reads.")
+    return (f"Timed interval {index + 1} contains {n} calls: one sample should time "
+            f"the {calls} calls of one chain.",
+            f"Start the timer before the first call of a chain of {calls} and stop it "
+            "after the last, once per sample.")
+
+
+def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | None,
+                      static: tuple[Any, ...] | None) -> tuple[str, str] | None:
+    """The interval times the wrong callable, or the right one with other static values."""
+    for timed in interval.calls:
+        if _wrong_callee(timed.call, fn):
+            return _callee_problem(timed.call, index, fn)
+    return _static_problem(interval, index, static)
+
+
+def _wrong_callee(event: Call, fn: str | None) -> bool:
+    # ``fn=""`` or a name: the learner's own jit (``fn == 0``), never a callable the
+    # grader handed over, whatever its name.
+    if fn is None:
+        return event.fn == 0
+    return event.fn != 0 or (bool(fn) and event.name != fn)
+
+
+def _callee_problem(event: Call, index: int, fn: str | None) -> tuple[str, str]:
+    where = on_line(line_of(event))
+    if fn is None:
+        return (f"Timed interval {index + 1} times another callable{where}, not the "
+                "function the grader handed you: a copy of it, a new `jax.jit` of "
+                "it or a compiled copy is a different program.",
+                "Call the function you were given, exactly as given, inside the "
+                "timer (e.g. `out = fn(*args)`).")
+    own = f"the jit of your `{fn}`" if fn else "a `jax.jit` of your own function"
+    if event.fn != 0:
+        return (f"Timed interval {index + 1} times a function the grader handed "
+                f"you{where}, not {own}.",
+                f"Time {own}, warmed up before the timer starts.")
+    return (f"Timed interval {index + 1} times another function{where}, not the "
+            f"jit of your `{fn}`.",
+            f"Time the `jax.jit` of `{fn}` that you warmed up.")
+
+
+def _static_problem(interval: Interval, index: int,
+                    static: tuple[Any, ...] | None) -> tuple[str, str] | None:
+    """The interval times a call with other static values than ``static``."""
+    for timed in interval.calls:
+        event = timed.call
+        if static is not None and event.static != plain_static(static):
+            # The values are the grader's settings: the message never names them.
+            return (f"Timed interval {index + 1}{on_line(line_of(event))} calls the "
+                    "function with another static argument value than the setting this "
+                    "list of samples is for.",
+                    "Time each setting with its own value, and return the lists in the "
+                    "order the settings were given (check that the loop variable you pass "
+                    "is the current one).")
+    return None
+
+
+def plain_static(values: Any) -> Any:
+    """Declared static values as the child records them (``instrument._static_value``):
+    NumPy scalars by their Python value, enum members by their value, tuples as lists;
+    so ``np.int64(384)`` and ``384`` compare equal, as jax treats them (one program)."""
+    if isinstance(values, (tuple, list)):
+        return [plain_static(v) for v in values]
+    if isinstance(values, np.generic):
+        return plain_static(values.item())
+    if isinstance(values, enum.Enum):
+        return plain_static(values.value)
+    return values
+
+
+def _readback_problem(interval: Interval, index: int) -> tuple[str, str] | None:
+    readbacks = interval.readbacks_of_timed_output()
+    if not readbacks:
+        return None
+    return (f"Timed interval {index + 1} also reads the output back to the host"
+            f"{on_line(line_of(readbacks[0]))}: the sample includes a host transfer (and "
+            "any NumPy work on it) that this measurement does not ask for.",
+            "Wait with `out.block_until_ready()` inside the timer; convert or check the "
+            "result with NumPy after the timer stops.")
+
+
+def _order_problem(ctx: Context, call: str, samples: ValuePath | None) -> Outcome | None:
+    """Samples reported in another order than they were taken (e.g. sorted)."""
+    if samples is None:
+        return None
+    match = sample_match(ctx, call, samples)
+    if match is None or not match.complete:
+        return None
+    starts = [iv.start.seq for iv in match.intervals if iv is not None]
+    for k in range(1, len(starts)):
+        if starts[k] < starts[k - 1]:
+            return Outcome.fail(
+                f"Sample {k + 1} was measured before sample {k}: the samples are not in the "
+                "order they were taken.",
+                "Append each sample as you measure it and return the list unchanged (sort a "
+                "copy if you need one).",
+                Evidence(facts={"sample": k + 1}),
+            )
+    return None
+
+
+# --------------------------------------------------------------------------- sync-before-stop
+
+
+def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Each interval waits for its own call's output before the timer stops."""
+    try:
+        intervals = timed_intervals(ctx, call, samples)
+    except Verdict as verdict:
+        return verdict.outcome
+    failing = [
+        (index, interval) for index, interval in enumerate(intervals)
+        if not interval.waits_on_timed_output() or interval.ready_at_stop is False
+    ]
+    if failing:
+        # Show an interval that stopped while the work was still running, if there is one:
+        # that is the clearest picture of what the timer missed.
+        index, interval = next(
+            ((i, iv) for i, iv in failing if iv.ready_at_stop is False), failing[0])
+        waited = interval.waits_on_timed_output()
+        if interval.ready_at_stop is False:
+            reason = "the output was still being computed when the timer stopped"
+        else:
+            reason = "nothing waited on the timed output before the timer stopped"
+        other = [w for w in interval.waits if w not in waited]
+        if not waited and other:
+            reason += f" (the wait on line {line_of(other[0])} is on a different array)"
+        return Outcome.fail(
+            f"In interval {index + 1}, {reason}; the sample measures dispatch, not the work.",
+            "Wait on the output of the call you are timing, e.g. `out.block_until_ready()`, "
+            f"before the line that stops the timer (line {line_of(interval.stop)}).",
+            with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
+                          failing_intervals=len(failing),
+                          **flaw_facts("no output wait", interval),
+                          places=places_of(i for _, i in failing)),
+        )
+    return Outcome.ok("Every interval waits for its own output before the timer stops.")
+
+
+# --------------------------------------------------------------------------- covers-device-work
+
+
+def covers_device_work(
+    ctx: Context, call: str, samples: ValuePath, fraction: float = 0.35,
+    runs_per_sample: int = 1,
+) -> Outcome:
+    """With a spin workload of known duration D, every sample is at least
+    ``fraction * runs_per_sample * D``.
+
+    D is the grader's shortest estimate of one run: from the spin's rate and from
+    quarter-length runs just before and after the learner's call, each scaled to the
+    probe's steps (which never underestimates a real run) and each, on the CPU backend,
+    the shorter of its wall time and the child's CPU time (the work itself, however busy
+    the machine was: ``workloads.time_spin``). A timer that stops at dispatch
+    measures well under 1% of D, so a wide margin (35%) separates it from a correct timer
+    even when machine load slows down single runs.
+    ``runs_per_sample``: how many runs of the probe one sample covers (a timed chain of
+    ``k`` dependent calls, or a static argument that repeats the work ``k`` times).
+    """
+    if runs_per_sample < 1:
+        raise ValueError(f"runs_per_sample must be at least 1, not {runs_per_sample}")
+    frame = ctx.frame(call)
+    known = frame.probe_seconds
+    if not known:
+        raise RuntimeError("the probe call ran without a calibrated probe")
+    values = samples_at(ctx, call, samples)
+    if not values:
+        return Outcome.fail("No samples were returned for the probe workload.",
+                            "Return one sample per call.")
+    if not all(math.isfinite(v) for v in values):  # min() of a NaN is meaningless
+        raise Skip("the samples are not finite numbers (see `sample-count`)")
+    work = known * runs_per_sample
+    shortest = min(values)
+    runs = "" if runs_per_sample == 1 else f" ({runs_per_sample} runs of about " \
+        f"{known * 1e3:.0f} ms)"
+    facts: dict[str, Any] = {"known_ms": round(work * 1e3, 1)}
+    if runs_per_sample != 1:
+        facts["runs_per_sample"] = runs_per_sample
+    if shortest < fraction * work:
+        ratio = shortest / work
+        return Outcome.fail(
+            f"With a workload the grader knows takes about {work * 1e3:.0f} ms{runs}, your "
+            f"shortest sample was {shortest * 1e3:.2f} ms ({ratio:.0%} of the work).",
+            "The timer stops before the device finishes: wait for the output inside the "
+            "interval.", Evidence(facts={
+                **facts, "shortest_ms": round(shortest * 1e3, 3),
+                **_no_wait_at(_sample_interval(ctx, call, samples,
+                                               values.index(shortest)))}),
+        )
+    unwaited = _unwaited_probe_sample(ctx, call, samples)
+    if unwaited is not None:
+        index, interval = unwaited
+        return Outcome.fail(
+            f"With a workload the grader knows takes about {work * 1e3:.0f} ms{runs}, sample "
+            f"{index + 1} lasted long enough, but nothing in it waited for the output before "
+            f"the timer stopped{on_line(line_of(interval.stop))}: its length came from the "
+            "machine being busy or from a pause, not from waiting for the device work.",
+            "The timer stops before the device finishes: wait for the output inside the "
+            "interval.", Evidence(facts={**facts, "unwaited_sample": index + 1,
+                                         **flaw_facts("no output wait", interval)}),
+        )
+    return Outcome.ok(
+        f"With a workload of about {work * 1e3:.0f} ms{runs}, every sample covered the "
+        "device work.",
+        Evidence(facts={**facts, "shortest_ms": round(shortest * 1e3, 1)}),
+    )
+
+
+def _sample_interval(ctx: Context, call: str, samples: ValuePath,
+                     index: int) -> Interval | None:
+    """The interval sample ``index`` is the difference of, when the samples match."""
+    match = sample_match(ctx, call, samples)
+    if match is None or not 0 <= index < len(match.intervals):
+        return None
+    return match.intervals[index]
+
+
+def _no_wait_at(interval: Interval | None) -> dict[str, Any]:
+    """The flaw facts of a probe sample too short to hold the device work, when its
+    interval is known (a sample that matches no read pair has no place in the code)."""
+    return flaw_facts("no output wait", interval) if interval is not None else {}
+
+
+def _unwaited_probe_sample(ctx: Context, call: str, samples: ValuePath
+                           ) -> tuple[int, Interval] | None:
+    """(index, interval) of a probe sample whose interval times a call but holds no wait
+    on its output (a sample's wall time inflated by load is not device work); ``None`` when
+    every matched sample waited, or the samples match no intervals (``samples-measured``
+    reports that; the duration test still applies)."""
+    match = sample_match(ctx, call, samples)
+    if match is None or not match.complete:
+        return None
+    for index, interval in enumerate(match.intervals):
+        if interval is not None and interval.calls and not interval.waits_on_timed_output():
+            return index, interval
+    return None
+
+
+# --------------------------------------------------------------------------- jitted
+
+
+def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Every interval times a call of a jitted function, and nothing is traced or
+    compiled after the first interval ends (one compilation per input specialization;
+    compiling in the first interval is ``warmup-excluded``'s business, not this one's)."""
+    intervals = iv.judged_intervals(ctx, call, samples)
+    if not intervals:
+        raise Skip("no timed interval was found (see `sync-before-stop`)")
+    fn = iv.function_of(ctx, call)
+    if not ctx.analysis(call).calls():
+        return Outcome.fail(
+            f"`{fn}` never called a `jax.jit` function: the workload ran eagerly, one "
+            "operation at a time, so the samples time op-by-op dispatch, not a compiled "
+            "program.",
+            "Compile the workload once with `jax.jit(energy)` before the timed loop and time "
+            "calls of that compiled function.",
+        )
+    for index, interval in enumerate(intervals):
+        if not interval.calls:
+            return _no_jit_call(ctx, call, index, interval)
+        off = next((t.call for t in interval.calls if t.call.jit_disabled), None)
+        if off is not None:  # times-the-call's flaw: this failure follows it
+            return Outcome.fail(
+                f"Timed interval {index + 1}: jit was disabled for the call on line "
+                f"{iv.line_of(off)}, so nothing was compiled: the samples time op-by-op "
+                "dispatch, not a compiled program.",
+                "Remove the `jax_disable_jit` setting (or the `with jax.disable_jit():`) "
+                "so the `jax.jit` function compiles once and is reused.",
+                iv.with_timeline(ctx, call, interval,
+                                 **iv.flaw_facts("", interval, follows="jit disabled")),
+            )
+    recompiles = _compiles_between(ctx, call, intervals[0].stop.seq, intervals[-1].stop.seq)
+    if recompiles:
+        where = iv.line_of(recompiles[0])
+        recompiled = _interval_holding(intervals, recompiles[0]) or intervals[-1]
+        return Outcome.fail(
+            f"The workload was traced and compiled again during the timed loop"
+            f"{iv.on_line(where)}: the jitted function is re-created (or re-specialized) for "
+            "each sample instead of being reused.",
+            "Create the `jax.jit` function once, before the loop, warm it up, and call that "
+            "same function in every sample (a new `jax.jit(lambda ...)` compiles anew).",
+            # No flaw named: reusing one function does not warm it up, so fixing this
+            # is not known to fix `warmup-excluded`, which then says its own fix.
+            iv.with_timeline(ctx, call, recompiled, recompiles=len(recompiles),
+                             **iv.flaw_facts("", recompiled)),
+        )
+    return Outcome.ok("Every sample times the same compiled `jax.jit` function.")
+
+
+def _no_jit_call(ctx: Context, call: str, index: int, interval: Interval) -> Outcome:
+    return Outcome.fail(
+        f"Timed interval {index + 1} (line {iv.line_of(interval.start)} to line "
+        f"{iv.line_of(interval.stop)}) contains no call of a `jax.jit` function: the timed "
+        "work ran eagerly (or outside the timer).",
+        "Time a call of the function you compiled with `jax.jit`, started just before the "
+        "call and stopped after waiting for its output.",
+        iv.with_timeline(ctx, call, interval),
+    )
+
+
+def _compiles_between(ctx: Context, call: str, after: int, before: int) -> list[Compile]:
+    return [e for e in ctx.analysis(call).events
+            if isinstance(e, Compile) and after < e.seq < before]
+
+
+def _interval_holding(intervals: list[Interval], event: Event) -> Interval | None:
+    return next((i for i in intervals if i.start.seq < event.seq < i.stop.seq), None)
+
+
+# --------------------------------------------------------------------------- donates-input
+
+
+def donates_input(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """Every timed call donated an input: the jit it called was made with
+    ``donate_argnums``/``donate_argnames`` (the call's recorded ``jit`` options), and the
+    call consumed one of its input arrays (``donated``: the array was deleted when the
+    call returned, so XLA took its buffer for the output). A donation XLA could not use
+    leaves the input alive and fails too: the step then runs out of place. Judges the
+    intervals the samples name (every timed one when ``samples`` is ``None``)."""
+    try:
+        intervals = iv.timed_intervals(ctx, call, samples)
+    except iv.Verdict as verdict:
+        return verdict.outcome
+    for index, interval in enumerate(intervals):
+        for timed in interval.calls:
+            problem = _donation_problem(timed.call, index)
+            if problem is not None:
+                return Outcome.fail(*problem, iv.with_timeline(
+                    ctx, call, interval, donated=False, **iv.flaw_facts("", interval)))
+    return Outcome.ok(f"Each of the {len(intervals)} timed calls donated its input: XLA "
+                      "reused the input's buffer for the output.")
+
+
+def _donation_problem(event: Call, index: int) -> tuple[str, str] | None:
+    """(message, hint) when the timed call ``event`` did not donate an input."""
+    where = f"Timed interval {index + 1}: the call{iv.on_line(iv.line_of(event))}"
+    fresh = ("and hand each timed call a fresh device copy of the input, placed and waited "
+             "on before the timer starts (a donated array cannot be used again).")
+    if not event.declares_donation:
+        return (f"{where} does not donate its input: the `jax.jit` it calls was made "
+                "without `donate_argnums`, so every call allocates a new output buffer "
+                "and the sample times another program than the in-place step.",
+                f"Make the jit with its input donated (`jax.jit({event.name}, "
+                f"donate_argnums=0)` donates the first argument), {fresh}")
+    if event.donated_inputs:
+        return None
+    if event.numpy_args and not event.inputs:
+        return (f"{where} passes a NumPy array: jax copies it to the device inside the "
+                "call and donates that copy, never an array of yours.",
+                f"Place the input with `jax.device_put` before the timer starts, {fresh}")
+    return (f"{where} declares its input donated, but XLA did not take the buffer: the "
+            "input was still alive after the call (no output of the same shape and dtype "
+            "could reuse it, and jax warned that the donated buffer was not usable).",
+            "Donate the argument whose buffer the output can reuse (same shape and "
+            "dtype as the result), and pass it as a device array.")
+
+
+# --------------------------------------------------------------------------- interval-clean
+
+
+MOVE_OUT = "do it before the timer starts or after it stops"
+
+OTHER_WORK = "do other host work before the timer starts or after it stops"
+
+
+def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome:
+    """No judged interval holds a print, a sleep, eager array work on anything but the
+    timed output, or unexplained host CPU time above the bound."""
+    try:
+        intervals = timed_intervals(ctx, call, samples)
+    except Verdict as verdict:
+        return verdict.outcome
+    except Skip as skip:
+        return Outcome.skip(str(skip))
+    for interval in intervals:
+        found = interval.host_activity()
+        if found:
+            message, hint = _activity(found[0])
+            return Outcome.fail(message, hint, with_timeline(
+                ctx, call, interval, **flaw_facts("host work", interval)))
+        # An interval that compiles spends host CPU on tracing and lowering around the
+        # call; the compilation checks (warmup-excluded, jitted, first-call-includes-
+        # compile) own that interval, and its CPU time is no measure of the learner's
+        # own work (one lead per cause, and no verdict resting on compile-time noise).
+        unexplained = None if interval.compiles else interval.unexplained_cpu_ns
+        if unexplained is not None and unexplained > UNEXPLAINED_CPU_BOUND_NS:
+            return Outcome.fail(
+                f"{_where(interval)} {_ms(unexplained)} of host CPU time inside the timed "
+                "interval that is neither the timed call nor its wait (NumPy work, a Python "
+                "loop, a conversion): the sample includes it.",
+                f"Time only the call and its wait: {OTHER_WORK}.",
+                with_timeline(ctx, call, interval, **flaw_facts("host work", interval),
+                              unexplained_ms=round(unexplained / 1e6, 3)))
+    return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
+                      "other host work between the clock reads.")
+
+
+def _activity(event: Write | Sleep | Eager) -> tuple[str, str]:
+    """The message and hint for one piece of the learner's host work inside."""
+    line = line_of(event)
+    who = f"Line {line}" if line else "Your code"
+    if isinstance(event, Write):
+        return (f"{who} prints inside the timed interval: writing output takes host time, "
+                "and the sample includes it.",
+                "Move the `print` after the timer stops (or print the samples once, after "
+                "the loop).")
+    if isinstance(event, Sleep):
+        return (f"{who} calls `time.sleep` inside the timed interval: the sample includes "
+                "the pause, and a pause is no wait for the output.",
+                "Take the sleep out from between the two clock reads; to wait for the work, "
+                "call `block_until_ready()` on the timed output.")
+    return (f"{who} runs `{event.fun}` eagerly (outside jit) inside the timed interval, on "
+            "arrays other than the timed output: the sample includes that extra work.",
+            f"Keep other computations (checks, references) out of the interval: {MOVE_OUT}.")
+
+
+def _where(interval: Interval) -> str:
+    """``"Lines 12-14 spend"``: the learner's lines around the most unexplained CPU time."""
+    gap = interval.unexplained_gap()
+    lines = sorted({line for line in (_line(gap[0]), _line(gap[1])) if line}) if gap else []
+    if not lines:
+        return "Your code spends"
+    if len(lines) == 1:
+        return f"Line {lines[0]} spends"
+    return f"Lines {lines[0]}-{lines[1]} spend"
+
+
+def _line(event: Event) -> int | None:
+    return line_of(event)
+
+
+def _ms(ns: int) -> str:
+    return f"{ns / 1e6:.1f} ms"
