@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from syncgrade.rubric import Check, CheckSpec, Exercise, GraderCall, Required, concept
+from syncgrade.rubric import Check, CheckSpec, Exercise, GraderCall, Required
 from syncgrade.rubric import checks as c
 
 KEY: dict[str, frozenset[str]] = {
@@ -66,7 +66,7 @@ def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def _answer(letter: str) -> CheckSpec:
-    return CheckSpec(f"answer-{letter}", f"Snippet {letter}", concept.answer_phases, 1, {
+    return CheckSpec(f"answer-{letter}", f"Snippet {letter}", c.answer_phases, 1, {
         "call": INTERVALS_CALL, "constant": "INTERVALS", "snippet": letter,
         "key": KEY[letter], "hint": HINTS[letter],
     })
@@ -84,7 +84,7 @@ EXERCISE = Exercise(
     checks=(
         CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (INTERVALS_CALL, SYNC_POINT_CALL)}),
         *(_answer(letter) for letter in KEY),
-        CheckSpec("answer-sync-point", "Where to synchronize", concept.answer_choice, 1, {
+        CheckSpec("answer-sync-point", "Where to synchronize", c.answer_choice, 1, {
             "call": SYNC_POINT_CALL, "constant": "SYNC_POINT", "key": SYNC_POINT_KEY,
             "choices": SYNC_POINT_CHOICES, "choices_name": "SYNC_POINT_CHOICES",
             "hints": SYNC_HINTS,

@@ -29,7 +29,6 @@ from syncgrade.rubric import (
 )
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
-from syncgrade.rubric import workload_checks as wc
 
 REPEATS = 6
 SAMPLES = (1,)
@@ -96,9 +95,9 @@ EXERCISE = Exercise(
                   {"parts": _on_both(c.numpy_match),
                    "ok": "`energy` and the output of `benchmark_energy` match an independent "
                          "NumPy reference on hidden inputs."}),
-        CheckSpec(Check.REFERENCE_IS_NUMPY, "Reference is NumPy", wc.reference_is_numpy, 1,
+        CheckSpec(Check.REFERENCE_IS_NUMPY, "Reference is NumPy", c.reference_is_numpy, 1,
                   {"call": REFERENCE, "result": (), "reference": "reference"}),
-        CheckSpec(Check.JITTED, "Compiled once, reused", wc.jitted, 1,
+        CheckSpec(Check.JITTED, "Compiled once, reused", c.jitted, 1,
                   {"call": BENCH, "samples": SAMPLES}),
     ),
     # The timed callable is the learner's own jit (of `energy`, by any name: a lambda,

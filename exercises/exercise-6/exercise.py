@@ -23,7 +23,6 @@ from syncgrade.rubric import (
     tolerance,
 )
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
 
 REPEATS = 7  # not the default 5: a hard-coded count fails `sample-count`
@@ -71,9 +70,9 @@ EXERCISE = Exercise(
         CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
                   {"call": MAIN, "result": RESULT, "reference": "predict"}),
-        CheckSpec(Check.BOUNDARY_MATCHES, "Declared boundary", rc.boundary_matches, 2,
+        CheckSpec(Check.BOUNDARY_MATCHES, "Declared boundary", c.boundary_matches, 2,
                   {"call": MAIN, "boundary": BOUNDARY, "samples": SAMPLES}),
-        CheckSpec(Check.REPORT_SCHEMA, "Report layout", rc.report_schema, 1,
+        CheckSpec(Check.REPORT_SCHEMA, "Report layout", c.report_schema, 1,
                   {"call": MAIN, "report": REPORT, "model": RepairReport}),
     ),
     samples=(Samples(MAIN, SAMPLES, REPEATS),

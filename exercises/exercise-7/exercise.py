@@ -2,7 +2,7 @@
 
 ``timing_report(make_fn, args, first_repeats, warm_repeats)`` gets a factory of fresh,
 uncompiled jits of ``tanh(x @ w)`` and placed, ready hidden inputs. First-call and warm
-intervals are told apart by the samples the report lists (``report_checks.split_first_warm``):
+intervals are told apart by the samples the report lists (``checks.split_first_warm``):
 ``first-call-includes-compile`` reads the first-call ones, ``warmup-excluded``,
 ``sync-before-stop`` and ``boundary-matches`` (the declared ``boundary`` against the phases
 measured) the warm ones. ``environment`` also compares ``workload`` with the shapes and
@@ -27,7 +27,6 @@ from syncgrade.rubric import (
     all_of,
 )
 from syncgrade.rubric import checks as c
-from syncgrade.rubric import report_checks as rc
 from syncgrade.rubric import specs as s
 
 FIRST_REPEATS = 3  # odd counts: every median convention gives the same middle sample
@@ -39,7 +38,7 @@ MAIN = "main"
 PROBE = "probe"
 PROBE_SECONDS = 0.05  # as exercise-1: a no-wait sample is ~0.1 ms, far below 35% of it
 PROBE_FIRST, PROBE_WARM = 2, 2  # two each: a learner may take a stdev
-WARM_ONLY = rc.warm_intervals(FIRST, WARM)
+WARM_ONLY = c.warm_intervals(FIRST, WARM)
 ARGS = ("x", "w")  # the hidden inputs handed over, in order, as `args`
 
 
@@ -77,21 +76,21 @@ EXERCISE = Exercise(
     ),
     checks=(
         CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
-        CheckSpec(Check.REPORT_SCHEMA, "Report layout", rc.report_schema, 2,
+        CheckSpec(Check.REPORT_SCHEMA, "Report layout", c.report_schema, 2,
                   {"call": MAIN, "report": REPORT, "model": TimingReport, "json_safe": True}),
-        CheckSpec(Check.SUMMARY_STATS, "Summaries recomputed", rc.summary_stats, 1, {
+        CheckSpec(Check.SUMMARY_STATS, "Summaries recomputed", c.summary_stats, 1, {
             "call": MAIN, "report": REPORT,
             "medians": {"first_call_median_s": "first_call_s", "warm_median_s": "warm_s"},
             "differences": {"compile_estimate_s": ("first_call_median_s", "warm_median_s")},
         }),
-        CheckSpec(Check.BOUNDARY_MATCHES, "Declared warm boundary", rc.boundary_matches, 1,
+        CheckSpec(Check.BOUNDARY_MATCHES, "Declared warm boundary", c.boundary_matches, 1,
                   {"call": MAIN, "boundary": ("boundary",), "select": WARM_ONLY,
                    "kind": "warm"}),
         # `environment` also covers `workload`: both describe what the report ran on, and
         # both must be read at run time rather than written by hand.
         CheckSpec(Check.ENVIRONMENT, "Real environment and workload", all_of, 1, {"parts": (
-            ("", rc.environment, {"call": MAIN, "report": ("environment",)}),
-            ("", rc.workload_matches, {"call": MAIN, "report": ("workload",), "args": ARGS}),
+            ("", c.environment, {"call": MAIN, "report": ("environment",)}),
+            ("", c.workload_matches, {"call": MAIN, "report": ("workload",), "args": ARGS}),
         ), "ok": "The reported JAX version, backend, device and workload (shapes, dtypes) "
                  "are the real ones."}),
     ),
