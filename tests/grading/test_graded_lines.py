@@ -58,6 +58,10 @@ def test_the_result_carries_the_lines_it_graded(graded: tuple[GradeResult, Path]
     assert result.source_lines == tuple(_no_wait().read_text(encoding="utf-8").splitlines())
     assert "perf_counter" in _quoted(result)
     assert result.report.status == "failed"
+    # exercise-1's author hint for `runs` (tests/grading/test_author_hints.py) is said only
+    # when `runs` fails: here it passed.
+    runs = result.report.check("runs")
+    assert runs.status == "passed" and runs.hint == ""
 
 
 @pytest.mark.parametrize("fmt", ["text", "html"])

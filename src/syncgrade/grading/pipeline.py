@@ -367,8 +367,11 @@ def _evaluate(ctx: Context, spec: Any, draw_passing: bool = False) -> CheckResul
     if draw_passing and outcome.status == "passed" and outcome.evidence.interval is None:
         outcome = _with_passing_picture(ctx, spec, outcome)
     earned = spec.points if outcome.status == "passed" else 0.0
+    hint = outcome.hint
+    if outcome.status == "failed" and spec.hint:  # the author's, after the check's own
+        hint = f"{hint} {spec.hint}" if hint else spec.hint
     return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
-                       max_points=spec.points, message=outcome.message, hint=outcome.hint,
+                       max_points=spec.points, message=outcome.message, hint=hint,
                        evidence=outcome.evidence, visibility=spec.visibility)
 
 
