@@ -63,6 +63,8 @@ EXERCISE = Exercise(
         Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True),
     ),
     points={"sync-before-stop": 2, "covers-device-work": 2},
+    hints={Check.RUNS: "synchronized_samples must return a pair (out, samples): the last "
+                       "output of fn, and a list of the samples in seconds (floats)."},
     make_inputs=make_inputs,
     make_references=make_references,
 )

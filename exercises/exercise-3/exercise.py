@@ -69,6 +69,9 @@ EXERCISE = Exercise(
         Samples(PROBE, SAMPLES, PROBE_REPEATS, probe=True),
     ),
     points={"inputs-ready": 2, "placement-excluded": 2, "warmup-excluded": 2},
+    hints={Check.RUNS: "device_resident_benchmark must return a pair (out, samples): the "
+                       "last output of fn on the placed arguments, and a list of the "
+                       "samples in seconds (floats)."},
     make_inputs=make_inputs,
     make_references=make_references,
 )

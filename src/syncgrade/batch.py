@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO, TypeVar
 
 from syncgrade.limits import DEFAULT_TIMEOUT_S
 from syncgrade.models import GradeReport
@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from syncgrade.courses import Course
+    from syncgrade.grading import GradeResult
 
 Format = Literal["jsonl", "json", "csv", "text", "gradescope", "prairielearn", "exercism"]
-Grader = Callable[[Path], GradeReport]
+Graded = TypeVar("Graded")
 RESUMABLE = ("jsonl", "json", "csv", "gradescope", "prairielearn", "exercism")
 """The formats ``resume`` reads back: one record per submission, naming it."""
 
@@ -83,14 +84,17 @@ def expand(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def grade_all(paths: Sequence[Path], grader: Grader, jobs: int) -> Iterator[GradeReport]:
-    """Yield one report per path, in completion order. ``grader`` must not raise for a
-    learner's fault (:func:`syncgrade.grading.grade` turns every one into a report).
+def grade_all(paths: Sequence[Path], grader: Callable[[Path], Graded],
+              jobs: int) -> Iterator[Graded]:
+    """Yield what ``grader`` returns for each path (a report, or a
+    :class:`~syncgrade.grading.GradeResult`), in completion order. ``grader`` must not
+    raise for a learner's fault (:func:`syncgrade.grading.grade` turns every one into a
+    report).
     Closing the generator early (an interrupted batch) cancels the grades not yet started
     and waits only for those running."""
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        futures: dict[Future[GradeReport], Path] = {pool.submit(grader, p): p for p in paths}
+        futures: dict[Future[Graded], Path] = {pool.submit(grader, p): p for p in paths}
         for future in as_completed(futures):
             yield future.result()
     finally:
@@ -130,8 +134,9 @@ class ReportWriter:
             self._stream.write(_csv_row(csv_header(self._check_ids)))
             self._stream.flush()
 
-    def write(self, report: GradeReport, source_lines: list[str] | None = None) -> None:
-        """Write one report; ``source_lines`` lets the text view and the platforms'
+    def write(self, report: GradeReport, source_lines: Sequence[str] | None = None) -> None:
+        """Write one report; ``source_lines`` (the submission's lines as graded:
+        :class:`~syncgrade.grading.GradeResult`) lets the text view and the platforms'
         timelines quote the learner's own lines."""
         from syncgrade.platforms.output import format_report
         from syncgrade.platforms.registry import PLATFORMS, to_platform
@@ -262,15 +267,6 @@ def _open_output(out: Path, fmt: Format | str, check_ids: Sequence[str],
     return stream, done, end == 0
 
 
-def source_lines(path: Path) -> list[str] | None:
-    """The lines of ``path`` for quoting in a report's timelines; ``None`` when it cannot
-    be read as UTF-8 text (the report then shows its own excerpts)."""
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 # ------------------------------------------------------------------ the Python API
 
 def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
@@ -323,8 +319,9 @@ def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
         reports = _reports(exercise_id, todo, jobs=jobs, cluster=cluster, timeout=timeout,
                            memory_bytes=memory_bytes, course=opened)
         with contextlib.closing(reports):  # an interrupted batch stops its grades at once
-            for report in reports:
-                writer.write(report, source_lines(Path(report.submission)) if quotes else None)
+            for result in reports:
+                report = result.report  # quoting the lines graded, not the file now
+                writer.write(report, result.source_lines if quotes else None)
                 tally.add(report)
                 if on_report is not None:
                     on_report(report, tally)
@@ -338,8 +335,9 @@ def run_batch(exercise_id: str, paths: Sequence[Path], out: Path | TextIO, *,
 
 def _reports(exercise_id: str, paths: Sequence[Path], *, jobs: int,
              cluster: Client | str | None, timeout: float, memory_bytes: int | None,
-             course: Course) -> Generator[GradeReport, None, None]:
-    """One report per path, in completion order: on ``cluster``, else a local pool."""
+             course: Course) -> Generator[GradeResult, None, None]:
+    """One report per path, with the lines it graded, in completion order: on
+    ``cluster``, else a local pool."""
     if not paths:
         return
     if cluster is not None:
@@ -356,6 +354,6 @@ def _reports(exercise_id: str, paths: Sequence[Path], *, jobs: int,
                   defer_refill=False,  # throughput: every finished run is replaced at once
                   hidden=course.hidden_paths) as pool:
         yield from grade_all(
-            paths, lambda p: grading.grade(exercise_id, p, timeout=timeout,
-                                           memory_bytes=memory_bytes, pool=pool,
-                                           course=course), jobs)
+            paths, lambda p: grading.grade_result(exercise_id, p, timeout=timeout,
+                                                  memory_bytes=memory_bytes, pool=pool,
+                                                  course=course), jobs)

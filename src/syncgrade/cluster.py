@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from syncgrade import sandbox
-from syncgrade.grading import Submission
+from syncgrade.grading import GradeResult, Submission
 from syncgrade.grading import grade as grade_locally
 from syncgrade.grading.report import internal_error_report
+from syncgrade.grading.submission import decode_submission
 from syncgrade.limits import DEFAULT_TIMEOUT_S, check_memory_bytes, check_timeout
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
@@ -299,8 +300,10 @@ def _client(cluster: Client | str) -> Client:
 def grade_all(cluster: Client | str, exercise_id: str, paths: Sequence[Path], *,
               timeout: float = DEFAULT_TIMEOUT_S, memory_bytes: int | None = None,
               course: str | os.PathLike[str] | Course | None = None,
-              retries: int = RETRIES) -> Iterator[GradeReport]:
-    """Yield one report per path, in completion order, each graded on a worker of
+              retries: int = RETRIES) -> Iterator[GradeResult]:
+    """Yield one report per path, with the lines it graded (decoded here from the very
+    bytes sent to the worker, as the worker decodes them), in completion order, each
+    graded on a worker of
     ``cluster`` (a :class:`distributed.Client`, or a scheduler address: then a client
     made here and closed when the iterator ends). Each report names its file as given
     (``str(path)``). Every path yields exactly one report, even when a worker dies
@@ -321,6 +324,7 @@ def grade_all(cluster: Client | str, exercise_id: str, paths: Sequence[Path], *,
             payloads.append((path, path.read_bytes()))
         except OSError as exc:
             raise SubmissionError(f"cannot read {path}: {exc.strerror or exc}") from None
+    sent = dict(payloads)  # each file's bytes as its worker grades them, for its lines
     client = _client(cluster)
     futures: dict[Any, Path] = {}  # distributed.Future -> its file, until it is done
     try:
@@ -341,6 +345,7 @@ def grade_all(cluster: Client | str, exercise_id: str, paths: Sequence[Path], *,
                         sandbox.Limits(wall_s=timeout), fault, time.perf_counter() - started)
                 else:
                     raise ClusterError("cancelled")
+                lines = decode_submission(sent[path], str(path)).lines
             except Exception as exc:
                 if client.status == "running" and not isinstance(exc, ClusterError):
                     raise
@@ -348,7 +353,7 @@ def grade_all(cluster: Client | str, exercise_id: str, paths: Sequence[Path], *,
                 # what was yielded stays yielded; never Dask's traceback.
                 raise ClusterError(f"lost the Dask scheduler with {len(futures) + 1} "
                                    f"grades left") from None
-            yield report
+            yield GradeResult(report, lines)
     finally:
         for future in futures:
             future.cancel()

@@ -46,7 +46,7 @@ import struct
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ from syncgrade.version import __version__
 
 if TYPE_CHECKING:
     from syncgrade.courses import Course
+    from syncgrade.grading import GradeResult
     from syncgrade.models import GradeReport
     from syncgrade.pool import WarmPool
 
@@ -301,14 +302,14 @@ class Daemon:
             if why is not None:
                 self.stopping = True
                 return {"ok": False, "error": "stale", "reason": why}
-            report = self._grade(request, course)
+            result = self._grade(request, course)
         except (UnknownExercise, SubmissionError, KeyError, TypeError, ValueError) as exc:
             # ValueError: CourseError, RubricError, a limit; all the cold path's to say
             return {"ok": False, "error": "usage", "reason": f"{type(exc).__name__}: {exc}"}
         self.grades += 1
-        path = Path(request["path"])
+        report = result.report  # quoted from the lines graded, never the file read again
         text = render_report(report, request["format"], reveal=bool(request["reveal"]),
-                             lines=_lines(path), colour=bool(request["colour"]),
+                             lines=result.source_lines, colour=bool(request["colour"]),
                              width=request.get("width") or _default_width(),
                              html=bool(request["html"]), passing=bool(request["passing"]))
         return {"ok": True, "text": text, "status": report.status, "score": report.score,
@@ -316,14 +317,14 @@ class Daemon:
                 "internal_error": bool(report.grading.internal_error),
                 "course_root": str(course.root)}
 
-    def _grade(self, request: Mapping[str, Any], course: Course) -> GradeReport:
-        from syncgrade.grading import grade
+    def _grade(self, request: Mapping[str, Any], course: Course) -> GradeResult:
+        from syncgrade.grading import grade_result
 
-        return grade(str(request["exercise"]), Path(request["path"]),
-                     display_name=str(request["display"]),
-                     timeout=float(request["timeout"]),
-                     memory_bytes=int(request["memory_bytes"]), pool=self.pool,
-                     course=course, draw_passing=bool(request["passing"]))
+        return grade_result(str(request["exercise"]), Path(request["path"]),
+                            display_name=str(request["display"]),
+                            timeout=float(request["timeout"]),
+                            memory_bytes=int(request["memory_bytes"]), pool=self.pool,
+                            course=course, draw_passing=bool(request["passing"]))
 
     def close(self) -> None:
         self.pool.close()
@@ -337,15 +338,7 @@ def _default_width() -> int:
     return DEFAULT_WIDTH
 
 
-def _lines(path: Path) -> list[str] | None:
-    """The submission's lines for the report's timelines (as ``grade`` quotes them)."""
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def render_report(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | None,
+def render_report(report: GradeReport, fmt: str, *, reveal: bool, lines: Sequence[str] | None,
                   colour: bool, width: int | None = None, html: bool = False,
                   passing: bool = False) -> str:
     """The report in ``fmt``, as ``grade`` writes it: the learner's view (hidden checks

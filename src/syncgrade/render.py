@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import textwrap
+from collections.abc import Sequence
 from typing import TextIO
 
 from syncgrade.models import CheckResult, GradeReport, Timeline
@@ -79,7 +80,7 @@ def _wrap(text: str, width: int, indent: str = "", hanging: str = "") -> list[st
     return [line.replace(_GLUE, " ") for line in lines] or [indent.rstrip()]
 
 
-def render(report: GradeReport, source_lines: list[str] | None = None,
+def render(report: GradeReport, source_lines: Sequence[str] | None = None,
            colour: bool = False, width: int | None = None) -> str:
     """The report as terminal text, no line longer than :func:`terminal_width` of
     ``width``, the checks in the report's order."""
@@ -152,7 +153,7 @@ def same_interval_words(drawer: str) -> str:
     return f"What your timer measured: the same interval as under `{drawer}` above."
 
 
-def timeline_text(check: CheckResult, source_lines: list[str] | None = None) -> str:
+def timeline_text(check: CheckResult, source_lines: Sequence[str] | None = None) -> str:
     """For a failed check with a timeline, the learner's interval drawn from their own
     lines as plain text; otherwise empty."""
     if check.status != "failed" or check.evidence.timeline is None:
@@ -161,14 +162,14 @@ def timeline_text(check: CheckResult, source_lines: list[str] | None = None) -> 
                                      source_lines))
 
 
-def check_detail(check: CheckResult, source_lines: list[str] | None = None) -> str:
+def check_detail(check: CheckResult, source_lines: Sequence[str] | None = None) -> str:
     """One check as plain text for a platform's per-test output: the message, then for a
     failure the hint and the learner's interval (no colour, no id line)."""
     timeline = interval_text(check, source_lines)
     return check_message(check) + ("\n" + timeline if timeline else "")
 
 
-def interval_text(check: CheckResult, source_lines: list[str] | None = None) -> str:
+def interval_text(check: CheckResult, source_lines: Sequence[str] | None = None) -> str:
     """:func:`timeline_text`, or for a check whose interval an earlier one draws
     (``same_interval_as``), the words that refer to it."""
     timeline = timeline_text(check, source_lines)
@@ -191,7 +192,7 @@ def leads(report: GradeReport) -> dict[str, list[str]]:
 
 
 def _check_lines(check: CheckResult, label_width: int, paint: _Paint,
-                 source_lines: list[str] | None, *, width: int = DEFAULT_WIDTH) -> list[str]:
+                 source_lines: Sequence[str] | None, *, width: int = DEFAULT_WIDTH) -> list[str]:
     """The check's line, and for a failure its hint and timeline, within ``width``. A
     timeline an earlier check draws (``same_interval_as``) is referred to, not drawn again:
     one stub's interval often fails several checks."""
@@ -227,7 +228,7 @@ def _check_lines(check: CheckResult, label_width: int, paint: _Paint,
 
 
 def _timeline_lines(timeline: Timeline, indent: str, paint: _Paint,
-                    source_lines: list[str] | None, width: int | None = None) -> list[str]:
+                    source_lines: Sequence[str] | None, width: int | None = None) -> list[str]:
     """The interval, one event a line: its line number, what happened, the learner's code
     (shortened with "…" to fit ``width``) and the note, beside the code when it fits,
     else below it. ``width=None``: no limit (the code is still shortened to
@@ -275,7 +276,7 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def _code(line: int | None, source_lines: list[str] | None,
+def _code(line: int | None, source_lines: Sequence[str] | None,
           width: int = CODE_WIDTH) -> str:
     """The learner's own source line, shortened to ``width``, when we have it."""
     if not line or not source_lines or not 0 < line <= len(source_lines):

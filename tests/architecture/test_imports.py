@@ -96,9 +96,10 @@ def _syncgrade_imports_of(package: str) -> set[str]:
 
 def test_the_sandbox_and_the_child_import_what_architecture_md_says() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    assert "it imports only `limits.py` and\n  `protocol.py`" in text
+    assert "it imports only `limits.py`,\n  `protocol.py`" in text and "`timing.py`" in text
     assert _syncgrade_imports_of("syncgrade.sandbox") == {"syncgrade.limits",
-                                                          "syncgrade.protocol"}
+                                                          "syncgrade.protocol",
+                                                          "syncgrade.timing"}
     assert _syncgrade_imports_of("syncgrade.child") == {"syncgrade.protocol"}
 
 

@@ -33,7 +33,7 @@ def test_the_documented_stages_are_the_ones_the_docs_name_in_the_arrow() -> None
 
 
 def test_grade_calls_each_stage_function_once_in_the_documented_order() -> None:
-    tree = ast.parse(textwrap.dedent(inspect.getsource(pipeline.grade)))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(pipeline.grade_result)))
     called = [node.func.id for node in ast.walk(tree)
               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)]
     names = [function for _, function, _ in _stages()]

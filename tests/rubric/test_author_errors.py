@@ -100,3 +100,20 @@ def test_an_id_that_is_not_its_folder_s_says_folder(tmp_path: Path) -> None:
     line = line_of(text, "EXERCISE = Exercise(")
     assert error == (f"rubric error in exercise-1: {path}:{line}: id 'exercise-7' does not "
                      "match its folder (expected 'exercise-1', the folder's name)")
+
+
+def test_a_hint_for_no_check_of_the_exercise_names_the_line_and_the_right_id(
+        tmp_path: Path) -> None:
+    error, path, text = load(tmp_path, ("hints={Check.RUNS:", 'hints={"rnus":'))
+    line = line_of(text, "EXERCISE = Exercise(")
+    assert error.startswith(f"rubric error in exercise-1: {path}:{line}: hints names "
+                            "['rnus'], which is not a check of this exercise; did you mean "
+                            "`runs`?"), error
+
+
+def test_an_empty_hint_is_a_rubric_error(tmp_path: Path) -> None:
+    # `"  " or "..."` is the blank string: the declared text is left in place, unused.
+    error, path, text = load(tmp_path, ("hints={Check.RUNS:", 'hints={Check.RUNS: "  " or'))
+    line = line_of(text, "EXERCISE = Exercise(")
+    assert error.startswith(f"rubric error in exercise-1: {path}:{line}: hints['runs'] must "
+                            "be a non-empty string"), error

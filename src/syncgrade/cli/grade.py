@@ -279,26 +279,24 @@ def _grade_cold(request: Request) -> tuple[Graded, Path]:
                     hidden=prestart_hidden(request.course))
     course = open_course(request.course)
     known_exercise(request.exercise, course)
-    from syncgrade.grading import SubmissionError, grade
+    from syncgrade.grading import SubmissionError, grade_result
 
     try:
-        report = grade(request.exercise, request.path, timeout=request.timeout,
-                       memory_bytes=request.memory_bytes, pool=pool, course=course,
-                       draw_passing=request.passing)
+        result = grade_result(request.exercise, request.path, timeout=request.timeout,
+                              memory_bytes=request.memory_bytes, pool=pool, course=course,
+                              draw_passing=request.passing)
     except SubmissionError as exc:
         raise UsageError(str(exc)) from None
-    from syncgrade.batch import source_lines
-
-    text = _render(report, request.fmt, reveal=request.reveal,
-                   lines=source_lines(request.path), terminal=request.terminal,
-                   html=request.html, passing=request.passing)
+    report = result.report  # quoted from the lines graded: the file may have changed since
+    text = _render(report, request.fmt, reveal=request.reveal, lines=result.source_lines,
+                   terminal=request.terminal, html=request.html, passing=request.passing)
     return Graded(text=text, exercise=report.exercise, status=report.status,
                   score=report.score, max_score=report.max_score,
                   internal_error=bool(report.grading.internal_error),
                   via_daemon=False), course.root
 
 
-def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: list[str] | None,
+def _render(report: GradeReport, fmt: str, *, reveal: bool, lines: Sequence[str] | None,
             terminal: bool, html: bool = False, passing: bool = False) -> str:
     """The report in ``fmt`` (:func:`syncgrade.daemon.render_report`, which the daemon
     renders with too); colour only for the text view on a terminal."""

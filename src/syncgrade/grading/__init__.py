@@ -7,13 +7,15 @@ validates its frames (the wire format is :mod:`syncgrade.protocol`), :mod:`.pipe
 evaluates every check in the parent as a pure function, :mod:`.cause` says why the run
 ended and what tampering voids, and :mod:`.report` builds every kind of report with one
 builder. The CLI, the service, batch, the platform containers and the Python API all call
-:func:`grade`. This process never imports jax: only the child does.
+:func:`grade`, or :func:`grade_result` where they quote the learner's lines (the lines as
+graded, beside the report). This process never imports jax: only the child does.
 """
 
 from __future__ import annotations
 
 from syncgrade.errors import SubmissionError
-from syncgrade.grading.pipeline import grade
+from syncgrade.grading.pipeline import GradeResult, grade, grade_result
 from syncgrade.grading.submission import Submission, read_submission
 
-__all__ = ["Submission", "SubmissionError", "grade", "read_submission"]
+__all__ = ["GradeResult", "Submission", "SubmissionError", "grade", "grade_result",
+           "read_submission"]

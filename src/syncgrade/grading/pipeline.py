@@ -76,6 +76,45 @@ def grade(
     draw_passing: bool = False,
     overhead: float = DEFAULT_OVERHEAD_S,
 ) -> GradeReport:
+    """Grade one submission of ``exercise_id``: the report of :func:`grade_result`, which
+    says every option, what it raises, and what each report holds."""
+    return grade_result(exercise_id, path, source=source, timeout=timeout,
+                        memory_bytes=memory_bytes, display_name=display_name, pool=pool,
+                        course=course, draw_passing=draw_passing, overhead=overhead).report
+
+
+@dataclasses.dataclass(frozen=True)
+class GradeResult:
+    """What one grade returns to an entry point: the report, and the submission's lines
+    exactly as they were graded, to quote in the report's timelines.
+
+    The lines are read once, by the grade (:attr:`.submission.Submission.lines`: UTF-8,
+    a byte-order mark dropped; a notebook's cell as graded), never from the file again:
+    a file saved or deleted since it was graded (``grade watch`` grades while the learner
+    edits) would quote lines that were not graded. They ride beside the report, not in
+    it: the report is the public, versioned JSON every platform, batch record and HTTP
+    answer carries, and the learner's whole file there would grow each of them by the
+    file's size for the few lines a timeline quotes. Nothing hidden is here: only the
+    learner's own text."""
+
+    report: GradeReport
+    source_lines: tuple[str, ...] | None
+    """``None``: nothing was graded (an empty, binary or non-UTF-8 file)."""
+
+
+def grade_result(
+    exercise_id: str,
+    path: Path | None = None,
+    *,
+    source: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    memory_bytes: int | None = None,
+    display_name: str | None = None,
+    pool: WarmPool | None = None,
+    course: str | os.PathLike[str] | Course | None = None,
+    draw_passing: bool = False,
+    overhead: float = DEFAULT_OVERHEAD_S,
+) -> GradeResult:
     """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
     (``source=``), exactly one of them.
 
@@ -97,6 +136,7 @@ def grade(
     ``timeout + overhead`` of this call (a start-up that would overrun it: a grader
     fault). A child killed from outside (:func:`run_group`) is run once more.
 
+    Returns the report with the submission's lines as graded (:class:`GradeResult`).
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
     :class:`SubmissionError` (missing or unreadable file, neither or both given),
     ``TypeError`` (a ``str`` path, or a limit that is not a number),
@@ -118,7 +158,8 @@ def grade(
     submission = read_submission(path, source=source, display_name=display_name)
     started = time.perf_counter()
     if submission.source is None:
-        return unreadable_report(exercise, submission, timeout, time.perf_counter() - started)
+        return GradeResult(unreadable_report(exercise, submission, timeout,
+                                             time.perf_counter() - started), None)
     # The learner's timeout counts from each child's hello frame; start-ups are overhead.
     limits = sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
                             **({"memory_bytes": memory_bytes} if memory_bytes else {}))
@@ -131,13 +172,14 @@ def grade(
         evidence = read_frames(ran)
         verdicts = evaluate_checks(evidence, draw_passing=draw_passing)
         judged = decide_cause(verdicts)
-        return report_of(judged)
+        return GradeResult(report_of(judged), submission.lines)
     except Exception as exc:  # a grader fault: still a report, never a learner's traceback
         if isinstance(exc, RubricError):
             raise  # the exercise's own setup is broken (a declared workload's mistake)
-        return internal_error_report(exercise, submission,
-                                      runs[-1].outcome if runs else None, limits, exc,
-                                      time.perf_counter() - started)
+        return GradeResult(internal_error_report(exercise, submission,
+                                                 runs[-1].outcome if runs else None, limits,
+                                                 exc, time.perf_counter() - started),
+                           submission.lines)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -276,7 +318,7 @@ def evaluate_checks(evidence: Evidence, *, draw_passing: bool = False) -> Verdic
                     else ran.exercise.make_references(ran.inputs)),
         termination=describe_termination(evidence.outcome, ran.limits,
                                          ran.submission.display_name),
-        source_lines=tuple((ran.submission.source or "").splitlines()),
+        source_lines=ran.submission.lines or (),
     )
     checks = tuple(_evaluate(ctx, spec, draw_passing) for spec in ran.exercise.checks)
     return Verdicts(evidence, ctx, checks)
@@ -325,8 +367,11 @@ def _evaluate(ctx: Context, spec: Any, draw_passing: bool = False) -> CheckResul
     if draw_passing and outcome.status == "passed" and outcome.evidence.interval is None:
         outcome = _with_passing_picture(ctx, spec, outcome)
     earned = spec.points if outcome.status == "passed" else 0.0
+    hint = outcome.hint
+    if outcome.status == "failed" and spec.hint:  # the author's, after the check's own
+        hint = f"{hint} {spec.hint}" if hint else spec.hint
     return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
-                       max_points=spec.points, message=outcome.message, hint=outcome.hint,
+                       max_points=spec.points, message=outcome.message, hint=hint,
                        evidence=outcome.evidence, visibility=spec.visibility)
 
 

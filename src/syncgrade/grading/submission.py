@@ -17,6 +17,14 @@ class Submission:
     display_name: str
     problem: str = ""  # why it cannot be graded (binary, not UTF-8, empty)
 
+    @property
+    def lines(self) -> tuple[str, ...] | None:
+        """The source's lines as graded (decoded by :func:`decode_submission`: a
+        byte-order mark dropped), for the checks and for quoting in timelines; ``None``
+        when there is no source to grade."""
+        return None if self.source is None else tuple(self.source.splitlines())
+
+
 def read_submission(path: Path | None = None, *, source: str | None = None,
                     display_name: str | None = None) -> Submission:
     """The submission from exactly one of ``path`` (a :class:`~pathlib.Path`, read as
@@ -40,16 +48,19 @@ def read_submission(path: Path | None = None, *, source: str | None = None,
             data = path.read_bytes()
         except OSError as exc:
             raise SubmissionError(f"cannot read {path}: {exc.strerror or exc}") from None
-        return _decode(data, display_name or str(path))
+        return decode_submission(data, display_name or str(path))
     assert source is not None
     if not isinstance(source, str):
         raise TypeError(f"source= must be a str, not {type(source).__name__}")
-    return _decode(source.encode("utf-8", "surrogatepass"), display_name or "submission.py")
+    return decode_submission(source.encode("utf-8", "surrogatepass"),
+                             display_name or "submission.py")
 
-def _decode(data: bytes, name: str) -> Submission:
-    """The text of ``data``, UTF-8 with or without a byte-order mark (editors on Windows
-    save one; Python itself reads such a file, so the grader does too: ``utf-8-sig``
-    drops a leading mark and is plain UTF-8 otherwise), or why it cannot be graded."""
+
+def decode_submission(data: bytes, name: str) -> Submission:
+    """The submission named ``name`` from its bytes ``data``: their text, UTF-8 with or
+    without a byte-order mark (editors on Windows save one; Python itself reads such a
+    file, so the grader does too: ``utf-8-sig`` drops a leading mark and is plain UTF-8
+    otherwise), or why it cannot be graded."""
     if not data.removeprefix(BOM).strip():
         return Submission(None, name, "The file is empty.")
     if b"\x00" in data:

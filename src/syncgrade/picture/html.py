@@ -14,6 +14,7 @@ The report is rendered as given: a learner-facing caller redacts hidden checks f
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from html import escape
 
 from syncgrade.models import CheckResult, GradeReport, register_html_renderer
@@ -138,7 +139,7 @@ def kind_words(report: GradeReport) -> tuple[str, str]:
 
 
 def render_fragment(report: GradeReport, *, passing: bool = False,
-                    source_lines: list[str] | None = None) -> str:
+                    source_lines: Sequence[str] | None = None) -> str:
     """The report as one ``<div>`` with its own ``<style>``: for a notebook's output
     (``GradeReport._repr_html_``) or to embed in a page. ``passing``: also draw the
     pictures of passing checks that carry one. ``source_lines``: the submission's lines,
@@ -187,7 +188,7 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
 
 
 def render_html(report: GradeReport, *, passing: bool = False,
-                source_lines: list[str] | None = None) -> str:
+                source_lines: Sequence[str] | None = None) -> str:
     """The report as one self-contained HTML document (see :func:`render_fragment`)."""
     title = f"{report.exercise} · {report.title} · syncgrade"
     return "\n".join([
@@ -218,7 +219,7 @@ def samples_home(report: GradeReport) -> str | None:
     return SAMPLES_BELONG_WITH if failed else carrier
 
 
-def _check(check: CheckResult, passing: bool, source_lines: list[str] | None,
+def _check(check: CheckResult, passing: bool, source_lines: Sequence[str] | None,
            shown: dict[str, str], samples: dict[str, list[float]] | None) -> str:
     ident = safe_id(f"check-{check.id}")
     out = [f'<li class="sg-check sg-{_e(check.status)}" id="{ident}" '

@@ -154,7 +154,7 @@ def interval_title(picture: IntervalPicture) -> str:
 
 
 def interval_svg(picture: IntervalPicture, timeline: Timeline | None = None, *,
-                 ident: str = "sg-interval", source_lines: list[str] | None = None,
+                 ident: str = "sg-interval", source_lines: Sequence[str] | None = None,
                  style: bool = True) -> str:
     """One interval as an SVG document (also valid inline in HTML).
 
@@ -169,7 +169,7 @@ def interval_svg(picture: IntervalPicture, timeline: Timeline | None = None, *,
 
 class _IntervalDrawing:
     def __init__(self, picture: IntervalPicture, timeline: Timeline, ident: str,
-                 source_lines: list[str] | None, style: bool) -> None:
+                 source_lines: Sequence[str] | None, style: bool) -> None:
         self.p, self.timeline, self.id = picture, timeline, ident
         self.source_lines, self.style = source_lines, style
         self.words = [_words(e.label, e.detail, e.line) for e in picture.host]

@@ -7,12 +7,14 @@ colour; kept here so the picture package reads nothing but the models
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from syncgrade.models import Timeline
 
 CODE_WIDTH = 44
 
 
-def timeline_text(timeline: Timeline, source_lines: list[str] | None = None) -> str:
+def timeline_text(timeline: Timeline, source_lines: Sequence[str] | None = None) -> str:
     """The learner's interval drawn from their own lines, one event a line."""
     seconds = f", measured {timeline.seconds * 1e3:.3f} ms" if timeline.seconds else ""
     lines = [f"What your timer measured ({timeline.file}{seconds}):"]
@@ -27,7 +29,7 @@ def timeline_text(timeline: Timeline, source_lines: list[str] | None = None) -> 
     return "\n".join(lines)
 
 
-def _code(line: int | None, source_lines: list[str] | None) -> str:
+def _code(line: int | None, source_lines: Sequence[str] | None) -> str:
     if not line or not source_lines or not 0 < line <= len(source_lines):
         return ""
     text = source_lines[line - 1].strip()

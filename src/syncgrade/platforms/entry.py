@@ -463,13 +463,13 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str],
     """Grade the submission under ``root``; the staff log's lines go to ``log``, its
     warnings to ``alerts``. The grade ends within ``config.timeout + config.overhead`` of
     ``begun`` (``time.monotonic()``)."""
-    from syncgrade.grading import SubmissionError, grade
+    from syncgrade.grading import SubmissionError, grade_result
     from syncgrade.render import render
 
     started = time.perf_counter()
     folder = root / layout.submission_dir
     path, problem = find_submission(folder, config.submission)
-    source_lines: list[str] | None = None
+    source_lines: Sequence[str] | None = None
     if path is None:
         report = problem_report(config.exercise, problem, display_name=config.submission,
                                 timeout=config.timeout, course=config.course)
@@ -477,19 +477,17 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str],
         # The learner sees their file's own name (cleaned), never the platform's path.
         display = clean_name(str(path.relative_to(folder)))
         try:
-            report = grade(config.exercise, path, timeout=config.timeout,
-                           memory_bytes=int(config.memory_gib * 2**30), display_name=display,
-                           course=config.course,
-                           overhead=_overhead_left(config.overhead, begun))
+            result = grade_result(config.exercise, path, timeout=config.timeout,
+                                  memory_bytes=int(config.memory_gib * 2**30),
+                                  display_name=display, course=config.course,
+                                  overhead=_overhead_left(config.overhead, begun))
+            # The lines as graded: never the file read again (it may have changed since).
+            report, source_lines = result.report, result.source_lines
         except SubmissionError as exc:
             report = problem_report(config.exercise, f"Your file could not be read ({exc}).",
                                     display_name=display, timeout=config.timeout,
                                     seconds=time.perf_counter() - started,
                                     course=config.course)
-        try:
-            source_lines = path.read_text(encoding="utf-8-sig").splitlines()
-        except (OSError, UnicodeDecodeError):
-            source_lines = None
     log.append(f"syncgrade {layout.platform}: {report.exercise} {report.submission}: "
                f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}")
     if report.grading.internal_error:

@@ -31,6 +31,7 @@ script ``syncgrade-exercism``, and ``bin/run.sh``) is the test runner; see
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport
@@ -53,7 +54,7 @@ TASK_ID = 1
 
 
 def to_exercism(report: GradeReport, *, reveal: bool = False,
-                source_lines: list[str] | None = None, html: bool = False) -> dict[str, Any]:
+                source_lines: Sequence[str] | None = None, html: bool = False) -> dict[str, Any]:
     """Exercism's v3 ``results.json`` for ``report`` (a pure function). ``html`` is
     accepted for a uniform adapter signature and ignored: Exercism shows text."""
     view = report if reveal else redact(report)
@@ -77,7 +78,7 @@ def _error_message(view: GradeReport) -> str:
 
 
 def _test(check: CheckResult, error: bool, stdout: str,
-          source_lines: list[str] | None) -> dict[str, Any]:
+          source_lines: Sequence[str] | None) -> dict[str, Any]:
     if error or check.status == "skipped":
         status = "error"
     else:

@@ -41,6 +41,7 @@ the body of ``run_autograder``; see :mod:`syncgrade.platforms.entry` and docs/pl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport, Visibility
@@ -63,7 +64,7 @@ LATER: Visibility = "after_due_date"
 
 
 def to_gradescope(report: GradeReport, *, reveal: bool = False,
-                  source_lines: list[str] | None = None, html: bool = False) -> dict[str, Any]:
+                  source_lines: Sequence[str] | None = None, html: bool = False) -> dict[str, Any]:
     """Gradescope's ``results.json`` for ``report`` (a pure function; see the module
     docstring for the visibility mapping). ``source_lines``, when given, lets each timeline
     quote the learner's own lines. ``html``: every ``output`` is HTML
@@ -142,7 +143,7 @@ def before_due_headline(view: GradeReport) -> str:
             "total score.")
 
 
-def _test(check: CheckResult, reveal: bool, source_lines: list[str] | None,
+def _test(check: CheckResult, reveal: bool, source_lines: Sequence[str] | None,
           html: bool) -> dict[str, Any]:
     visibility: Visibility = check.visibility
     if not reveal:

@@ -12,6 +12,7 @@ A leaf, like the adapters: it imports the models and the pictures, nothing above
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from html import escape
 
 from syncgrade.models import CheckResult
@@ -39,7 +40,7 @@ def preformatted(text: str) -> str:
     return f"<pre>{_e(text)}</pre>" if text else ""
 
 
-def check_pictures(check: CheckResult, source_lines: list[str] | None = None, *,
+def check_pictures(check: CheckResult, source_lines: Sequence[str] | None = None, *,
                    style: bool = True) -> list[tuple[str, str]]:
     """(label, SVG) for each picture a *failed* check carries: its interval (unless an
     earlier check draws it: ``same_interval_as``), and its sample lists. Passed, skipped
@@ -61,7 +62,7 @@ def check_pictures(check: CheckResult, source_lines: list[str] | None = None, *,
     return found
 
 
-def check_html(check: CheckResult, source_lines: list[str] | None = None) -> str:
+def check_html(check: CheckResult, source_lines: Sequence[str] | None = None) -> str:
     """One check as an HTML fragment: its message, for a failure its hint, its pictures
     and the text timeline of its interval (the picture's words, readable where SVG is not
     shown). Self-contained: each picture's SVG holds its own stylesheet, so a platform that

@@ -8,6 +8,7 @@ Gradescope adapter keeps ``after_due_date`` checks whole for Gradescope to withh
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from syncgrade.limits import OUTPUT_FORMATS as OUTPUT_FORMATS
 from syncgrade.models import GradeReport
@@ -18,7 +19,7 @@ assert ("text", "json", *PLATFORMS) == OUTPUT_FORMATS, "syncgrade.limits.OUTPUT_
 
 
 def format_report(report: GradeReport, fmt: str, *, reveal: bool = False,
-                  source_lines: list[str] | None = None, colour: bool = False,
+                  source_lines: Sequence[str] | None = None, colour: bool = False,
                   indent: int | None = 2, html: bool = False) -> str:
     """``report`` in ``fmt`` (one of :data:`OUTPUT_FORMATS`), ending in a newline.
     ``indent=None`` gives one line of JSON (batch's JSON lines). ``html``: the platform

@@ -28,6 +28,7 @@ question's ``externalGradingOptions.entrypoint``; see :mod:`syncgrade.platforms.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from syncgrade.models import CheckResult, GradeReport
@@ -50,7 +51,7 @@ IMAGES_BUDGET = 600_000
 
 
 def to_prairielearn(report: GradeReport, *, reveal: bool = False,
-                    source_lines: list[str] | None = None,
+                    source_lines: Sequence[str] | None = None,
                     html: bool = False) -> dict[str, Any]:
     """PrairieLearn's ``results.json`` for ``report`` (a pure function). ``html``: each
     failing timing check's test also carries its pictures in ``images`` (SVG ``data:``
@@ -79,7 +80,7 @@ def to_prairielearn(report: GradeReport, *, reveal: bool = False,
 
 
 def _add_images(tests: list[dict[str, Any]], view: GradeReport,
-                source_lines: list[str] | None) -> None:
+                source_lines: Sequence[str] | None) -> None:
     """Give each failing check's test its pictures, in the report's order, while they fit
     in :data:`IMAGES_BUDGET`; one interval failing several checks is drawn once, on the
     check the report names (``same_interval_as``, see :func:`check_pictures`)."""
@@ -102,7 +103,7 @@ def _format_errors(view: GradeReport) -> list[str]:
     return [check_message(runs) if runs is not None else view.summary]
 
 
-def _test(check: CheckResult, source_lines: list[str] | None) -> dict[str, Any]:
+def _test(check: CheckResult, source_lines: Sequence[str] | None) -> dict[str, Any]:
     return {"name": name_of(check), "points": check.points, "max_points": check.max_points,
             "message": check_message(check), "output": interval_text(check, source_lines)}
 

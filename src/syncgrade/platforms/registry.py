@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from syncgrade.models import GradeReport
@@ -20,7 +20,7 @@ PLATFORMS: dict[str, Adapter] = {
 
 
 def to_platform(platform: str, report: GradeReport, *, reveal: bool = False,
-                source_lines: list[str] | None = None, html: bool = False) -> dict[str, Any]:
+                source_lines: Sequence[str] | None = None, html: bool = False) -> dict[str, Any]:
     """``report`` in ``platform``'s result format (a key of :data:`PLATFORMS`). ``html``:
     Gradescope's outputs as HTML with pictures, PrairieLearn's tests with images; Exercism
     stays text."""

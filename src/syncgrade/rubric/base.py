@@ -126,7 +126,10 @@ class CheckSpec:
     A declaration is data: the course loader resolves it
     (:func:`syncgrade.rubric.declaration.resolve`: registered titles and functions
     filled in, the id a plain ``str``); until then ``fn`` may be ``None``. ``origin``:
-    where it was written (recorded when built), so a rubric error names that line."""
+    where it was written (recorded when built), so a rubric error names that line.
+    ``hint``: the author's learner-facing hint, said after the check's own hint whenever
+    the check fails, never when it passes (the loader sets it from
+    :attr:`Exercise.hints`)."""
 
     id: str
     title: str = ""
@@ -134,6 +137,7 @@ class CheckSpec:
     points: float = 1.0
     params: Mapping[str, Any] = field(default_factory=dict)
     visibility: Visibility = "visible"
+    hint: str = ""
     origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
@@ -178,6 +182,11 @@ class Exercise:
     """Visibility of derived checks (default ``"visible"`` each): a derived check is not
     in ``checks`` until the loader resolves the declaration, so this is where a course
     withholds one (``{"sync-before-stop": "after_due_date"}``)."""
+    hints: Mapping[str, str] = field(default_factory=dict)
+    """A learner-facing hint of the author's for any check of the exercise (declared or
+    derived), by id: said after the check's own hint whenever that check fails, never
+    when it passes, never in place of its message
+    (``{Check.RUNS: "Return (out, samples): the last output and the samples."}``)."""
     folder: Path | None = field(default=None, compare=False, repr=False)
     """The exercise's folder in its course (set by :mod:`syncgrade.courses` when the
     declaration loads; a declaration does not give it)."""

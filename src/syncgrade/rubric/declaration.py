@@ -39,30 +39,44 @@ def resolve(exercise: Exercise) -> Exercise:
     """``exercise`` with every check resolved (:func:`resolve_check`) and the checks its
     ``samples`` derive appended (a check id already declared is not derived again).
     Idempotent. Raises :class:`DeclarationProblem` for an unknown check id; see
-    :func:`refuse_unknown_keys` for ``points``/``visibility`` naming no check."""
+    :func:`refuse_unknown_keys` for ``points``/``visibility``/``hints`` naming no check.
+    Each check carries its author's hint (``hints``) as :attr:`CheckSpec.hint`."""
     checks = tuple(resolve_check(spec) for spec in exercise.checks)
     points = {str.__str__(k): v for k, v in exercise.points.items()}  # Check -> str
     shown = {str.__str__(k): v for k, v in exercise.visibility.items()}
+    hints = {str.__str__(k): v for k, v in exercise.hints.items()}
     declared = {spec.id for spec in checks}
     derived = tuple(
         dataclasses.replace(spec, visibility=shown.get(spec.id, spec.visibility))
         for spec in derived_checks(exercise.samples, exercise.calls, points)
         if spec.id not in declared)
-    return dataclasses.replace(exercise, checks=(*checks, *derived), points=points,
-                               visibility=shown)
+    hinted = tuple(dataclasses.replace(spec, hint=hints.get(spec.id, spec.hint),
+                                       origin=spec.origin) for spec in (*checks, *derived))
+    return dataclasses.replace(exercise, checks=hinted, points=points, visibility=shown,
+                               hints=hints)
 
 
 def refuse_unknown_keys(resolved: Exercise) -> None:
-    """Raise :class:`DeclarationProblem` when ``points`` or ``visibility`` of a resolved
-    exercise name an id that is none of its checks (declared or derived). Run after each
-    check is validated, so a check's own mistake is reported before this consequence."""
+    """Raise :class:`DeclarationProblem` when ``points``, ``visibility`` or ``hints`` of a
+    resolved exercise name an id that is none of its checks (declared or derived; the
+    nearest of its checks is suggested), or a hint is not a non-empty string. Run after
+    each check is validated, so a check's own mistake is reported before this
+    consequence."""
     ids = {spec.id for spec in resolved.checks}
-    for mapping, name in ((resolved.points, "points"), (resolved.visibility, "visibility")):
+    for mapping, name in ((resolved.points, "points"), (resolved.visibility, "visibility"),
+                          (resolved.hints, "hints")):
         unknown = sorted(set(mapping) - ids)
         if unknown:
+            nearest = difflib.get_close_matches(unknown[0], sorted(ids), n=1, cutoff=0.6)
+            guess = f"; did you mean `{nearest[0]}`?" if nearest else ""
             raise DeclarationProblem(
                 f"{name} names {unknown}, which {'is' if len(unknown) == 1 else 'are'} not "
-                f"a check of this exercise (its checks: {sorted(ids)})", resolved.origin)
+                f"a check of this exercise{guess} (its checks: {sorted(ids)})",
+                resolved.origin)
+    for check_id, hint in resolved.hints.items():
+        if not isinstance(hint, str) or not hint.strip():
+            raise DeclarationProblem(f"hints[{check_id!r}] must be a non-empty string (a "
+                                     f"hint for the learner), not {hint!r}", resolved.origin)
 
 
 def resolve_check(spec: CheckSpec) -> CheckSpec:

@@ -11,9 +11,10 @@ import contextlib
 import fcntl
 import os
 import selectors
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
+
+from syncgrade import timing
 
 if TYPE_CHECKING:
     from ._process import RunProcess
@@ -77,11 +78,14 @@ class Pump:
         return self._exited
 
     def run(self, until: float, stop: Callable[[], bool]) -> bool:
-        """Pump until ``stop()`` is true (returns True) or ``until`` passes (False)."""
+        """Pump until ``stop()`` is true (returns True) or ``until`` passes (False).
+        ``until`` is on the grader's clock (:func:`syncgrade.timing.monotonic`, so a test
+        can run the deadline arithmetic on a fake clock); the select between two reads of
+        it waits real time, at most a tick."""
         while True:
             if stop():
                 return True
-            left = until - time.monotonic()
+            left = until - timing.monotonic()
             if left <= 0:
                 return False
             # Wake up at least every tick: ``stop`` may depend on time passing (a quiet
@@ -102,7 +106,7 @@ class Pump:
         if not chunk:
             self._drop(fd)
             return
-        self.last_data[fd] = time.monotonic()
+        self.last_data[fd] = timing.monotonic()
         self._sinks[fd].feed(chunk)
 
     def _drop(self, fd: int) -> None:

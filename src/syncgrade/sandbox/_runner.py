@@ -12,11 +12,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from syncgrade import timing
 
 from . import _procs
 from ._capture import BoundedBytes, FrameDecoder, StreamExcerpt
@@ -161,7 +162,9 @@ class _Run:
         self.stack_fd = -1  # read end of the stack pipe, once spawned
         self.feed = -1  # pre-started run: write end of the child's stdin pipe
         self.ready_fd = -1  # pre-started run: read end of the readiness pipe
-        self.start = 0.0  # time.monotonic() of spawn (or delivery): the start-up's start
+        # timing.monotonic() of spawn (or delivery): the start-up's start. Every deadline
+        # and clock of a run reads the grader's clock seam (a test may fake it).
+        self.start = 0.0
         self.startup_timed_out = False  # stopped at Limits.startup_s, before any frame
         self.clock_s = 0.0  # seconds counted against Limits.wall_s
         self.stopped = False  # the sandbox itself killed the child (a limit, the cap)
@@ -220,21 +223,21 @@ class _Run:
         self.stopped = True
         if dump:
             _signal(proc.pid, signal.SIGUSR1)  # the launcher forwards it in namespace mode
-            grace_end = time.monotonic() + self.limits.stack_grace_s
+            grace_end = timing.monotonic() + self.limits.stack_grace_s
             stack_fd = self.stack_fd
 
             def dump_done() -> bool:
                 last = pump.last_data.get(stack_fd)
-                quiet = last is not None and time.monotonic() - last > _STACK_QUIET_S
+                quiet = last is not None and timing.monotonic() - last > _STACK_QUIET_S
                 return pump.exited() or quiet
 
             pump.run(grace_end, dump_done)
         if self.isolation_used() == "namespaces" and not pump.exited():
             # init SIGKILLs the target, kills and counts the rest, reports, exits.
             _signal(proc.pid, signal.SIGTERM)
-            pump.run(time.monotonic() + _STOP_GRACE_S, pump.exited)
+            pump.run(timing.monotonic() + _STOP_GRACE_S, pump.exited)
         _procs.kill_group(proc.pid)
-        pump.run(time.monotonic() + _STOP_GRACE_S, pump.exited)
+        pump.run(timing.monotonic() + _STOP_GRACE_S, pump.exited)
 
     def execute(self, stdin: bytes, env: Mapping[str, str], hidden: Sequence[str],
                 readable: Sequence[str]) -> SandboxOutcome:
@@ -267,7 +270,7 @@ class _Run:
             else:
                 stdin_fd = self.rundir.open_stdin(stdin)
             try:
-                self.start = time.monotonic()
+                self.start = timing.monotonic()
                 proc = self.spawn(cfg, stdin_fd, ends)
             finally:
                 os.close(stdin_fd)
@@ -347,7 +350,7 @@ class _Run:
             # first write on the result channel (the grading child's hello frame).
             began = pump.run(start + self.limits.startup_s,
                              lambda: over() or self.frames.total > 0)
-            clock = time.monotonic() if began and self.frames.total > 0 else None
+            clock = timing.monotonic() if began and self.frames.total > 0 else None
             self.startup_timed_out = not began
         timed_out = self.startup_timed_out or not pump.run(
             (clock or start) + self.limits.wall_s, over)
@@ -355,13 +358,13 @@ class _Run:
             self.stop(proc, pump)
         elif not pump.exited():
             self.stop(proc, pump, dump=False)
-        wall = time.monotonic() - start
+        wall = timing.monotonic() - start
         self.clock_s = 0.0 if clock is None else wall + start - clock
         swept = self.sweep(proc.pid)
         reaped = proc.reap()
         assert reaped is not None  # reap() without a timeout waits for the exit
         wait_status, cpu = reaped
-        pump.run(time.monotonic() + _DRAIN_S, lambda: pump.open_streams == 0)
+        pump.run(timing.monotonic() + _DRAIN_S, lambda: pump.open_streams == 0)
         return timed_out, wall, swept, wait_status, cpu
 
     def abort(self, proc: RunProcess) -> None:
@@ -555,7 +558,7 @@ class PreStarted:
                 run.pump.close()
                 run.close_feed()
                 raise
-            run.start = time.monotonic()
+            run.start = timing.monotonic()
             self._feed(stdin, run.start + (wall_s if startup_s is None else startup_s))
             return run.finish()
         finally:
@@ -568,11 +571,11 @@ class PreStarted:
         try:
             os.set_blocking(fd, False)
             view = memoryview(data)
-            while view and time.monotonic() < deadline:
+            while view and timing.monotonic() < deadline:
                 try:
                     view = view[os.write(fd, view):]
                 except BlockingIOError:
-                    select.select([], [fd], [], min(0.05, max(0.0, deadline - time.monotonic())))
+                    select.select([], [fd], [], min(0.05, max(0.0, deadline - timing.monotonic())))
                 except OSError:  # EPIPE: the child is gone
                     break
         finally:
