@@ -151,7 +151,7 @@ def test_closing_the_report_stream_early_cancels_the_grades_not_started() -> Non
             release.wait(60)  # still running when the stream is closed
         return path
 
-    reports = grade_all([Path(f"{i}.py") for i in range(20)], grader, jobs=1)  # type: ignore[arg-type]
+    reports = grade_all([Path(f"{i}.py") for i in range(20)], grader, jobs=1)
     assert next(reports) == Path("0.py")
     threading.Timer(0.2, release.set).start()  # lets the running grade end during close
     assert isinstance(reports, Generator)  # closing it is the contract under test
