@@ -134,7 +134,7 @@ def test_a_start_up_past_its_budget_is_a_start_up_timeout(run: Runner) -> None:
     # The start-up budget, the stack-dump grace and the stop are the sandbox's own
     # arithmetic on the grader's clock (syncgrade.timing), so they run on a fake one: the
     # run's wall time is counted in its reads, not in this machine's load.
-    limits = Limits(wall_s=30, startup_s=5, stack_grace_s=1)
+    limits = Limits(wall_s=30, startup_s=5.0, stack_grace_s=1)
     with use_clock(_SteppingClock(step=0.25)):
         out = run(_SLOW_START.format(delay=60), limits=limits)
     assert (out.termination, out.startup_timeout, out.frames) == ("timeout", True, [])
@@ -142,7 +142,8 @@ def test_a_start_up_past_its_budget_is_a_start_up_timeout(run: Runner) -> None:
     # At least the whole start-up budget; at most it, the dump's grace and the two stop
     # graces (2 s each), plus the steps of the reads each phase makes past its deadline
     # (its first, and one per chunk a pipe gives at once): never the 30 s wall limit.
-    assert limits.startup_s <= out.wall_s <= limits.startup_s + 1 + 2 * 2 + 2, out.wall_s
+    startup = limits.startup_s or 0.0
+    assert startup <= out.wall_s <= startup + 1 + 2 * 2 + 2, out.wall_s
 
 
 def test_address_space_exhaustion_is_memory(run: Runner) -> None:
