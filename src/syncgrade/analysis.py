@@ -67,6 +67,15 @@ UNEXPLAINED_CPU_BOUND_NS = 1_000_000
 hooks, the call's recording, the wait's) measured well under a tenth of it, under load
 too (docs/performance.md, "Unexplained host time"); a NumPy recompute of an exercise's
 reference on its hidden inputs takes more than it."""
+SWITCH_ALLOWANCE_NS = 25_000
+"""Host CPU time (ns) allowed on top of :data:`UNEXPLAINED_CPU_BOUND_NS` for each voluntary
+context switch of the reading thread inside the interval (:attr:`Interval.cpu_bound_ns`).
+Each switch (a wait for the GIL, a lock, the kernel) costs the thread ~10-15 µs of CPU
+time that is not its own work: with a busy thread of the learner's beside it and
+``sys.setswitchinterval(2e-5)``, on a loaded machine, a correct interval of five GIL
+releases spent up to 4.2 ms of CPU time on 295 switches (docs/performance.md,
+"Unexplained host time"). NumPy work hardly switches: a recompute's CPU time stays over
+the bound."""
 UNITS = (1.0, 1e3, 1e6, 1e9)  # seconds, milliseconds, microseconds, nanoseconds
 MAX_MATCHED_SAMPLES = 100  # an exercise asks for < 10; a longer list fails `sample-count`
 _CANDIDATE_SCAN_LIMIT = 20_000  # read pairs looked at per sample and unit, at most
@@ -333,6 +342,29 @@ class Interval:
             return None
         covered = sum(b - a for a, b in self.explained_cpu())
         return stop.cpu - start.cpu - covered
+
+    @property
+    def voluntary_switches(self) -> int:
+        """The reading thread's voluntary context switches from the start read to the stop
+        read (0 when the reads carry no count or were made on different threads)."""
+        start, stop = self.start.vcs, self.stop.vcs
+        if start is None or stop is None or self.start.th != self.stop.th or stop < start:
+            return 0
+        return stop - start
+
+    @property
+    def cpu_bound_ns(self) -> int:
+        """The most unexplained host CPU time this interval may hold:
+        :data:`UNEXPLAINED_CPU_BOUND_NS` plus :data:`SWITCH_ALLOWANCE_NS` per voluntary
+        context switch inside it (switching is not the learner's work)."""
+        return UNEXPLAINED_CPU_BOUND_NS + SWITCH_ALLOWANCE_NS * self.voluntary_switches
+
+    @property
+    def over_cpu_bound(self) -> bool:
+        """Its unexplained host CPU time (:attr:`unexplained_cpu_ns`) is over
+        :attr:`cpu_bound_ns`: the learner's own host work is inside."""
+        unexplained = self.unexplained_cpu_ns
+        return unexplained is not None and unexplained > self.cpu_bound_ns
 
     def unexplained_gap(self) -> tuple[Event, Event, int] | None:
         """The two consecutive events of the start read's thread (by CPU stamp) between

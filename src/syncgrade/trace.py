@@ -37,6 +37,9 @@ class TimerRead(_Event):
     clock: str
     value: Annotated[int, Field(ge=-(2**63), lt=2**63)] | float
     site: Site = None
+    vcs: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    """The reading thread's voluntary context switches so far (``getrusage``'s
+    ``ru_nvcsw`` for the thread), read just before ``cpu``; ``None`` where unknown."""
 
 
 class Pair(_Event):

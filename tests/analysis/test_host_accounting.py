@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from syncgrade.analysis import UNEXPLAINED_CPU_BOUND_NS, analyse
+from syncgrade.analysis import SWITCH_ALLOWANCE_NS, UNEXPLAINED_CPU_BOUND_NS, analyse
 from syncgrade.trace import Event
 
 EVENTS = TypeAdapter(list[Event])
@@ -77,3 +77,34 @@ def test_no_claim_without_stamps_or_across_threads() -> None:
               {"seq": 3, "kind": "pair", "start": 1, "stop": 2}]
     [interval] = analyse(EVENTS.validate_python(events)).intervals
     assert interval.unexplained_cpu_ns is None
+
+
+def _switching(start_vcs: int | None, stop_vcs: int | None, *, stop_th: int = 0) -> Any:
+    """An interval holding a call and 3.05 ms of unexplained CPU time (an early wait),
+    its reads carrying the reading thread's voluntary switch counts."""
+    wait = {**WAIT, "cpu_end": 2_100_000}
+    events = [{"seq": 1, "kind": "timer", "clock": "perf_counter", "value": 1.0,
+               "site": SITE, "cpu": 1_000_000, "vcs": start_vcs},
+              *CALL, wait,
+              {"seq": 50, "kind": "timer", "clock": "perf_counter", "value": 2.0,
+               "site": SITE, "cpu": 5_000_000, "vcs": stop_vcs, "th": stop_th},
+              {"seq": 51, "kind": "pair", "start": 1, "stop": 50}]
+    [interval] = analyse(EVENTS.validate_python(events)).intervals
+    return interval
+
+
+def test_voluntary_switches_raise_the_cpu_bound_by_their_allowance() -> None:
+    # Switching (waiting for the GIL beside a busy thread of the learner's) costs CPU time
+    # that is not the learner's work: each voluntary switch raises the bound.
+    assert SWITCH_ALLOWANCE_NS * 100 > 3_050_000 - UNEXPLAINED_CPU_BOUND_NS
+    many = _switching(10, 110)
+    assert many.unexplained_cpu_ns == 3_050_000
+    assert many.voluntary_switches == 100 and not many.over_cpu_bound
+    # The same CPU time with a few switches is the learner's own host work.
+    few = _switching(10, 12)
+    assert few.cpu_bound_ns == UNEXPLAINED_CPU_BOUND_NS + 2 * SWITCH_ALLOWANCE_NS
+    assert few.over_cpu_bound
+    # No count, a count going backwards, or reads on two threads: no allowance.
+    for interval in (_switching(None, 110), _switching(110, 10)):
+        assert interval.voluntary_switches == 0 and interval.over_cpu_bound
+    assert _switching(10, 110, stop_th=1).voluntary_switches == 0

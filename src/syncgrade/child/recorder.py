@@ -112,6 +112,17 @@ DATETIME_CLOCKS = ("datetime.now", "datetime.utcnow", "datetime.today")
 # of them carries its number as ``fn`` (0: anything else the learner called).
 
 
+def _usage_of_thread() -> tuple[Any, int]:
+    """``resource.getrusage`` and ``RUSAGE_THREAD`` (Linux), or ``(None, 0)`` where the
+    platform has no per-thread usage: the reads then carry no switch count."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not Linux
+        return None, 0
+    who = getattr(resource, "RUSAGE_THREAD", None)
+    return (None, 0) if who is None else (resource.getrusage, who)
+
+
 # The protocol's frame order; the core uses the sealed copy _private_globals makes.
 _NEXT_FRAMES = protocol.next_frames
 
@@ -214,6 +225,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     # read by the core itself with the clock bound now (before any hook or learner code).
     # Threads are numbered in the order they first send (``th``, left out when 0).
     cpu_clock = time.thread_time_ns
+    # And on each clock read, the reading thread's voluntary context switches so far
+    # (``vcs``): each is a few µs of that thread's CPU time spent on switching, not on
+    # its own work (analysis.SWITCH_ALLOWANCE_NS). getrusage is a C function, not audited.
+    usage, usage_thread = _usage_of_thread()
     threads: dict[int, int] = {}
     # Computed at PROTECT: addresses of the hook codes that record calls (a compilation
     # with one of them on its stack is inside a call).
@@ -697,6 +712,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 # The CPU stamp before the clock: a start read's is outside the interval.
                 fields = {"seq": 0, "kind": "timer", "clock": clock, "value": 0,
                           "site": site}
+                if usage is not None:
+                    fields["vcs"] = usage(usage_thread).ru_nvcsw
                 stamp(fields)
                 value = read_clock()
                 fields["seq"] = number = next(seq)

@@ -21,7 +21,8 @@ their waits, and the placement, compilation and readback the contract declares (
 have checks of their own). This check fails an interval that holds the learner's own
 host work besides: a write to stdout/stderr (``print``), a ``time.sleep``, eager (not
 jitted) array work on anything but the timed output, or more host CPU time than
-:data:`~syncgrade.analysis.UNEXPLAINED_CPU_BOUND_NS` that no recorded operation explains
+:attr:`~syncgrade.analysis.Interval.cpu_bound_ns` (1 ms, plus an allowance per voluntary
+context switch) that no recorded operation explains
 (:attr:`syncgrade.analysis.Interval.unexplained_cpu_ns`: NumPy work, Python loops). The
 CPU bound is not judged in an interval that compiles: the compilation checks own it.
 """
@@ -36,7 +37,6 @@ import numpy as np
 
 from syncgrade.analysis import (
     CPU_CLOCKS,
-    UNEXPLAINED_CPU_BOUND_NS,
     Interval,
     SampleMatch,
 )
@@ -597,8 +597,8 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
         # call; the compilation checks (warmup-excluded, jitted, first-call-includes-
         # compile) own that interval, and its CPU time is no measure of the learner's
         # own work (one lead per cause, and no verdict resting on compile-time noise).
-        unexplained = None if interval.compiles else interval.unexplained_cpu_ns
-        if unexplained is not None and unexplained > UNEXPLAINED_CPU_BOUND_NS:
+        unexplained = interval.unexplained_cpu_ns
+        if not interval.compiles and unexplained is not None and interval.over_cpu_bound:
             return Outcome.fail(
                 f"{_where(interval)} {_ms(unexplained)} of host CPU time inside the timed "
                 "interval that is neither the timed call nor its wait (NumPy work, a Python "

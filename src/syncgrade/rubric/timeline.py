@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from syncgrade.analysis import (
     CPU_CLOCKS,
     NS_CLOCKS,
-    UNEXPLAINED_CPU_BOUND_NS,
     Analysis,
     Interval,
     waits_on_output,
@@ -232,7 +231,7 @@ def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:
     where most of it went, when it is above the bound (``interval-clean`` fails)."""
     unexplained = interval.unexplained_cpu_ns
     gap = interval.unexplained_gap()
-    if unexplained is None or unexplained <= UNEXPLAINED_CPU_BOUND_NS or gap is None:
+    if unexplained is None or not interval.over_cpu_bound or gap is None:
         return inside
     entry = TimelineEntry(what="host work",
                           detail=f"{unexplained / 1e6:.1f} ms of CPU time in your code",
