@@ -211,6 +211,7 @@ class WarmPool:
         self._want_zygote = (os.environ.get(ZYGOTE_ENV_VAR, "1").strip() != "0"
                              if zygote is None else zygote)
         self._zygote: sandbox.Zygote | None = None
+        self._zygote_starting: sandbox.Zygote | None = None  # aborted by close()
         self._cond = threading.Condition()
         self._idle: list[sandbox.PreStarted] = []
         self._born: dict[int, float] = {}  # id(child) -> when it was started
@@ -286,7 +287,12 @@ class WarmPool:
         directories, stop the pool's thread. Idempotent; later runs go cold."""
         with self._cond:
             self._closed = True
+            starting = self._zygote_starting
             self._cond.notify_all()
+        if starting is not None:
+            # Its import can take a minute on a loaded machine: a closing pool (a batch
+            # or `grade watch` exiting on Ctrl-C) never waits for it.
+            starting.abort()
         if threading.current_thread() is not self._thread:
             self._thread.join()
         atexit.unregister(self.close)
@@ -335,6 +341,9 @@ class WarmPool:
 
     def _start_one(self) -> sandbox.PreStarted | None:
         zygote = self._running_zygote()
+        with self._cond:
+            if self._closed:
+                return None  # closed while the zygote started: start nothing more
         try:
             child = sandbox.start_sandboxed(
                 list(self._command.argv), env=self._command.env, limits=self.limits,
@@ -358,11 +367,23 @@ class WarmPool:
             return None
         if self._zygote is None:
             zygote = sandbox.Zygote(self._command.argv, self._command.env)
+            with self._cond:
+                if self._closed:
+                    return None
+                self._zygote_starting = zygote
             try:
                 zygote.start()
             except sandbox.SandboxError as exc:
+                with self._cond:
+                    closing = self._closed
+                if closing:  # close() aborted the start: nothing failed
+                    zygote.close()
+                    return None
                 self._drop_zygote(f"failed: {exc}")
                 return None
+            finally:
+                with self._cond:
+                    self._zygote_starting = None
             self._zygote = zygote
             with self._cond:
                 self.stats.zygote = "on"
@@ -429,7 +450,8 @@ class WarmPool:
             for _ in range(missing):
                 started = self._start_one()
                 if started is None:
-                    timing.sleep(_RESPAWN_BACKOFF_S)
+                    if not self._closed:  # closing: no back-off, the loop ends next
+                        timing.sleep(_RESPAWN_BACKOFF_S)
                     break
                 with self._cond:
                     kept = not self._closed

@@ -114,6 +114,32 @@ def test_a_failed_preload_says_why(tmp_path: Path) -> None:
         z.start()
 
 
+def test_an_abort_stops_a_start_whose_imports_take_long(tmp_path: Path) -> None:
+    # A closing warm pool aborts its zygote's start (its jax import can take a minute on
+    # a loaded machine): start() raises at its next poll instead of after the import.
+    import threading
+
+    (tmp_path / "slow_import.py").write_text("import time\ntime.sleep(600)\n")
+    raised: list[BaseException] = []
+    with Zygote(MAIN_MODULE_ARGV, {"PYTHONPATH": str(tmp_path)},
+                preload=("slow_import",)) as z:
+        def start() -> None:
+            try:
+                z.start()
+            except BaseException as exc:
+                raised.append(exc)
+
+        starting = threading.Thread(target=start)
+        starting.start()
+        time.sleep(0.5)  # inside the import (it sleeps 600 s), or about to be
+        z.abort()
+        starting.join(timeout=60)  # one poll (0.5 s) at idle; the import takes 600 s
+        assert not starting.is_alive()
+    assert not z.alive()  # killed by the abort, reaped by close()
+    assert len(raised) == 1 and isinstance(raised[0], SandboxError), raised
+    assert "stopped before its imports" in str(raised[0])
+
+
 def _pidfd_readable(pid: int, timeout: float) -> bool:
     fd = os.pidfd_open(pid)
     try:

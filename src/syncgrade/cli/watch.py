@@ -108,7 +108,7 @@ def cmd_watch(argv: Sequence[str]) -> int:
     try:
         return _loop(args, watched)
     except KeyboardInterrupt:
-        print("\nStopped watching.")
+        print("\nStopped watching.", flush=True)  # at once, before the pool's clean-up
         return EXIT_FULL_MARKS
 
 
