@@ -2,8 +2,9 @@
 ones fail exactly the checks their header names, and verdicts repeat across rounds.
 
 Rounds: ``SYNCGRADE_CORPUS_ROUNDS`` (default 5) per file in the full run. The default run
-(``-m "not slow"``) grades every file once, and twice a file whose verdict rests on a
-measured race (``corpus_support.races``); its other rounds are marked ``slow``
+(``-m "not slow"``) grades every file once, and ``corpus_support.RACE_ROUNDS`` times a file
+whose verdict rests on a measured race (``corpus_support.races``); its other rounds are
+marked ``slow``
 (``bash .ci/run -m slow`` runs them, ``-m ''`` everything).
 """
 

@@ -237,7 +237,15 @@ def jax_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     return path, table
 
 
-@pytest.mark.parametrize("flags", list(FLAG_SETS))
+# Two flag sets per commit (the default code path and the other library's kernels), the
+# other two nightly (`-m slow`): each is a jax subprocess of ~4 s, and the per-commit run is
+# at its 10-minute budget.
+PER_COMMIT_FLAG_SETS = ("default", "xnnpack")
+
+
+@pytest.mark.parametrize("flags", [
+    pytest.param(name, marks=() if name in PER_COMMIT_FLAG_SETS else (pytest.mark.slow,))
+    for name in FLAG_SETS])
 def test_jax_results_under_xla_code_paths_are_accepted(
     flags: str, jax_inputs: tuple[Path, dict[str, Problem]], tmp_path: Path
 ) -> None:
