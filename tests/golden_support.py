@@ -18,6 +18,8 @@ same file to the next (more so at load 10-20 on a CI machine):
   not in the next (tests/docs/test_docs_examples.py ``normalised`` does the same); an
   interval named for a fixed reason ("Interval 1 includes compiling") is kept;
 - durations the learner's own report states (`` `warm_median_s` is N ``: summary-stats);
+- a timeline's and a picture's ``host work`` segment, drawn only when the interval's
+  unexplained host CPU time passes a bound (the picture's indices renumbered);
 - the facts that hold measured amounts (:data:`MEASURED_FACTS`), every ``seconds`` (the
   grade's, a timeline's, a picture's and its clock reads') and the learner's reported
   samples (their count is kept);
@@ -188,12 +190,37 @@ def _masked(value: Any, key: str, number: Any, amount: str) -> Any:
     return value
 
 
+def _without_host_work(evidence: dict[str, Any]) -> None:
+    """``evidence`` without the ``host work`` segment of its timeline and picture: the
+    segment is drawn only when the interval's unexplained host CPU time passes a bound
+    (``syncgrade.rubric.timeline``), a measured amount drawn as an event, so it comes and
+    goes from one grade to the next. The picture's indices are renumbered to match."""
+    if evidence["timeline"] is not None:
+        entries = evidence["timeline"]["entries"]
+        entries[:] = [e for e in entries if e["what"] != "host work"]
+    picture = evidence["interval"]
+    if picture is None:
+        return
+    kept = [i for i, e in enumerate(picture["host"]) if e["kind"] != "host work"]
+    index = {old: new for new, old in enumerate(kept)}
+    picture["host"] = [picture["host"][i] for i in kept]
+    picture["start"], picture["stop"] = index[picture["start"]], index[picture["stop"]]
+    for work in picture["device"]:
+        work["dispatched_at"] = index[work["dispatched_at"]]
+        if work["ready_at"] is not None:
+            work["ready_at"] = index[work["ready_at"]]
+    picture["flaws"] = [{**f, "at": index[f["at"]]} for f in picture["flaws"]
+                        if f["at"] in index]
+
+
 def _masked_data(report: GradeReport, number: Any, amount: str) -> dict[str, Any]:
     """The learner's view of ``report`` (hidden checks redacted, as ``grade`` shows it),
     as data, masked (:func:`_masked`)."""
     from syncgrade.platforms.visibility import redact
 
     data: dict[str, Any] = _masked(redact(report).model_dump(mode="json"), "", number, amount)
+    for check in data["checks"]:
+        _without_host_work(check["evidence"])
     for name in ("syncgrade_version", "python_version", "jax_version", "jaxlib_version",
                  "numpy_version"):
         if data["provenance"][name] is not None:

@@ -3,6 +3,8 @@ run inside tests/courses/test_corpus.py's grades; tests/golden_support.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from corpus_support import corpus_cases
 from golden_support import (
@@ -66,3 +68,25 @@ def test_measured_amounts_are_masked(words: str, masked: str) -> None:
 def test_what_is_not_measured_stays_compared(words: str) -> None:
     assert masked_words(words) == words
 
+
+
+def test_a_host_work_segment_is_left_out_and_the_picture_renumbered() -> None:
+    from golden_support import _without_host_work
+
+    def event(kind: str) -> dict[str, object]:
+        return {"kind": kind, "label": kind}
+
+    evidence: dict[str, Any] = {
+        "timeline": {"entries": [{"what": "timer start"}, {"what": "host work"},
+                                 {"what": "call"}, {"what": "timer stop"}]},
+        "interval": {"host": [event("timer start"), event("host work"), event("call"),
+                              event("timer stop")],
+                     "device": [{"dispatched_at": 2, "ready_at": None}], "start": 0,
+                     "stop": 3, "flaws": [{"at": 1}, {"at": 3}]}}
+    _without_host_work(evidence)
+    assert [e["what"] for e in evidence["timeline"]["entries"]] == [
+        "timer start", "call", "timer stop"]
+    picture = evidence["interval"]
+    assert [e["kind"] for e in picture["host"]] == ["timer start", "call", "timer stop"]
+    assert (picture["start"], picture["stop"], picture["device"][0]["dispatched_at"],
+            picture["flaws"]) == (0, 2, 1, [{"at": 2}])
