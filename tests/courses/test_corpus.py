@@ -1,5 +1,8 @@
 """Every corpus submission through the real engine: correct ones get full marks, flawed
-ones fail exactly the checks their header names, and verdicts repeat across rounds.
+ones fail exactly the checks their header names, and verdicts repeat across rounds; and
+the report, its measured amounts masked, is the file's golden report (terminal text and
+JSON beside the corpus: tests/golden_support.py, tests/corpus/README.md "Golden reports"),
+compared in every round, inside the same grade.
 
 Rounds: ``SYNCGRADE_CORPUS_ROUNDS`` (default 5) per file in the full run. The default run
 (``-m "not slow"``) grades every file once, and ``corpus_support.RACE_ROUNDS`` times a file
@@ -20,6 +23,7 @@ from corpus_support import (
     default_rounds,
     failed_ids,
 )
+from golden_support import assert_matches_golden, has_golden
 from picture_support import assert_pictures_sound
 
 import syncgrade
@@ -37,7 +41,9 @@ ROUNDS_OF_CASES = [
 
 @pytest.mark.parametrize(("case", "round_"), ROUNDS_OF_CASES)
 def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
-    report = syncgrade.grade(case.exercise, case.path, timeout=120)
+    # The learner's name for the file, not this checkout's path: the goldens hold it.
+    report = syncgrade.grade(case.exercise, case.path, timeout=120,
+                             display_name=case.path.name)
     failed = failed_ids(report)
     details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
     assert report.grading.internal_error is None, report.grading.internal_error
@@ -49,6 +55,8 @@ def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
         assert report.status == "failed"
         assert report.score < report.max_score
         _assert_failures_are_drawn(report)
+    if has_golden(case):
+        assert_matches_golden(case, report)
 
 
 def _assert_failures_are_drawn(report: GradeReport) -> None:

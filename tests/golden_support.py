@@ -1,0 +1,296 @@
+"""Golden reports: the report a learner sees for a corpus file, kept beside the corpus
+(``<exercise>/corpus/golden/<kind>/<name>.txt`` and ``.json``; tests/corpus/README.md,
+"Golden reports") and compared inside the grades tests/courses/test_corpus.py already
+makes: no grade of its own.
+
+What is compared is the real report with its *measured* amounts masked, and nothing else:
+titles, check order, statuses, points, messages, hints, line numbers, leads, timelines
+and pictures' events stay compared. Masked, because they differ from one grade of the
+same file to the next (more so at load 10-20 on a CI machine):
+
+- the grade's own duration, ``grading.seconds`` ("(graded in N s + start-up)");
+- every duration in words: "N ms" (the calibrated workload, a shortest sample, an
+  interval's unexplained host CPU time, "measured N ms" above a timeline) and the share
+  of the work a sample covered, "(N% of the work)";
+- which interval a race shows in ("In interval N,", "For `settings[0]`: in interval N,",
+  "warm interval N measured", "first-call interval N stops the timer", "sample N
+  lasted"): a no-wait sample's work may finish before the stop read in one interval and
+  not in the next (tests/docs/test_docs_examples.py ``normalised`` does the same); an
+  interval named for a fixed reason ("Interval 1 includes compiling") is kept;
+- durations the learner's own report states (`` `warm_median_s` is N ``: summary-stats);
+- a timeline's and a picture's ``host work`` segment, drawn only when the interval's
+  unexplained host CPU time passes a bound (the picture's indices renumbered);
+- the facts that hold measured amounts (:data:`MEASURED_FACTS`), every ``seconds`` (the
+  grade's, a timeline's, a picture's and its clock reads') and the learner's reported
+  samples (their count is kept);
+- the versions in ``provenance`` (the rubric's version, the backend and the device are
+  kept), and the time stamps and thread ids of JAX's C++ log lines in the learner's
+  stderr.
+
+Not measured but not the submission's either, ``grading.protections`` is replaced whole
+(:data:`MACHINE`): it describes the grading machine (paths of the checkout, a CPU limit
+from its core count, the protections its privileges allow, a random uid), so a golden
+written in one checkout holds in another, on CI and on a laptop.
+
+Reports that vary beyond these amounts (a race decides which message or drawing shows)
+have no golden: :data:`LEFT_OUT` names them and says why.
+
+The terminal text is :func:`syncgrade.daemon.render_report` (what ``grade`` prints, no
+colour, 80 columns, the learner's view) of the report with those amounts masked *before*
+rendering, so a longer or shorter number never moves a line break.
+
+``SYNCGRADE_UPDATE_GOLDEN=1`` rewrites the goldens of the files graded instead of comparing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from corpus_support import CorpusCase
+
+from syncgrade.models import GradeReport
+
+UPDATE_ENV = "SYNCGRADE_UPDATE_GOLDEN"
+GOLDEN = "golden"
+WIDTH = 80
+MASK = "N"
+
+_PRINTS_SAMPLES = "prints its own measured samples (floats of any length) to stdout"
+_SECOND_DRAWING = (
+    "a race in the output's readiness (no wait on the timed output) and a second failing "
+    "check that draws an interval of its own choosing: whether that interval's work was "
+    "complete at the stop read is measured, and with it whether it is drawn again or is "
+    "`the same interval as` the first check's")
+_LONG_ENOUGH = (
+    "nothing waits on the timed output, and whether every probe sample happened to last "
+    "long enough anyway (a busy machine, an earlier call's work still running) decides "
+    "which of covers-device-work's two messages shows (\"your shortest sample was N ms\" "
+    "or \"sample N lasted long enough, but nothing in it waited\"); seen in these files")
+_DERIVED_SAMPLES = (
+    "its samples are computed from clock readings (an overhead subtracted, a loop's time "
+    "divided): which of them happen to equal a clock difference within samples-measured's "
+    "tolerance is measured, and the message lists them")
+_HOST_WORK = (
+    "interval-clean's host work: which lines the unexplained host CPU time is charged to "
+    "(\"Line 15 spends\" or \"Lines 15-16 spend\"), and where its segment is drawn among "
+    "the interval's events, follow measured CPU times")
+_SET_ORDER = (
+    "returns its boundary as a set: report-schema names the bad item by its index in the "
+    "set's iteration order (`boundary[0]` or `boundary[1]`), which follows the child's "
+    "random hash seed")
+LEFT_OUT: dict[str, str] = {
+    "exercise-6/flawed/unknown_phase_name": _SET_ORDER,
+    **dict.fromkeys(["exercise-4/correct/lesson_reference",
+                     "exercise-5/correct/lesson_reference"], _PRINTS_SAMPLES),
+    **dict.fromkeys([
+        "exercise-6/flawed/no_wait", "exercise-6/flawed/waits_on_previous_result",
+        "exercise-7/flawed/first_call_no_wait", "exercise-7/flawed/no_wait",
+        "exercise-7/flawed/warm_no_wait", "exercise-7/flawed/warm_waits_on_previous_output",
+        "exercise-8/flawed/readback_after_stop", "exercise-1/flawed/sleep_instead_of_wait",
+        "exercise-1/flawed/long_sleep_instead_of_wait"], _SECOND_DRAWING),
+    **dict.fromkeys(["exercise-1/flawed/wait_on_stale_output",
+                     "exercise-1/flawed/wait_after_stop",
+                     "exercise-4/flawed/waits_on_previous_output"], _LONG_ENOUGH),
+    **dict.fromkeys([
+        *(f"exercise-{n}/flawed/subtracts_timer_overhead" for n in (4, 5, 6, 7, 8)),
+        "exercise-1/flawed/whole_loop_one_interval", "exercise-3/flawed/whole_loop_one_interval",
+        "exercise-7/flawed/ten_calls_averaged", "exercise-9/flawed/whole_setting_averaged",
+        "exercise-10/flawed/wrong_step_made_up"],
+        _DERIVED_SAMPLES),
+    **dict.fromkeys([
+        "exercise-1/flawed/assert_allclose_inside_timer",
+        "exercise-1/flawed/eager_sum_inside_timer", "exercise-1/flawed/numpy_check_inside_timer",
+        "exercise-3/flawed/assert_allclose_inside_timer",
+        "exercise-3/flawed/numpy_check_inside_timer", "exercise-4/flawed/check_inside_timer",
+        "exercise-5/flawed/jit_in_timed_loop", "exercise-5/flawed/numpy_check_inside_timer",
+        "exercise-5/flawed/reference_check_inside_timer",
+        "exercise-6/flawed/assert_allclose_inside_timer",
+        "exercise-7/flawed/assert_allclose_inside_warm_timer",
+        "exercise-8/flawed/numpy_check_inside_timer",
+        "exercise-9/flawed/assert_allclose_inside_timer"], _HOST_WORK),
+}
+"""Corpus files without a golden, and why: each one's report varies from grade to grade
+beyond what masking a measured amount can hide (seen at load 10-20, or the same flaw as
+a file that was). Every other corpus file has a golden."""
+
+MEASURED_FACTS = frozenset({
+    "known_ms", "shortest_ms",  # covers-device-work: the calibrated workload, a sample
+    "unexplained_ms",           # interval-clean: host CPU time no event explains
+    "failing_intervals",        # sync-before-stop: how many intervals lost the race
+})
+"""Evidence facts whose value is a measured amount (or a count of races lost)."""
+
+_MEASURED_WORDS = [re.compile(pattern.replace(" ", r"\s+"), re.MULTILINE) for pattern in (
+    r"\(graded in (\d+(?:\.\d+)?) s \+ start-up\)",
+    r"\b(\d+(?:\.\d+)?) ms\b",
+    r"\((\d+(?:\.\d+)?)% of the work\)",
+    r"\b[Ii]n interval (\d+),",
+    r"\b(?:warm|but) interval (\d+) measured\b",
+    r"\bsample (\d+) lasted\b",
+    r"\bfirst-call interval (\d+) stops the timer\b",
+    r"`\w+_s` is (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\b",  # a reported duration (seconds)
+    r"^\s*[EWIF](\d{4} \d\d:\d\d:\d\d\.\d+) (\d+) ",  # JAX's C++ log lines
+)]
+"""Measured (or random) amounts in a report's words: each group is one, and only the groups
+are replaced. A space matches any run of white space, so a masked amount is found in the
+terminal text too, where a line may break inside the phrase."""
+
+
+def masked_words(text: str, amount: str = MASK) -> str:
+    """``text`` with every amount :data:`_MEASURED_WORDS` finds replaced by ``amount``."""
+
+    def masked(match: re.Match[str]) -> str:
+        out, at = [], match.start()
+        for group in range(1, (match.re.groups or 0) + 1):
+            out += [match.string[at:match.start(group)], amount]
+            at = match.end(group)
+        return "".join([*out, match.string[at:match.end()]])
+
+    for pattern in _MEASURED_WORDS:
+        text = pattern.sub(masked, text)
+    return text
+
+
+MACHINE = "(the grading machine's)"
+"""Stands for ``grading.protections``: the sandbox's account of the machine that grades
+(its checkout's paths, its core count in the CPU limit, which protections its privileges
+allow, a random per-run uid), the same for every submission; tests/sandbox covers it."""
+
+_SENTINEL_S = 1e-3
+"""Stands for a measured number of seconds in the report that is rendered (masked again,
+in words, after rendering)."""
+_SENTINEL_WORDS = "0"
+"""Stands for a measured amount in the words of the report that is rendered: a digit, so
+that the line breaks fall as they do around a real amount ("0 ms" is kept together)."""
+
+
+def _masked(value: Any, key: str, number: Any, amount: str) -> Any:
+    """The report's data (``model_dump(mode="json")``) with measured amounts masked:
+    strings through :func:`masked_words` (``amount``), measured numbers replaced by
+    ``number``."""
+    if isinstance(value, dict):
+        if key == "facts":
+            return {k: (number if k in MEASURED_FACTS and v is not None
+                        else _masked(v, k, number, amount)) for k, v in value.items()}
+        if key == "samples":
+            return {k: [number] * len(v) for k, v in value.items()}
+        return {k: _masked(v, k, number, amount) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, key, number, amount) for v in value]
+    if isinstance(value, str):
+        return masked_words(value, amount)
+    if key == "seconds" and isinstance(value, float) and math.isfinite(value):
+        return number
+    return value
+
+
+def _without_host_work(evidence: dict[str, Any]) -> None:
+    """``evidence`` without the ``host work`` segment of its timeline and picture: the
+    segment is drawn only when the interval's unexplained host CPU time passes a bound
+    (``syncgrade.rubric.timeline``), a measured amount drawn as an event, so it comes and
+    goes from one grade to the next. The picture's indices are renumbered to match."""
+    if evidence["timeline"] is not None:
+        entries = evidence["timeline"]["entries"]
+        entries[:] = [e for e in entries if e["what"] != "host work"]
+    picture = evidence["interval"]
+    if picture is None:
+        return
+    kept = [i for i, e in enumerate(picture["host"]) if e["kind"] != "host work"]
+    index = {old: new for new, old in enumerate(kept)}
+    picture["host"] = [picture["host"][i] for i in kept]
+    picture["start"], picture["stop"] = index[picture["start"]], index[picture["stop"]]
+    for work in picture["device"]:
+        work["dispatched_at"] = index[work["dispatched_at"]]
+        if work["ready_at"] is not None:
+            work["ready_at"] = index[work["ready_at"]]
+    picture["flaws"] = [{**f, "at": index[f["at"]]} for f in picture["flaws"]
+                        if f["at"] in index]
+
+
+def _masked_data(report: GradeReport, number: Any, amount: str) -> dict[str, Any]:
+    """The learner's view of ``report`` (hidden checks redacted, as ``grade`` shows it),
+    as data, masked (:func:`_masked`)."""
+    from syncgrade.platforms.visibility import redact
+
+    data: dict[str, Any] = _masked(redact(report).model_dump(mode="json"), "", number, amount)
+    for check in data["checks"]:
+        _without_host_work(check["evidence"])
+    for name in ("syncgrade_version", "python_version", "jax_version", "jaxlib_version",
+                 "numpy_version"):
+        if data["provenance"][name] is not None:
+            data["provenance"][name] = amount
+    return data
+
+
+def golden_json(report: GradeReport) -> str:
+    """The report's JSON as ``grade --format json`` writes it (the learner's view,
+    ``model_dump_json``'s fields and order, 2-space indent), each measured amount ``"N"``."""
+    data = _masked_data(report, MASK, MASK)
+    data["grading"]["protections"] = MACHINE
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def golden_text(report: GradeReport, source_lines: list[str] | None) -> str:
+    """What ``grade`` prints for ``report`` (learner's view, no colour, 80 columns), its
+    measured amounts masked before rendering and the rendered sentinels after."""
+    from syncgrade.daemon import render_report
+
+    data = _masked_data(report, _SENTINEL_S, _SENTINEL_WORDS)
+    shown = GradeReport.model_validate(data)
+    return masked_words(render_report(shown, "text", reveal=False, lines=source_lines,
+                                      colour=False, width=WIDTH))
+
+
+def golden_paths(case: CorpusCase) -> tuple[Path, Path]:
+    """Where ``case``'s goldens live: ``corpus/golden/<kind>/<name>.txt`` and ``.json``."""
+    folder = case.path.parent.parent / GOLDEN / case.path.parent.name
+    return folder / f"{case.path.stem}.txt", folder / f"{case.path.stem}.json"
+
+
+def has_golden(case: CorpusCase) -> bool:
+    """Whether ``case`` is in the golden set: every corpus file not in :data:`LEFT_OUT`."""
+    return case.id not in LEFT_OUT
+
+
+def updating() -> bool:
+    return os.environ.get(UPDATE_ENV, "") not in ("", "0")
+
+
+def assert_matches_golden(case: CorpusCase, report: GradeReport) -> None:
+    """``report`` (a grade of ``case``), masked, is ``case``'s golden text and JSON; with
+    ``SYNCGRADE_UPDATE_GOLDEN=1`` the goldens are written instead. A missing golden
+    fails, saying how to create it."""
+    from syncgrade.batch import source_lines
+
+    text_path, json_path = golden_paths(case)
+    assert_golden_files(
+        {text_path: golden_text(report, source_lines(case.path)),
+         json_path: golden_json(report)},
+        f"{UPDATE_ENV}=1 pytest tests/courses/test_corpus.py -k '{case.id}'")
+
+
+def assert_golden_files(actual: dict[Path, str], update: str) -> None:
+    """Each file holds its text; with ``SYNCGRADE_UPDATE_GOLDEN=1`` each is written
+    instead. A missing or different file fails, naming ``update``, the command that
+    rewrites it, and showing the difference."""
+    if updating():
+        for path, text in actual.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        return
+    for path, text in actual.items():
+        assert path.is_file(), (
+            f"no golden {path}: create it with `{update}` and review it before "
+            "committing (tests/corpus/README.md, \"Golden reports\")")
+        expected = path.read_text(encoding="utf-8")
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                            f"{path.name} (golden)", f"{path.name} (now)"))
+        assert not diff, (
+            f"the report differs from its golden {path}; if the change is deliberate, "
+            f"rewrite it with `{update}` and review the diff:\n{diff}")
