@@ -49,6 +49,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,7 @@ _HOST_WORK = (
     "interval-clean's host work: which lines the unexplained host CPU time is charged to "
     "(\"Line 15 spends\" or \"Lines 15-16 spend\"), and where its segment is drawn among "
     "the interval's events, follow measured CPU times")
-_SET_ORDER = (
-    "returns its boundary as a set: report-schema names the bad item by its index in the "
-    "set's iteration order (`boundary[0]` or `boundary[1]`), which follows the child's "
-    "random hash seed")
 LEFT_OUT: dict[str, str] = {
-    "exercise-6/flawed/unknown_phase_name": _SET_ORDER,
     **dict.fromkeys(["exercise-4/correct/lesson_reference",
                      "exercise-5/correct/lesson_reference"], _PRINTS_SAMPLES),
     **dict.fromkeys([
@@ -236,7 +232,7 @@ def golden_json(report: GradeReport) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def golden_text(report: GradeReport, source_lines: list[str] | None) -> str:
+def golden_text(report: GradeReport, source_lines: Sequence[str] | None) -> str:
     """What ``grade`` prints for ``report`` (learner's view, no colour, 80 columns), its
     measured amounts masked before rendering and the rendered sentinels after."""
     from syncgrade.daemon import render_report
@@ -262,15 +258,15 @@ def updating() -> bool:
     return os.environ.get(UPDATE_ENV, "") not in ("", "0")
 
 
-def assert_matches_golden(case: CorpusCase, report: GradeReport) -> None:
-    """``report`` (a grade of ``case``), masked, is ``case``'s golden text and JSON; with
+def assert_matches_golden(case: CorpusCase, report: GradeReport,
+                          source_lines: Sequence[str] | None) -> None:
+    """``report`` (a grade of ``case``, whose lines as graded are ``source_lines``: see
+    ``syncgrade.grading.grade_result``), masked, is ``case``'s golden text and JSON; with
     ``SYNCGRADE_UPDATE_GOLDEN=1`` the goldens are written instead. A missing golden
     fails, saying how to create it."""
-    from syncgrade.batch import source_lines
-
     text_path, json_path = golden_paths(case)
     assert_golden_files(
-        {text_path: golden_text(report, source_lines(case.path)),
+        {text_path: golden_text(report, source_lines),
          json_path: golden_json(report)},
         f"{UPDATE_ENV}=1 pytest tests/courses/test_corpus.py -k '{case.id}'")
 

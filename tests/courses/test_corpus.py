@@ -26,7 +26,7 @@ from corpus_support import (
 from golden_support import assert_matches_golden, has_golden
 from picture_support import assert_pictures_sound
 
-import syncgrade
+from syncgrade.grading import grade_result
 from syncgrade.models import GradeReport
 from syncgrade.picture import render_html
 
@@ -42,8 +42,9 @@ ROUNDS_OF_CASES = [
 @pytest.mark.parametrize(("case", "round_"), ROUNDS_OF_CASES)
 def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
     # The learner's name for the file, not this checkout's path: the goldens hold it.
-    report = syncgrade.grade(case.exercise, case.path, timeout=120,
-                             display_name=case.path.name)
+    graded = grade_result(case.exercise, case.path, timeout=120,
+                          display_name=case.path.name)
+    report = graded.report
     failed = failed_ids(report)
     details = "\n".join(f"{c.status} {c.id}: {c.message}" for c in report.checks)
     assert report.grading.internal_error is None, report.grading.internal_error
@@ -56,7 +57,7 @@ def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
         assert report.score < report.max_score
         _assert_failures_are_drawn(report)
     if has_golden(case):
-        assert_matches_golden(case, report)
+        assert_matches_golden(case, report, graded.source_lines)
 
 
 def _assert_failures_are_drawn(report: GradeReport) -> None:

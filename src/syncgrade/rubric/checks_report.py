@@ -69,12 +69,28 @@ def _facts(problems: list[str]) -> Evidence:
 
 
 def schema_errors(value: Any, model: type[BaseModel]) -> list[tuple[Loc, str]]:
-    """(where, what is wrong) for each validation error of ``value`` against ``model``."""
+    """(where, what is wrong) for each validation error of ``value`` against ``model``.
+    Sets are validated in sorted order: the index an error names in a set (``boundary[0]``)
+    is then the same in every grade, not the hash seed's iteration order."""
     try:
-        model.model_validate(value)
+        model.model_validate(_sets_sorted(value))
     except ValidationError as exc:
         return [(tuple(e["loc"]), _problem(e)) for e in exc.errors()]
     return []
+
+
+def _sets_sorted(value: Any) -> Any:
+    """``value`` with every set inside it a list in a fixed order (by type, then repr);
+    a model's set field accepts a list, and its items are validated in that order."""
+    if isinstance(value, (set, frozenset)):
+        return sorted((_sets_sorted(item) for item in value),
+                      key=lambda item: (type(item).__name__, repr(item)))
+    if isinstance(value, dict):
+        return {key: _sets_sorted(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_sets_sorted(item) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
 
 
 def grouped_problems(problems: list[tuple[Loc, str]]) -> list[str]:
