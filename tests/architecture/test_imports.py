@@ -132,7 +132,7 @@ def declarations() -> dict[str, str]:
     for n, block in enumerate(re.findall(r"```python\n(.*?)```", doc, re.S)):
         if "import" in block and re.search(r"\b(Exercise|CheckSpec|Samples)\(", block):
             found[f"docs/authoring.md block {n}"] = block
-    found["grade new scaffold"] = scaffold._files("exercise-1", "T")["exercise.py"]
+    found["grade new scaffold"] = scaffold.scaffold_files("exercise-1", "T")["exercise.py"]
     return found
 
 

@@ -70,7 +70,7 @@ def test_the_like_probe_has_the_workload_signature_and_exact_results() -> None:
     # Signed zeros and infinities pass through unchanged, a NaN stays one (XLA flushes subnormals
     # in every float operation, the workload's own last one included).
     assert built.probe is not None
-    same = jax.jit(harness._with_spin(lambda a: a, *built.probe.host_args))
+    same = jax.jit(harness.with_spin(lambda a: a, *built.probe.host_args))
     odd = np.array([-0.0, 0.0, np.inf, -np.inf, 2e-38, -3.5, np.nan], np.float32)
     out = np.asarray(same(odd))
     assert out[:-1].tobytes() == odd[:-1].tobytes() and np.isnan(out[-1])

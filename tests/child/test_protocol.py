@@ -27,7 +27,7 @@ def test_a_failed_load_skips_the_calls_and_the_child_allows_either() -> None:
 
 
 def test_the_core_uses_a_sealed_copy_of_the_order() -> None:
-    sealed = recorder._private_globals()["_NEXT_FRAMES"]
+    sealed = recorder.private_globals()["_NEXT_FRAMES"]
     assert sealed.__code__ is protocol.next_frames.__code__
     assert sealed.__globals__ is not vars(protocol)
     assert set(sealed.__globals__) == {*protocol.NEXT_FRAMES_GLOBALS, "__builtins__"}

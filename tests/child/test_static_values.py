@@ -1,4 +1,4 @@
-"""Static argument values are recorded by value (``instrument._static_value``): the core
+"""Static argument values are recorded by value (``instrument.static_value``): the core
 sends exact built-ins only, and a NumPy scalar or an enum member used as a static
 argument is the same program for jax as its plain value."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from syncgrade.child.instrument import _static_value
+from syncgrade.child.instrument import static_value
 from syncgrade.rubric.checks import plain_static
 
 
@@ -32,7 +32,7 @@ class Name(str):
     (Name("x"), "x"), (384, 384), ("block", "block"), (None, None), (False, False),
 ])
 def test_hashable_scalars_are_recorded_as_their_plain_value(value: Any, recorded: Any) -> None:
-    got = _static_value(value)
+    got = static_value(value)
     assert got == recorded
     assert type(got) is type(recorded)
     # The parent normalises a declared value the same way: the two compare equal.
@@ -44,9 +44,9 @@ def test_what_has_no_plain_value_is_none() -> None:
         def __hash__(self) -> int:
             return 1
 
-    assert _static_value(Opaque()) is None
-    assert _static_value(frozenset({1})) is None
+    assert static_value(Opaque()) is None
+    assert static_value(frozenset({1})) is None
     nested: Any = 1
     for _ in range(20):
         nested = (nested,)
-    assert "None" in repr(_static_value(nested))  # too deep: cut, never a RecursionError
+    assert "None" in repr(static_value(nested))  # too deep: cut, never a RecursionError

@@ -170,9 +170,9 @@ def test_the_child_is_prestarted_before_the_grader_is_imported(tmp_path: Path) -
 ])
 def test_grade_options_go_anywhere(argv: list[str]) -> None:
     from syncgrade.cli.common import parse_anywhere
-    from syncgrade.cli.grade import _grade_parser
+    from syncgrade.cli.grade import grade_parser
 
-    args = parse_anywhere(_grade_parser(), argv)
+    args = parse_anywhere(grade_parser(), argv)
     assert (args.exercise, args.path) == ("exercise-4", Path("attempt.py"))
     assert args.json or args.format == "json"
 

@@ -132,9 +132,9 @@ def test_the_recursion_limit_is_lifted_for_the_grader_and_restored_for_the_learn
     before = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(80)
-        learner_limit = harness._lift_recursion_limit()
+        learner_limit = harness.lift_recursion_limit()
         seen.append(sys.getrecursionlimit())
-        harness._restore_recursion_limit(learner_limit)
+        harness.restore_recursion_limit(learner_limit)
         seen.append(sys.getrecursionlimit())
     finally:
         sys.setrecursionlimit(before)

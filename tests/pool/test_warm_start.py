@@ -19,7 +19,7 @@ import pytest
 
 from syncgrade import grading, pool
 from syncgrade.child import harness, workloads
-from syncgrade.child.__main__ import _Warmup
+from syncgrade.child.__main__ import Warmup
 from syncgrade.pool import WarmPool, children_to_start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,7 +97,7 @@ def test_measuring_stops_as_soon_as_it_is_told_to() -> None:
 
 
 def test_a_warm_up_without_a_job_measures_the_spin() -> None:
-    warming = _Warmup(None)
+    warming = Warmup(None)
     warming.join()
     rate = warming.spin_rate
     assert isinstance(rate, workloads.SpinRate)
@@ -105,7 +105,7 @@ def test_a_warm_up_without_a_job_measures_the_spin() -> None:
 
 
 def test_a_warm_up_whose_job_arrived_leaves_the_spin_to_the_harness() -> None:
-    warming = _Warmup.__new__(_Warmup)  # the state right after job_arrived()
+    warming = Warmup.__new__(Warmup)  # the state right after job_arrived()
     warming._arrived = True
     warming.spin_rate = None
     warming._measure_spin(workloads)

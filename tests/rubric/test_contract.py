@@ -133,7 +133,7 @@ class Size(enum.IntEnum):
 
 @pytest.mark.parametrize("declared", [(np.int64(96),), (96,), (Size.BLOCK,)])
 def test_times_the_call_compares_static_values_by_value(declared: tuple[Any, ...]) -> None:
-    # The child records np.int64(96) and an enum member by value (instrument._static_value):
+    # The child records np.int64(96) and an enum member by value (instrument.static_value):
     # one program for jax, one value here, whichever way either side spelled it.
     t, samples = one_sample(static=[96])
     assert judge(c.times_the_call, t, samples, static=declared).status == "passed"

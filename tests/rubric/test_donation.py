@@ -144,6 +144,6 @@ def test_the_built_in_workloads_parameters_match_the_childs() -> None:
 
     from syncgrade.child import workloads
 
-    assert set(validation._BUILTIN_PARAMETERS) == set(workloads.WORKLOADS) == s.BUILTIN_WORKLOADS
+    assert set(validation.BUILTIN_PARAMETERS) == set(workloads.WORKLOADS) == s.BUILTIN_WORKLOADS
     for name, fn in workloads.WORKLOADS.items():
-        assert tuple(inspect.signature(fn).parameters) == validation._BUILTIN_PARAMETERS[name]
+        assert tuple(inspect.signature(fn).parameters) == validation.BUILTIN_PARAMETERS[name]

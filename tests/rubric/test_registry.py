@@ -132,7 +132,7 @@ def test_registered_params_have_types_from_the_functions() -> None:
         for param in definition.params:
             # Every param of a registered check has a type validation can check.
             assert param.type is not Any, (definition.id, param.name)
-            assert registry._adapter(param.type) is not None, (definition.id, param.name)
+            assert registry.type_adapter(param.type) is not None, (definition.id, param.name)
             if not param.required:  # and its default is of that type
                 assert param.problem(param.default) is None, (definition.id, param.name)
 

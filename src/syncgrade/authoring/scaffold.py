@@ -57,7 +57,7 @@ def scaffold(exercise_id: str, title: str, root: Path, *, force: bool = False) -
         raise ScaffoldError(f"{root} is not a folder")
     refuse_installed(root)
     targets = {root / exercise_id / rel: text
-               for rel, text in _files(exercise_id, title).items()}
+               for rel, text in scaffold_files(exercise_id, title).items()}
     solutions = _solutions(root)
     if solutions is not None:  # course.toml keeps the solutions outside the course folder
         targets = {(solutions / exercise_id / path.name if path.name == "solution.py"
@@ -117,7 +117,9 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _files(exercise_id: str, title: str) -> dict[str, str]:
+def scaffold_files(exercise_id: str, title: str) -> dict[str, str]:
+    """What ``grade new`` writes for ``exercise_id``: path (relative to the exercise's
+    folder) -> the file's text, with ``title`` as the exercise's title."""
     numbered = _NUMBERED.match(exercise_id)
     # exercise-N is "Exercise N" in the statement; another slug is named as it is, and
     # its seed comes from its text (stable across runs).

@@ -1,6 +1,6 @@
 """Entry point of the grading child: ``python -m syncgrade.child`` inside the sandbox.
 
-Starts importing jax and its own modules on a warm-up thread (:class:`_Warmup`; in a
+Starts importing jax and its own modules on a warm-up thread (:class:`Warmup`; in a
 warm pool's pre-started child this finishes before the job exists), reads one job (JSON)
 from stdin, reads and unlinks the hidden inputs file (and points stdin at /dev/null), so
 learner code finds no hidden data, compiles the submission (a syntax error is reported at
@@ -233,7 +233,7 @@ def _start_worker(step: Any) -> Any:
 # --------------------------------------------------------------------------- warm-up
 
 
-class _Warmup:
+class Warmup:
     """Imports jax, the backend and the grader's child modules on a helper thread while
     the main thread waits for the job; in a warm pool's child, also compiles the probe's
     spin and measures its rate; then says so on the readiness fd, if any.
@@ -321,7 +321,7 @@ def main() -> int:
         print("syncgrade.child: no SYNCGRADE_CHANNEL_FD; run through the grader", file=sys.stderr)
         return 2
     stack_fd = _arm_stack_dump()
-    warming = _Warmup(_take_fd("SYNCGRADE_READY_FD"))
+    warming = Warmup(_take_fd("SYNCGRADE_READY_FD"))
     job = json.loads(sys.stdin.buffer.read())
     warming.job_arrived()
     _forget_stdin()

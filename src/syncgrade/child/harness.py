@@ -24,7 +24,7 @@ rubric stays data-like and the child never sees expected values. Spec kinds:
 - ``probe``: the calibrated spin (``seconds`` long); ``probe_args`` / ``probe_host_args``:
   its placed or NumPy arguments.
 - ``probe_like``: a jit with workload ``name``'s signature and exact results whose program
-  also runs the probe's spin (see :func:`_with_spin`), warmed on ``warm`` when given.
+  also runs the probe's spin (see :func:`with_spin`), warmed on ``warm`` when given.
 - ``probe_factory``: ``make_fn()`` handing out fresh, uncompiled jits of the spin.
 
 A call with any ``probe*`` argument records the spin's measured duration
@@ -221,7 +221,7 @@ class Harness:
         # The probe's own spin jit is calibrated (and re-measured after the call) on the
         # same x and step count this program's spin runs.
         probe = self._probe(spec.get("seconds", 0.1))
-        fn = jax.jit(_with_spin(self._workload(spec), *probe.host_args))
+        fn = jax.jit(with_spin(self._workload(spec), *probe.host_args))
         self.designated.append(fn)
         if spec.get("warm") is not None:
             for leaf in _TREE_LEAVES(fn(*[self.build(s) for s in spec["warm"]])):
@@ -377,7 +377,7 @@ def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     return copy
 
 
-def _with_spin(base: Callable[..., Any], x: np.ndarray,
+def with_spin(base: Callable[..., Any], x: np.ndarray,
                n: np.ndarray) -> Callable[..., Any]:
     """``base`` (same name, docstring and signature) whose program also runs ``spin(x,
     n)``: each floating-point output ``y`` becomes ``y - 0.0 * s``, ``s`` the spin's first
@@ -439,14 +439,14 @@ def run_call(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spec)
     lock = recorder._lock
     # Everything here but the learner's call runs with at least the grader's stack depth;
     # the learner's call, and whatever follows this one, with the learner's own limit.
-    learner_limit = _lift_recursion_limit()
+    learner_limit = lift_recursion_limit()
     try:
         call_steps(harness, core, ask, call, lock, learner_limit)
     finally:
-        _restore_recursion_limit(learner_limit)
+        restore_recursion_limit(learner_limit)
 
 
-def _lift_recursion_limit() -> int:
+def lift_recursion_limit() -> int:
     """Raise the recursion limit to the grader's if the learner lowered it; return the
     learner's limit."""
     learner_limit = _GET_RECURSION_LIMIT()
@@ -455,7 +455,7 @@ def _lift_recursion_limit() -> int:
     return int(learner_limit)
 
 
-def _restore_recursion_limit(learner_limit: int) -> None:
+def restore_recursion_limit(learner_limit: int) -> None:
     """Put the learner's lower recursion limit back (if this frame is deeper than it
     allows, CPython refuses; the grader's limit then stays, which only lets the learner's
     code recurse deeper than it asked)."""
@@ -500,11 +500,11 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
     with lock:
         core.send((SET, True))
     recorder.emit("given", arrays=[recorder.token(a) for a in ready_inputs])
-    _restore_recursion_limit(learner_limit)
+    restore_recursion_limit(learner_limit)
     try:
         reply = ask(("call", call["function"], args, kwargs))
     finally:
-        _lift_recursion_limit()
+        lift_recursion_limit()
         with lock:
             core.send((SET, False))
     frame["wall_s"] = ORIGINAL_PERF_COUNTER() - start

@@ -660,8 +660,8 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
             statics = None
             if static is not None:  # the static arguments' values, where given
                 positions, names = static
-                statics = [_static_value(args[i]) if 0 <= i < len(args) else None
-                           for i in positions] + [_static_value(kwargs.get(n)) for n in names]
+                statics = [static_value(args[i]) if 0 <= i < len(args) else None
+                           for i in positions] + [static_value(kwargs.get(n)) for n in names]
             # Whether jit was disabled for this call: it then ran op by op, compiling nothing.
             jit_disabled = _DISABLE_JIT.value is True
             donated = None
@@ -683,7 +683,7 @@ _PLAIN_SCALARS = (int, float, str, bool)
 _NUMPY_ITEM = np.generic.item  # the scalar's own value, past any subclass's override
 
 
-def _static_value(value: Any, depth: int = 0) -> Any:
+def static_value(value: Any, depth: int = 0) -> Any:
     """A static argument's value as the exact built-in the core can send: a NumPy scalar
     (``np.int64(384)``) by its Python value, an enum member by its value, a tuple item by
     item; anything else (or too deeply nested) is ``None``, which matches no declared
@@ -696,11 +696,11 @@ def _static_value(value: Any, depth: int = 0) -> Any:
         return None
     try:
         if isinstance(value, np.generic):
-            return _static_value(_NUMPY_ITEM(value), depth + 1)
+            return static_value(_NUMPY_ITEM(value), depth + 1)
         if isinstance(value, enum.Enum):
-            return _static_value(value._value_, depth + 1)
+            return static_value(value._value_, depth + 1)
         if isinstance(value, tuple):
-            return [_static_value(item, depth + 1) for item in tuple.__iter__(value)]
+            return [static_value(item, depth + 1) for item in tuple.__iter__(value)]
         # A subclass of a built-in (an IntEnum is caught above): the base type's value.
         if isinstance(value, int):
             return int.__int__(value)

@@ -33,7 +33,7 @@ one generator frame (:func:`_core`). A suspended generator's frame is reachable 
 - writes every frame itself: ``seq`` + HMAC-SHA256 over the body with the job's key, in the
   strict order hello, load, one call frame per job call, end (``protocol.next_frames``,
   the parent's definition too, run as a copy whose globals are the core's own, see
-  ``_private_globals``). A send out of that order is tampering. The body is encoded with
+  ``private_globals``). A send out of that order is tampering. The body is encoded with
   the C JSON encoder only, after reducing every value to exact built-in types, so no
   learner-defined method ever runs inside the core's frame (a learner frame called from
   here would reach its locals through ``f_back``). The rare operations (REGISTER, PROTECT,
@@ -123,7 +123,7 @@ def _usage_of_thread() -> tuple[Any, int]:
     return (None, 0) if who is None else (resource.getrusage, who)
 
 
-# The protocol's frame order; the core uses the sealed copy _private_globals makes.
+# The protocol's frame order; the core uses the sealed copy private_globals makes.
 _NEXT_FRAMES = protocol.next_frames
 
 
@@ -148,7 +148,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     mac_algorithm = protocol.MAC_ALGORITHM
     call_kind, load_kind, end_kind = protocol.CALL_FRAME, protocol.LOAD, protocol.END
     # The protocol's order (protocol.next_frames), a copy made before any learner code
-    # whose globals hold only the constants it names and ``len`` (see _private_globals).
+    # whose globals hold only the constants it names and ``len`` (see private_globals).
     next_frames = _NEXT_FRAMES
     digest = _hashlib.hmac_digest
     ref = weakref.ref
@@ -971,14 +971,14 @@ def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: 
     """Start a sealed core (primed, ready for ``send``). Control operations are accepted
     from the main thread (``main_thread``) and from ``control_codes`` only; ``PROTECT``
     may add more codes."""
-    sealed = types.FunctionType(_core.__code__, _private_globals(), _core.__name__)
+    sealed = types.FunctionType(_core.__code__, private_globals(), _core.__name__)
     core = sealed(key, channel_fd, tuple(call_ids), main_thread, control_codes, is_ready,
                   is_deleted, array_type)
     next(core)
     return core
 
 
-def _private_globals() -> dict[str, Any]:
+def private_globals() -> dict[str, Any]:
     """A copy of this module's globals whose ``__builtins__`` is a copy of the builtins,
     for the core (and the functions it defines) to look names up in.
 

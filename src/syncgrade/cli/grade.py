@@ -49,7 +49,8 @@ WORKSPACE = "exercises"
 SUBMISSION = "submission.py"
 
 
-def _grade_parser() -> argparse.ArgumentParser:
+def grade_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``grade EXERCISE [PATH]`` (its options and help text)."""
     parser = argparse.ArgumentParser(
         prog="grade",
         description="Grade a syncgrade exercise: what did your timer really measure?",
@@ -232,7 +233,7 @@ def cmd_grade(argv: Sequence[str]) -> int:
     ``--out`` outside an existing folder come before anything is graded. Through the
     user's grader daemon when one runs (:mod:`syncgrade.daemon`), else cold; either way
     the result is recorded in the progress record (:mod:`syncgrade.progress`)."""
-    args = parse_anywhere(_grade_parser(), argv)
+    args = parse_anywhere(grade_parser(), argv)
     fmt = _output_format(args)
     try:
         path = submission_path(args.exercise, args.path, _cwd())

@@ -77,7 +77,10 @@ def grade(
     overhead: float = DEFAULT_OVERHEAD_S,
 ) -> GradeReport:
     """Grade one submission of ``exercise_id``: the report of :func:`grade_result`, which
-    says every option, what it raises, and what each report holds."""
+    says every option and what each report holds. Raises what it raises, only for usage
+    errors: ``UnknownExercise``, ``SubmissionError``, ``TypeError``, ``ValueError`` (a
+    limit that is not finite and above 0), ``CourseError`` and ``RubricError``; every
+    learner failure and grader fault is in the report."""
     return grade_result(exercise_id, path, source=source, timeout=timeout,
                         memory_bytes=memory_bytes, display_name=display_name, pool=pool,
                         course=course, draw_passing=draw_passing, overhead=overhead).report

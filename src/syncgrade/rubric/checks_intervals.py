@@ -271,7 +271,7 @@ def _static_problem(interval: Interval, index: int,
 
 
 def plain_static(values: Any) -> Any:
-    """Declared static values as the child records them (``instrument._static_value``):
+    """Declared static values as the child records them (``instrument.static_value``):
     NumPy scalars by their Python value, enum members by their value, tuples as lists;
     so ``np.int64(384)`` and ``384`` compare equal, as jax treats them (one program)."""
     if isinstance(values, (tuple, list)):

@@ -222,7 +222,10 @@ def _read_params(fn: Any) -> tuple[Param, ...]:
         for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
-def _adapter(tp: Any) -> TypeAdapter[Any] | None:
+def type_adapter(tp: Any) -> TypeAdapter[Any] | None:
+    """The pydantic adapter that checks a param's values against its annotation ``tp``
+    (cached per hashable annotation), or ``None`` when no adapter can be built for it (the
+    param is then not type-checked)."""
     try:
         return _cached_adapter(tp)
     except TypeError:  # an unhashable annotation
@@ -246,7 +249,7 @@ def _build_adapter(tp: Any) -> TypeAdapter[Any] | None:
 def value_problem(tp: Any, value: Any) -> str | None:
     """Why ``value`` is not of type ``tp`` (``"must be int, not '6' (str)"``, strictly: no
     coercion), or ``None`` when it is or when ``tp`` cannot be checked."""
-    adapter = _adapter(tp)
+    adapter = type_adapter(tp)
     if adapter is None:
         return None
     try:

@@ -238,7 +238,7 @@ def _workload(where: str, spec: dict[str, Any]) -> None:
             raise _Problem(f"{where}: unknown workload {name!r} (built-in: "
                            f"{', '.join(sorted(BUILTIN_WORKLOADS))}; or declare it with "
                            "source=...)")
-        _jit_option_targets(where, spec, str(name), _BUILTIN_PARAMETERS[str(name)], False)
+        _jit_option_targets(where, spec, str(name), BUILTIN_PARAMETERS[str(name)], False)
         return
     if not isinstance(source, str) or not isinstance(name, str):
         raise _Problem(f"{where}: a declared workload needs a name and source text")
@@ -258,12 +258,12 @@ def _workload(where: str, spec: dict[str, Any]) -> None:
                             tuple(a.arg for a in target.args.kwonlyargs))
 
 
-# The built-in workloads' parameters (syncgrade.child.workloads; the parent never imports
-# jax, a test keeps the two equal).
-_BUILTIN_PARAMETERS: dict[str, tuple[str, ...]] = {
+BUILTIN_PARAMETERS: dict[str, tuple[str, ...]] = {
     "predict": ("x", "w"), "predict_exact": ("x", "w"),
     "predict_off_by_a_little": ("x", "w"), "energy": ("a", "b"), "spin": ("x", "n"),
 }
+"""The built-in workloads' parameters by name (``syncgrade.child.workloads``: the parent
+never imports jax, and a test keeps the two equal)."""
 
 
 def _jit_option_types(where: str, spec: dict[str, Any]) -> None:
