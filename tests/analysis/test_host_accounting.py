@@ -96,15 +96,15 @@ def _switching(start_vcs: int | None, stop_vcs: int | None, *, stop_th: int = 0)
 def test_voluntary_switches_raise_the_cpu_bound_by_their_allowance() -> None:
     # Switching (waiting for the GIL beside a busy thread of the learner's) costs CPU time
     # that is not the learner's work: each voluntary switch raises the bound.
-    assert SWITCH_ALLOWANCE_NS * 100 > 3_050_000 - UNEXPLAINED_CPU_BOUND_NS
-    many = _switching(10, 110)
+    assert SWITCH_ALLOWANCE_NS * 150 > 3_050_000 - UNEXPLAINED_CPU_BOUND_NS
+    many = _switching(10, 160)
     assert many.unexplained_cpu_ns == 3_050_000
-    assert many.voluntary_switches == 100 and not many.over_cpu_bound
+    assert many.voluntary_switches == 150 and not many.over_cpu_bound
     # The same CPU time with a few switches is the learner's own host work.
     few = _switching(10, 12)
     assert few.cpu_bound_ns == UNEXPLAINED_CPU_BOUND_NS + 2 * SWITCH_ALLOWANCE_NS
     assert few.over_cpu_bound
     # No count, a count going backwards, or reads on two threads: no allowance.
-    for interval in (_switching(None, 110), _switching(110, 10)):
+    for interval in (_switching(None, 160), _switching(160, 10)):
         assert interval.voluntary_switches == 0 and interval.over_cpu_bound
-    assert _switching(10, 110, stop_th=1).voluntary_switches == 0
+    assert _switching(10, 160, stop_th=1).voluntary_switches == 0

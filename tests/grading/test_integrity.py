@@ -28,7 +28,7 @@ from process_support import LoadBudget
 
 import syncgrade
 from syncgrade.courses import EXERCISES
-from syncgrade.sandbox import _workdir
+from syncgrade.sandbox import RunDir
 
 TIMEOUT_S = 20.0
 SLACK_S = 5.0  # starting the sandbox, parsing frames and checks: the whole overrun allowed
@@ -65,9 +65,9 @@ def _time_run_dir_removal(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
     """Wrap ``RunDir.remove``: the returned dict adds up its wall and CPU seconds (CPU of
     the calling thread, the one that removes)."""
     spent = {"wall_s": 0.0, "cpu_s": 0.0}
-    real = _workdir.RunDir.remove
+    real = RunDir.remove
 
-    def timed(self: _workdir.RunDir) -> None:
+    def timed(self: RunDir) -> None:
         wall, cpu = time.monotonic(), time.thread_time()
         try:
             real(self)
@@ -75,7 +75,7 @@ def _time_run_dir_removal(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
             spent["wall_s"] += time.monotonic() - wall
             spent["cpu_s"] += time.thread_time() - cpu
 
-    monkeypatch.setattr(_workdir.RunDir, "remove", timed)
+    monkeypatch.setattr(RunDir, "remove", timed)
     return spent
 
 

@@ -15,7 +15,7 @@ import pytest
 from process_support import LoadBudget, processes_inside
 
 import syncgrade
-from syncgrade.sandbox import Limits, _pump, _workdir, run_sandboxed
+from syncgrade.sandbox import Limits, Pump, RunDir, run_sandboxed
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
@@ -46,12 +46,12 @@ def test_a_grader_fault_after_the_run_leaves_nothing(tmp_base: Path,
 @pytest.mark.parametrize("error", [KeyboardInterrupt, RuntimeError])
 def test_an_exception_in_the_parent_mid_run_kills_the_child_and_cleans_up(
         tmp_base: Path, monkeypatch: pytest.MonkeyPatch, error: type[BaseException]) -> None:
-    real_run = _pump.Pump.run
+    real_run = Pump.run
     budget = LoadBudget()
     # By then the child has locked its files and sleeps (idle: well within 1.5 s).
     interrupt_at = time.monotonic() + budget.limit(1.5)
 
-    def interrupted(self: _pump.Pump, until: float, stop: Callable[[], bool]) -> bool:
+    def interrupted(self: Pump, until: float, stop: Callable[[], bool]) -> bool:
         def stop_or_raise() -> bool:
             if time.monotonic() > interrupt_at:
                 raise error("interrupted")
@@ -59,7 +59,7 @@ def test_an_exception_in_the_parent_mid_run_kills_the_child_and_cleans_up(
 
         return real_run(self, until, stop_or_raise)
 
-    monkeypatch.setattr(_pump.Pump, "run", interrupted)
+    monkeypatch.setattr(Pump, "run", interrupted)
     source = ("import os, time\nos.makedirs('locked/deeper')\nos.chmod('locked', 0)\n"
               "open('ro', 'w').close(); os.chmod('ro', 0o400)\ntime.sleep(30)\n")
     started = time.monotonic()
@@ -84,7 +84,7 @@ def test_an_interrupt_while_creating_the_run_directory_leaves_nothing(
 
     monkeypatch.setattr(Path, "mkdir", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        _workdir.RunDir()
+        RunDir()
     assert list(tmp_base.iterdir()) == []
 
 

@@ -23,8 +23,9 @@ host work besides: a write to stdout/stderr (``print``), a ``time.sleep``, eager
 jitted) array work on anything but the timed output, or more host CPU time than
 :attr:`~syncgrade.analysis.Interval.cpu_bound_ns` (1 ms, plus an allowance per voluntary
 context switch) that no recorded operation explains
-(:attr:`syncgrade.analysis.Interval.unexplained_cpu_ns`: NumPy work, Python loops). The
-CPU bound is not judged in an interval that compiles: the compilation checks own it.
+(:attr:`syncgrade.analysis.Interval.unexplained_cpu_ns`: NumPy work, Python loops) in more
+than half of the list's intervals. The CPU bound is not judged in an interval that
+compiles: the compilation checks own it.
 """
 
 from __future__ import annotations
@@ -593,21 +594,37 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             message, hint = _activity(found[0])
             return Outcome.fail(message, hint, with_timeline(
                 ctx, call, interval, **flaw_facts("host work", interval)))
-        # An interval that compiles spends host CPU on tracing and lowering around the
-        # call; the compilation checks (warmup-excluded, jitted, first-call-includes-
-        # compile) own that interval, and its CPU time is no measure of the learner's
-        # own work (one lead per cause, and no verdict resting on compile-time noise).
-        unexplained = interval.unexplained_cpu_ns
-        if not interval.compiles and unexplained is not None and interval.over_cpu_bound:
-            return Outcome.fail(
-                f"{_where(interval)} {_ms(unexplained)} of host CPU time inside the timed "
-                "interval that is neither the timed call nor its wait (NumPy work, a Python "
-                "loop, a conversion): the sample includes it.",
-                f"Time only the call and its wait: {OTHER_WORK}.",
-                with_timeline(ctx, call, interval, **flaw_facts("host work", interval),
-                              unexplained_ms=round(unexplained / 1e6, 3)))
+    over = _over_cpu_bound(intervals)
+    if over is not None:
+        unexplained = over.unexplained_cpu_ns or 0
+        return Outcome.fail(
+            f"{_where(over)} {_ms(unexplained)} of host CPU time inside the timed "
+            "interval that is neither the timed call nor its wait (NumPy work, a Python "
+            "loop, a conversion): the sample includes it.",
+            f"Time only the call and its wait: {OTHER_WORK}.",
+            with_timeline(ctx, call, over, **flaw_facts("host work", over),
+                          unexplained_ms=round(unexplained / 1e6, 3)))
     return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
                       "other host work between the clock reads.")
+
+
+def _over_cpu_bound(intervals: list[Interval]) -> Interval | None:
+    """The first interval whose unexplained host CPU time is over its bound
+    (:attr:`Interval.over_cpu_bound`), when more than half of the judged ones are; else
+    ``None``.
+
+    Judged: the intervals with CPU stamps that do not compile (an interval that compiles
+    spends host CPU on tracing and lowering around the call; the compilation checks own
+    it, and its CPU time is no measure of the learner's own work). More than half,
+    because the learner's host work (a NumPy recompute, a Python loop) runs in every
+    sample of the loop, while a loaded machine inflates a thread's CPU time now and then:
+    cold caches after a preemption, a hypervisor's stolen time, waits no switch count
+    explains (a correct interval measured 1.1-1.4 ms in one sample of a list under
+    three test workers on two cores). A print, a sleep or eager work fails in any one
+    interval: those are events, not measurements."""
+    judged = [i for i in intervals if not i.compiles and i.unexplained_cpu_ns is not None]
+    over = [i for i in judged if i.over_cpu_bound]
+    return over[0] if 2 * len(over) > len(judged) else None
 
 
 def _activity(event: Write | Sleep | Eager) -> tuple[str, str]:

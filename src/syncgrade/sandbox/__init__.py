@@ -16,6 +16,7 @@ Typical use by the grading engine::
 """
 
 from ._launcher import namespaces_available
+from ._pump import Pump
 from ._runner import (
     CHANNEL_FD_VAR,
     READY_FD_VAR,
@@ -24,6 +25,7 @@ from ._runner import (
     run_sandboxed,
     start_sandboxed,
 )
+from ._workdir import RunDir, remove_tree
 from ._zygote import Zygote
 from .models import (
     Captured,
@@ -44,11 +46,14 @@ __all__ = [
     "Limits",
     "PreStarted",
     "Protection",
+    "Pump",
+    "RunDir",
     "SandboxError",
     "SandboxOutcome",
     "Termination",
     "Zygote",
     "namespaces_available",
+    "remove_tree",
     "run_sandboxed",
     "start_sandboxed",
 ]

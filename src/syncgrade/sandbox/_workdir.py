@@ -85,10 +85,10 @@ class RunDir:
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_MAX_OPEN_DIRS = 64  # deeper than this, subtrees are moved up to the top (see remove_tree)
+MAX_OPEN_DIRS = 64  # deeper than this, subtrees are moved up to the top (see remove_tree)
 
 
-def remove_tree(root: str) -> None:
+def remove_tree(root: str, max_open_dirs: int = MAX_OPEN_DIRS) -> None:
     """Delete the directory tree ``root`` (or the symlink or file at ``root``).
 
     Contract: never raises and always ends; removes everything it can. Every operation
@@ -96,7 +96,7 @@ def remove_tree(root: str) -> None:
     ever longer than one name and no symlink is followed: a link planted by the child is
     removed, not its target. Directories the child made unreadable or unwritable are
     chmod-ed (through an ``O_PATH`` fd, so never through a link). The walk is an explicit
-    stack, not recursion, and holds at most ``_MAX_OPEN_DIRS`` fds: a subtree deeper than
+    stack, not recursion, and holds at most ``max_open_dirs`` fds: a subtree deeper than
     that is renamed to the top directory and removed from there, so a tree of any depth
     costs O(entries) work.
     """
@@ -120,7 +120,7 @@ def remove_tree(root: str) -> None:
                         os.rmdir(name, dir_fd=stack[-1][0])
                 continue
             sub = subdirs.pop()
-            if len(stack) >= _MAX_OPEN_DIRS:
+            if len(stack) >= max_open_dirs:
                 flat = f".syncgrade-deep-{secrets.token_hex(8)}"
                 with contextlib.suppress(OSError):
                     _make_private(fd, sub)  # moving a directory rewrites its '..' entry
