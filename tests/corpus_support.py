@@ -84,7 +84,7 @@ RACE_CHECKS = frozenset({
 the next (durations, clock values, readiness at a read). A flawed file that fails one of
 them is graded :data:`RACE_ROUNDS` times per default run (1: the per-commit run is at its
 10-minute budget, and tests/courses/test_stability.py grades the core race files of
-exercise-1 three times each; the nightly ``-m slow`` run grades every file
+exercise-1 twice more; the nightly ``-m slow`` run grades every file
 :data:`FULL_ROUNDS_DEFAULT` times). Left out, because nothing
 measured can move them: ``sample-count`` (a count, a type, or a unit 1000x apart),
 ``times-the-call``, ``placement-excluded``, ``inputs-ready`` (which events lie between

@@ -2,8 +2,8 @@
 into verdicts). A core set of exercise-1 files covers every timing-sensitive check: the
 correct styles, and each way a timer can stop before the work is done.
 
-The default run grades each file DEFAULT_ROUNDS times (with test_corpus.py's rounds, each
-flawed file here is graded 5 times per run); the other rounds are marked ``slow`` and run
+The default run grades each file DEFAULT_ROUNDS times (with test_corpus.py's round, each
+file here is graded 3 times per run); the other rounds are marked ``slow`` and run
 nightly (``bash .ci/run -m slow``). The verdict logic under varied timings is pinned
 without a child by tests/rubric/test_timing_checks.py.
 """
@@ -17,7 +17,7 @@ import syncgrade
 from syncgrade.courses import builtin_course
 
 ROUNDS = 20
-DEFAULT_ROUNDS = 3
+DEFAULT_ROUNDS = 2
 FILES = [
     builtin_course().folder("exercise-1").solution,
     corpus_dir("exercise-1") / "flawed" / "numpy_asarray_wait.py",
