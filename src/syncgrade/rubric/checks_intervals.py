@@ -602,7 +602,7 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             "interval that is neither the timed call nor its wait (NumPy work, a Python "
             "loop, a conversion): the sample includes it.",
             f"Time only the call and its wait: {OTHER_WORK}.",
-            with_timeline(ctx, call, over, **flaw_facts("host work", over),
+            with_timeline(ctx, call, over, host_cpu=True, **flaw_facts("host work", over),
                           unexplained_ms=round(unexplained / 1e6, 3)))
     return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
                       "other host work between the clock reads.")

@@ -244,15 +244,18 @@ def _plain_name(ctx: Context, event: Call) -> str:
 
 
 def with_timeline(ctx: Context, call: str, interval: Interval, *,
-                  flaws: Collection[str] | None = None, **facts: Any) -> Evidence:
+                  flaws: Collection[str] | None = None, host_cpu: bool = False,
+                  **facts: Any) -> Evidence:
     """Evidence holding ``facts`` and a drawing of ``interval`` on the learner's lines: the
     text timeline and the same interval as data for a picture. ``flaws`` names the flaws
     the picture marks (:data:`syncgrade.rubric.timeline.FLAW_NOTES`); by default, every
     event that contradicts what ``call``'s samples are declared to measure (see
-    :func:`syncgrade.rubric.timeline.picture`)."""
+    :func:`syncgrade.rubric.timeline.picture`). ``host_cpu``: draw the interval's
+    unexplained host CPU time as a segment (``interval-clean`` only)."""
     timeline, picture = draw_both(interval, ctx.analysis(call), ctx.display_name, flaws,
                                   declared_phases(ctx, call),
-                                  name=lambda event: _plain_name(ctx, event))
+                                  name=lambda event: _plain_name(ctx, event),
+                                  host_cpu=host_cpu)
     return Evidence(facts=facts, timeline=timeline, interval=picture)
 
 
