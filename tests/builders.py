@@ -25,6 +25,7 @@ from pydantic import TypeAdapter
 from syncgrade.trace import CallFrame, Event, Load
 
 if TYPE_CHECKING:
+    from syncgrade.models import GradeReport
     from syncgrade.rubric.base import Context
 
 F = "submission.py"
@@ -151,3 +152,19 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: fl
         if time.monotonic() >= end:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(interval)
+
+
+def printed_report(text: str, truncated: bool = False) -> GradeReport:
+    """A passing report with no checks whose only content is the learner's printed
+    ``text`` (its stdout excerpt, ``truncated`` as given)."""
+    from syncgrade.models import SCHEMA_VERSION, GradeReport, GradingInfo, Provenance
+    from syncgrade.models import StreamExcerpt as Excerpt
+
+    return GradeReport(
+        schema_version=SCHEMA_VERSION, exercise="exercise-1", title="t",
+        submission="mine.py", status="passed", cause="graded", score=0.0, max_score=0.0,
+        summary="s", checks=[],
+        stdout=Excerpt(text=text, truncated=truncated, total_bytes=len(text)),
+        stderr=Excerpt(text="", truncated=False, total_bytes=0),
+        grading=GradingInfo(seconds=1.0, timeout_s=60),
+        provenance=Provenance(syncgrade_version="0", rubric_version="1"))

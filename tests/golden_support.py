@@ -18,6 +18,11 @@ same file to the next (more so at load 10-20 on a CI machine):
   not in the next (tests/docs/test_docs_examples.py ``normalised`` does the same); an
   interval named for a fixed reason ("Interval 1 includes compiling") is kept;
 - durations the learner's own report states (`` `warm_median_s` is N ``: summary-stats);
+- every figure computed from the values on this CPU (its BLAS, its vector width and its
+  rounding decide the last digits): how many values differ from the NumPy reference, the
+  largest difference and the rounding allowed there (numpy-match's words and facts), and
+  every digit of the learner's own output (stdout and stderr quote NumPy's assertion
+  text, with its values printed to 17 digits);
 - a timeline's and a picture's ``host work`` segment, drawn only when the interval's
   unexplained host CPU time passes a bound (the picture's indices renumbered);
 - the facts that hold measured amounts (:data:`MEASURED_FACTS`), every ``seconds`` (the
@@ -119,6 +124,7 @@ MEASURED_FACTS = frozenset({
     "known_ms", "shortest_ms",  # covers-device-work: the calibrated workload, a sample
     "unexplained_ms",           # interval-clean: host CPU time no event explains
     "failing_intervals",        # sync-before-stop: how many intervals lost the race
+    "largest_error", "allowed_there",  # numpy-match: computed from values on this CPU
 })
 """Evidence facts whose value is a measured amount (or a count of races lost)."""
 
@@ -132,6 +138,9 @@ _MEASURED_WORDS = [re.compile(pattern.replace(" ", r"\s+"), re.MULTILINE) for pa
     r"\bfirst-call interval (\d+) stops the timer\b",
     r"`\w+_s` is (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\b",  # a reported duration (seconds)
     r"^\s*[EWIF](\d{4} \d\d:\d\d:\d\d\.\d+) (\d+) ",  # JAX's C++ log lines
+    r"\b(\d+) of \d+ values differ\b",  # numpy-match: values on this CPU
+    r"\blargest difference is (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)",
+    r"\ballows at most (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)",
 )]
 """Measured (or random) amounts in a report's words: each group is one, and only the groups
 are replaced. A space matches any run of white space, so a masked amount is found in the
@@ -151,6 +160,12 @@ def masked_words(text: str, amount: str = MASK) -> str:
     for pattern in _MEASURED_WORDS:
         text = pattern.sub(masked, text)
     return text
+
+
+LEARNER_STREAMS = frozenset({"stdout", "stderr"})
+"""The report's excerpts of the learner's own output: every digit in them is masked, since
+a learner may print any value computed on this CPU (NumPy's assertion text prints 17)."""
+_DIGITS = re.compile(r"\d+")
 
 
 MACHINE = "(the grading machine's)"
@@ -176,6 +191,9 @@ def _masked(value: Any, key: str, number: Any, amount: str) -> Any:
                         else _masked(v, k, number, amount)) for k, v in value.items()}
         if key == "samples":
             return {k: [number] * len(v) for k, v in value.items()}
+        if key in LEARNER_STREAMS:
+            return {k: (_DIGITS.sub(MASK, v) if k == "text" else v)
+                    for k, v in value.items()}
         return {k: _masked(v, k, number, amount) for k, v in value.items()}
     if isinstance(value, list):
         return [_masked(v, key, number, amount) for v in value]

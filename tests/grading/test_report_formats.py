@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import TypedDict
 
 import pytest
+from builders import printed_report
 
 import syncgrade
 from syncgrade.courses import open_course
-from syncgrade.models import SCHEMA_VERSION, GradeReport, GradingInfo, Provenance, StreamExcerpt
+from syncgrade.models import GradeReport
 from syncgrade.picture import render_html
 from syncgrade.platforms.output import format_report
 from syncgrade.render import render
@@ -141,23 +142,12 @@ def test_a_lead_is_given_only_where_fixing_it_fixes_the_follower(
     assert "Because of" not in jit["warmup-excluded"].hint
 
 
-def _printed(text: str, truncated: bool = False) -> GradeReport:
-    empty = StreamExcerpt(text="", truncated=False, total_bytes=0)
-    return GradeReport(
-        schema_version=SCHEMA_VERSION, exercise="exercise-1", title="t",
-        submission="mine.py", status="passed", cause="graded", score=0.0, max_score=0.0,
-        summary="s", checks=[], stdout=StreamExcerpt(text=text, truncated=truncated,
-                                                       total_bytes=len(text)),
-        stderr=empty, grading=GradingInfo(seconds=1.0, timeout_s=60),
-        provenance=Provenance(syncgrade_version="0", rubric_version="1"))
-
-
 def test_the_learners_own_output_shows_briefly_in_text_and_html() -> None:
-    short = _printed("hello from me\nshape (64,)\n")
+    short = printed_report("hello from me\nshape (64,)\n")
     for shown in (render(short), render_html(short)):
         assert "What your code printed" in shown and "shape (64,)" in shown
         assert "truncated" not in shown
-    long = _printed("".join(f"line {i}\n" for i in range(500)))
+    long = printed_report("".join(f"line {i}\n" for i in range(500)))
     for shown in (render(long), render_html(long)):
         assert "line 0" in shown and "line 499" not in shown and "(truncated)" in shown
-    assert "What your code printed" not in render(_printed(""))
+    assert "What your code printed" not in render(printed_report(""))
