@@ -47,6 +47,7 @@ solutions folder, ever (:attr:`Course.hidden_paths`, passed to the sandbox by th
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import importlib.util
 import os
@@ -439,14 +440,39 @@ def load_declaration(root: Path, files: ExerciseFiles) -> ModuleType:
 
 def _import_problem(exercise_id: str, path: Path, exc: Exception) -> RubricError:
     """A declaration that raised while importing, as a one-line author's error that names
-    the file and its own line."""
+    the file and its own line (``path:line: failed to import: ...``), with Python's
+    did-you-mean for a misspelt attribute or name (``Check.NUMPY_MACTH``)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if os.path.realpath(f.filename) == os.path.realpath(path)]
-    line = f" (line {frames[-1].lineno})" if frames else ""
+    line = f":{frames[-1].lineno}" if frames else ""
     if isinstance(exc, SyntaxError) and exc.lineno:
-        line = f" (line {exc.lineno})"
-    return RubricError(f"rubric error in {exercise_id}: {path} failed to import{line}: "
-                       f"{type(exc).__name__}: {exc}")
+        line = f":{exc.lineno}"
+    return RubricError(f"rubric error in {exercise_id}: {path}{line}: failed to import: "
+                       f"{type(exc).__name__}: {exc}{python_suggestion(exc)}")
+
+
+def python_suggestion(exc: BaseException) -> str:
+    """``". Did you mean: 'NUMPY_MATCH'?"`` for an ``AttributeError`` or ``NameError``
+    whose name is a typo of one that exists, as Python's own traceback says it (Python
+    adds it only when it prints a traceback, so a one-line message must add it itself);
+    ``""`` otherwise."""
+    import difflib
+
+    name = getattr(exc, "name", None)
+    if not isinstance(name, str) or " Did you mean" in str(exc):
+        return ""
+    choices: list[str] = []
+    if isinstance(exc, AttributeError) and getattr(exc, "obj", None) is not None:
+        choices = dir(exc.obj)
+    elif isinstance(exc, NameError):
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            choices = [*tb.tb_frame.f_globals, *tb.tb_frame.f_locals, *dir(builtins)]
+    close = difflib.get_close_matches(name, [c for c in choices if not c.startswith("__")],
+                                      n=1, cutoff=0.6)
+    return f". Did you mean: {close[0]!r}?" if close else ""
 
 
 def get_exercise(exercise_id: str,

@@ -114,7 +114,9 @@ def test_a_broken_declaration_names_its_file_and_the_rest_still_load(tmp_path: P
     (root / "exercise-4").mkdir()  # an exercise folder without a declaration
     course = open_course(root)
     assert list(course.exercises) == ["exercise-1"]
-    assert f"{declaration} failed to import (line" in str(course.errors["exercise-2"])
+    lines = declaration.read_text().splitlines()
+    assert f"{declaration}:{len(lines)}: failed to import: NameError" in str(
+        course.errors["exercise-2"])
     assert "NameError" in str(course.errors["exercise-2"])
     assert "no declaration" in str(course.errors["exercise-4"])
     with pytest.raises(RubricError, match="exercise-2"):

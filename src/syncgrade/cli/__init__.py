@@ -26,8 +26,11 @@ command takes ``--course DIR`` (a course folder, or an installed course's name;
 default: ``$SYNCGRADE_COURSE``, else the built-in course; see :mod:`syncgrade.courses`).
 
 Exit codes: 0 full marks (for `batch`: every file got a report); 1 graded, not full marks
-(a crashing submission included); 2 usage error (unknown exercise, missing file); 3 the
-grader itself failed.
+(a crashing submission included); 2 usage error (unknown exercise, missing file) or a
+rubric error (the exercise's author must fix it: a declaration that does not load, a
+declared workload that fails on its own code; one ``grade: rubric error in ...`` message
+naming the author's file and line, never a traceback, with ``--json`` too); 3 the grader
+itself failed.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from syncgrade.cli.common import (
     OUTPUT_FORMATS,
     UsageError,
 )
+from syncgrade.errors import RubricError
 
 __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXIT_NOT_FULL",
            "EXIT_USAGE", "OUTPUT_FORMATS", "UsageError", "main"]
@@ -116,7 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from syncgrade.cli.grade import cmd_grade
 
         return cmd_grade(args)
-    except UsageError as exc:
+    except (UsageError, RubricError) as exc:
+        # A RubricError raised while grading (a declared workload failing on its own
+        # code) is the author's, as one at load time is: said once, exit 2.
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
