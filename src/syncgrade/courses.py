@@ -232,10 +232,29 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def installed_courses() -> dict[str, Any]:
-    """The entry points of the group ``syncgrade.courses``, by name."""
+    """The entry points of the group ``syncgrade.courses``, by name. A name that two
+    installed distributions both declare is refused (:class:`CourseError` naming both),
+    never resolved to whichever one the environment happens to list first."""
     from importlib.metadata import entry_points
 
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    found: dict[str, list[Any]] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, []).append(ep)
+    for name, points in found.items():
+        providers = sorted({_provider(ep) for ep in points})
+        if len({ep.value for ep in points}) > 1:
+            raise CourseError(
+                f"{len(providers)} installed courses are named {name!r}: "
+                f"{' and '.join(providers)}; uninstall one, or rename its entry point in "
+                f"the group {ENTRY_POINT_GROUP!r}")
+    return {name: points[0] for name, points in found.items()}
+
+
+def _provider(entry_point: Any) -> str:
+    """``"pkg 1.0 (module:attr)"``: the distribution that declares an entry point."""
+    dist = getattr(entry_point, "dist", None)
+    name = f"{dist.name} {dist.version} " if dist is not None else ""
+    return f"{name}({entry_point.value})"
 
 
 def course_root(spec: str | os.PathLike[str] | None = None) -> Path:

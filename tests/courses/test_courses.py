@@ -258,3 +258,32 @@ def test_a_leftover_package_course_folder_without_course_toml_is_not_the_builtin
     assert builtin_root(packaged, checkout) == checkout
     (packaged / "course.toml").write_text('title = "x"\n', encoding="utf-8")
     assert builtin_root(packaged, checkout) == packaged
+
+
+def _distribution(site: Path, name: str, value: str) -> None:
+    """An installed distribution ``name`` (a ``.dist-info`` folder on ``site``) declaring
+    the course entry point ``same-name = value``."""
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{courses.ENTRY_POINT_GROUP}]\n"
+                                           f"same-name = {value}\n")
+
+
+def test_two_installed_courses_of_one_name_are_refused(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    _distribution(site, "course_a", "course_a:ROOT")
+    _distribution(site, "course_b", "course_b:ROOT")
+    monkeypatch.syspath_prepend(str(site))
+    with pytest.raises(CourseError) as raised:
+        open_course("same-name")
+    assert str(raised.value) == (
+        "2 installed courses are named 'same-name': course_a 1.0 (course_a:ROOT) and "
+        "course_b 1.0 (course_b:ROOT); uninstall one, or rename its entry point in the "
+        "group 'syncgrade.courses'")
+    # One distribution alone is found as before.
+    (site / "course_b-1.0.dist-info" / "entry_points.txt").write_text("")
+    root = _course(tmp_path / "c")
+    (site / "course_a.py").write_text(f"ROOT = {str(root)!r}\n")
+    assert open_course("same-name").root == root.resolve()

@@ -192,7 +192,7 @@ def test_a_points_or_visibility_mistake_names_its_own_line(tmp_path: Path, old: 
 def test_a_check_s_visibility_and_param_typos_get_the_right_word(tmp_path: Path) -> None:
     error, path, text = load(tmp_path, ('{"calls": (MAIN, PROBE)}',
                                         '{"calls": (MAIN, PROBE)}, visibility="hiden"'))
-    assert f":{line_of(text, 'CheckSpec(Check.RUNS')}: check 'runs': visibility 'hiden' " \
+    assert f"{path}:{line_of(text, 'CheckSpec(Check.RUNS')}: check 'runs': visibility 'hiden' " \
            "is not one of" in error and error.endswith("; did you mean `hidden`?"), error
     error, _, text = load(tmp_path / "param", ('"result": RESULT', '"reslut": RESULT'))
     assert f":{line_of(text, 'CheckSpec(Check.NUMPY_MATCH')}: check 'numpy-match' " \
