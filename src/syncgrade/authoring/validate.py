@@ -51,6 +51,9 @@ Grading goes through :func:`syncgrade.grade` with the course (sandboxed child pe
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -726,29 +729,115 @@ def resolve_ids(requested: Sequence[str], all_: bool, course: Course) -> list[st
     return sorted(dict.fromkeys(requested), key=lambda e: (exercise_number(e), e))
 
 
+# ------------------------------------------------------------------------ --changed
+
+CACHE_ENV = "SYNCGRADE_VALIDATE_CACHE"
+"""A file to keep the fingerprints of valid exercises in (default: one per course under
+``$XDG_CACHE_HOME/syncgrade/``, else ``~/.cache/syncgrade/``)."""
+
+
+def fingerprint(files: ExerciseFiles, course_root: Path, options: str) -> str:
+    """What one exercise's validation depends on, hashed: syncgrade's version, the
+    validation ``options`` (runs, corpus grades), the course's ``course.toml``, and the
+    exercise's declaration, statement, stub, solution, ``mutants.toml`` and every corpus
+    file (names and bytes; a missing file counts as missing). A module the declaration
+    imports from elsewhere is not in it: validate without ``--changed`` after editing one."""
+    from syncgrade.version import __version__
+
+    digest = hashlib.sha256(f"syncgrade {__version__}\n{options}\n".encode())
+    corpus = sorted(files.corpus.rglob("*.py")) if files.corpus.is_dir() else []
+    for path in (course_root / "course.toml", files.declaration, files.readme, files.stub,
+                 files.solution, files.mutants, *corpus):
+        digest.update(f"{_shown(path, course_root)}\n".encode())
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            digest.update(b"missing")
+    return digest.hexdigest()
+
+
+def cache_file(course_root: Path) -> Path:
+    """Where the fingerprints of ``course_root``'s valid exercises are kept
+    (:data:`CACHE_ENV`, else the user's cache folder, one file per course folder)."""
+    named = os.environ.get(CACHE_ENV, "").strip()
+    if named:
+        return Path(named)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    key = hashlib.sha256(str(course_root.resolve()).encode()).hexdigest()[:16]
+    return Path(base) / "syncgrade" / f"validate-{key}.json"
+
+
+def read_valid(path: Path) -> dict[str, str]:
+    """The recorded fingerprints (exercise id -> fingerprint of its last valid run); an
+    unreadable or foreign file is an empty record (everything is re-checked)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def write_valid(path: Path, valid: dict[str, str]) -> None:
+    """Record ``valid``; a cache that cannot be written only costs a re-check later."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(valid, indent=1, sort_keys=True), encoding="utf-8")
+        temporary.replace(path)
+    except OSError:
+        pass
+
+
 def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs: int = 2,
              rubrics: Rubrics | None = None, grade_fn: GradeFn | None = None,
-             grade_corpus: bool = True) -> Outcome:
+             grade_corpus: bool = True, changed: bool = False) -> Outcome:
     """Validate ``exercise_ids`` of ``course``: every row, in exercise order (the rows
     decided without grading first, then one per graded file, then ``stable``). Every
-    exercise is checked before any file is graded."""
+    exercise is checked before any file is graded.
+
+    Each exercise found valid is recorded with its :func:`fingerprint` (in
+    :func:`cache_file`); one found invalid is forgotten. ``changed``: an exercise whose
+    fingerprint is the one recorded (nothing it depends on changed since it was last
+    valid, with the same options) is not re-checked: its one row, ``unchanged``, says so
+    (:attr:`Outcome.skipped` lists it)."""
     started = time.perf_counter()
     rubrics = rubrics or load_rubrics(course)
+    options = f"runs={runs} corpus-grades={grade_corpus}"
+    keys = {e: fingerprint(course.files.get(e) or ExerciseFiles(e, course.root / e),
+                           course.root, options) for e in exercise_ids}
+    store = cache_file(course.root)
+    recorded = read_valid(store)
+    skipped = [e for e in exercise_ids if changed and recorded.get(e) == keys[e]]
+    checked = [e for e in exercise_ids if e not in skipped]
     plans = {e: plan_exercise(e, course, rubrics, grade_corpus=grade_corpus)
-             for e in exercise_ids}
+             for e in checked}
     targets = [t for p in plans.values() for t in p.targets]
     verdicts = grade_targets(targets, runs, jobs, course.root,
                              grade_fn or course_grade(course))
     rows: list[Row] = []
-    for exercise_id, plan in plans.items():
+    for exercise_id in exercise_ids:
+        if exercise_id in skipped:
+            rows.append(Row(exercise_id, "unchanged", "re-checked when a file changed",
+                            "skipped: no file changed since it was last valid "
+                            f"({options})", True))
+            continue
+        plan = plans[exercise_id]
         error = next((v.rubric for t in plan.targets for v in verdicts[t] if v.rubric), "")
         if error:  # the exercise's own fault: said once, on its rubric row
-            rows += [_stopped(r, error, len(plan.targets)) for r in plan.rows]
-            continue
-        rows += plan.rows
-        rows += graded_rows(plan, rubrics.exercises.get(exercise_id), verdicts, runs)
+            mine = [_stopped(r, error, len(plan.targets)) for r in plan.rows]
+        else:
+            mine = plan.rows + graded_rows(plan, rubrics.exercises.get(exercise_id),
+                                           verdicts, runs)
+        rows += mine
+        if all(r.ok for r in mine):
+            recorded[exercise_id] = keys[exercise_id]
+        else:
+            recorded.pop(exercise_id, None)
+    write_valid(store, recorded)
     return Outcome(rows, list(exercise_ids), len(targets) * runs,
-                   time.perf_counter() - started)
+                   time.perf_counter() - started, skipped)
 
 
 def _stopped(row: Row, error: str, files: int) -> Row:

@@ -12,6 +12,7 @@ containers, batch) are the only code that prints and picks exit codes.
                                         report in the browser; --reveal: hidden checks too
     grade batch PATHS... --exercise ID  grade many files; one JSON line (or CSV row) each
     grade validate [EXERCISE... | --all] check a course's exercises before release
+                                        (--changed: only those whose files changed)
     grade new EXERCISE --title TITLE    scaffold a new exercise folder in a course
     grade list --json                   the catalogue: exercises, checks, points (platforms)
     grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
@@ -83,7 +84,8 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "stub": _lazy("syncgrade.cli.stub", "cmd_stub"),
 }
 
-FLAGS = frozenset({"-h", "--help", "--version", "--all", "--check", "--force", "--html",
+FLAGS = frozenset({"-h", "--help", "--version", "--all", "--changed", "--check", "--force",
+                   "--html",
                    "--json", "--no-auth", "--no-corpus-grades", "--no-daemon", "--no-validate",
                    "--open", "--passing", "--resume", "--reveal"})
 """The options of any subcommand that take no value: every other option before the
