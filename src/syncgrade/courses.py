@@ -470,28 +470,58 @@ def _import_problem(exercise_id: str, path: Path, exc: Exception) -> RubricError
                        f"{type(exc).__name__}: {exc}{python_suggestion(exc)}")
 
 
+_UNEXPECTED = re.compile(r"(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
+                         r"argument '(?P<name>\w+)'")
+
+
 def python_suggestion(exc: BaseException) -> str:
     """``". Did you mean: 'NUMPY_MATCH'?"`` for an ``AttributeError`` or ``NameError``
     whose name is a typo of one that exists, as Python's own traceback says it (Python
-    adds it only when it prints a traceback, so a one-line message must add it itself);
-    ``""`` otherwise."""
+    adds it only when it prints a traceback, so a one-line message must add it itself),
+    and for a ``TypeError`` naming an unexpected keyword of a callable the declaration
+    can see (``CheckSpec(..., pionts=2)``: ``'points'``); ``""`` otherwise."""
     import difflib
 
-    name = getattr(exc, "name", None)
-    if not isinstance(name, str) or " Did you mean" in str(exc):
+    if " Did you mean" in str(exc):
         return ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    scope = {**tb.tb_frame.f_globals, **tb.tb_frame.f_locals} if tb is not None else {}
+    name = getattr(exc, "name", None)
     choices: list[str] = []
     if isinstance(exc, AttributeError) and getattr(exc, "obj", None) is not None:
         choices = dir(exc.obj)
     elif isinstance(exc, NameError):
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-        if tb is not None:
-            choices = [*tb.tb_frame.f_globals, *tb.tb_frame.f_locals, *dir(builtins)]
+        choices = [*scope, *dir(builtins)]
+    elif isinstance(exc, TypeError) and (found := _UNEXPECTED.search(str(exc))):
+        name, choices = found["name"], _keywords(scope, found["callee"])
+    if not isinstance(name, str):
+        return ""
     close = difflib.get_close_matches(name, [c for c in choices if not c.startswith("__")],
                                       n=1, cutoff=0.6)
     return f". Did you mean: {close[0]!r}?" if close else ""
+
+
+def _keywords(scope: dict[str, Any], callee: str) -> list[str]:
+    """The parameter names of ``callee`` (``"CheckSpec.__init__"``, ``"workload"``) looked
+    up in ``scope`` (the failing frame's names; ``s.workload`` through ``s``)."""
+    import inspect
+
+    parts = callee.split(".")
+    target = scope.get(parts[0])
+    if target is None:  # a module's function the declaration calls through its module
+        target = next((getattr(v, parts[0]) for v in scope.values()
+                       if isinstance(v, ModuleType) and callable(getattr(v, parts[0], None))),
+                      None)
+    for part in parts[1:]:
+        if part == "__init__" and isinstance(target, type):
+            break
+        target = getattr(target, part, None)
+    try:
+        return list(inspect.signature(target).parameters) if callable(target) else []
+    except (TypeError, ValueError):
+        return []
 
 
 def get_exercise(exercise_id: str,

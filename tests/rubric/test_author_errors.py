@@ -220,3 +220,21 @@ def test_static_and_donated_arguments_disagreeing_with_the_samples_are_the_autho
     assert error.startswith(
         f"rubric error in exercise-1: {path}:{line}: Samples('main', (1,)) and the workload "
         f"`predict` of call 'main': {says}"), error
+
+
+@pytest.mark.parametrize(("old", "new", "says"), [
+    ('CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,',
+     'CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, pionts=1, params=',
+     "TypeError: CheckSpec.__init__() got an unexpected keyword argument 'pionts'. Did you "
+     "mean: 'points'?"),
+    ('s.workload("predict", warm=', 's.workload("predict", statc_argnums=(), warm=',
+     "TypeError: workload() got an unexpected keyword argument 'statc_argnums'. Did you "
+     "mean: 'static_argnums'?"),
+    ("    make_references=make_references,", "    make_references=make_refrences,",
+     "NameError: name 'make_refrences' is not defined. Did you mean: 'make_references'?"),
+])
+def test_a_misspelt_keyword_or_name_keeps_python_s_did_you_mean(
+        tmp_path: Path, old: str, new: str, says: str) -> None:
+    error, path, text = load(tmp_path, (old, new))
+    assert error.startswith(f"rubric error in exercise-1: {path}:"), error
+    assert error.endswith(f": failed to import: {says}"), error
