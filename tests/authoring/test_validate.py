@@ -393,7 +393,7 @@ def test_a_rubric_error_while_grading_is_reported_once_and_stops_the_exercise(
     targets = [v.Target("exercise-1", item, tmp_path / f"{item}.py", kind)
                for item, kind in (("solution", "solution"), ("stub", "stub"),
                                   ("mutant a", "mutant"), ("corpus correct/b", "correct"))]
-    course = types.SimpleNamespace(root=tmp_path)
+    course = types.SimpleNamespace(root=tmp_path, files={})
     plan = v.Plan(rows=[v.Row("exercise-1", "rubric", "loads", "10 checks", True),
                         v.Row("exercise-1", "files", "present", "all present", True)],
                   targets=targets)
