@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -69,7 +70,11 @@ def test_validate_reports_it_once_as_the_author_s(course: Path) -> None:
     result = grade("validate", "exercise-1", "--course", str(course), "--runs", "1",
                    "--no-corpus-grades", "--json")
     assert result.returncode == 1, result.stderr
-    rows = json.loads(result.stdout)["rows"]
+    data = json.loads(result.stdout)
+    rows = data["rows"]
+    # Grading stopped at the first rubric error: at most one grade per job was under way.
+    graded = re.search(r"; (\d+) grades in", data["summary"])
+    assert graded is not None and 1 <= int(graded[1]) <= 2, data["summary"]
     failing = [row for row in rows if not row["ok"]]
     assert [row["item"] for row in failing] == ["rubric"], failing
     assert failing[0]["got"].startswith(expected_error(course) + " (grading stopped: ")

@@ -814,8 +814,13 @@ def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs
     plans = {e: plan_exercise(e, course, rubrics, grade_corpus=grade_corpus)
              for e in checked}
     targets = [t for p in plans.values() for t in p.targets]
-    verdicts = grade_targets(targets, runs, jobs, course.root,
-                             grade_fn or course_grade(course))
+    inner, graded = grade_fn or course_grade(course), []
+
+    def counted(*args: Any) -> Any:
+        graded.append(1)  # the grades done, not those a rubric error stopped
+        return inner(*args)
+
+    verdicts = grade_targets(targets, runs, jobs, course.root, counted)
     rows: list[Row] = []
     for exercise_id in exercise_ids:
         if exercise_id in skipped:
@@ -836,8 +841,8 @@ def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs
         else:
             recorded.pop(exercise_id, None)
     write_valid(store, recorded)
-    return Outcome(rows, list(exercise_ids), len(targets) * runs,
-                   time.perf_counter() - started, skipped)
+    return Outcome(rows, list(exercise_ids), len(graded), time.perf_counter() - started,
+                   skipped)
 
 
 def _stopped(row: Row, error: str, files: int) -> Row:
