@@ -238,3 +238,12 @@ def test_a_misspelt_keyword_or_name_keeps_python_s_did_you_mean(
     error, path, text = load(tmp_path, (old, new))
     assert error == (f"rubric error in exercise-1: {path}:{line_of(text, new)}: failed to "
                      f"import: {says}")
+
+
+def test_samples_of_no_grader_call_are_reported_on_their_line(tmp_path: Path) -> None:
+    error, path, text = load(tmp_path, ("Samples(MAIN, SAMPLES, REPEATS)",
+                                        'Samples("mian", SAMPLES, REPEATS)'))
+    line = line_of(text, 'Samples("mian"')
+    assert error == (f"rubric error in exercise-1: {path}:{line}: "
+                     "Samples('mian', (1,)): 'mian' is not a grader call; did you mean "
+                     "`main`? (calls: main, probe)")

@@ -147,12 +147,24 @@ def _declaration(exercise: Any, expected_id: str | None) -> Exercise:
         raise _Problem("make_inputs and make_references must be functions")
     required = _required(exercise)
     call_ids = _calls(exercise, required)
+    _samples_calls(exercise, call_ids)
     _mapping_values(exercise)
     resolved = resolve(exercise)
     _checks(resolved, call_ids)
     refuse_unknown_keys(resolved)
     _samples_against_workloads(resolved)
     return resolved
+
+
+def _samples_calls(exercise: Exercise, call_ids: set[str]) -> None:
+    """Each ``Samples`` names a grader call: reported on its own line, before the checks
+    derived from it (which the author never wrote) could be blamed."""
+    for samples in exercise.samples:
+        call = getattr(samples, "call", None)
+        if call not in call_ids:
+            raise _Problem(f"Samples({call!r}, {getattr(samples, 'path', None)!r}): {call!r} "
+                           f"is not a grader call{guess(call, call_ids)} (calls: "
+                           f"{', '.join(sorted(call_ids))})", getattr(samples, "origin", None))
 
 
 def _mapping_values(exercise: Exercise) -> None:
@@ -390,12 +402,7 @@ def _samples_against_workloads(exercise: Exercise) -> None:
         if samples.probe or samples.fn is not None:
             continue
         named = f"Samples({samples.call!r}, {samples.path!r})"
-        call = by_id.get(samples.call)
-        if call is None:
-            raise _Problem(f"{named}: {samples.call!r} is not a grader call"
-                           f"{guess(samples.call, by_id)} (calls: {', '.join(by_id)})",
-                           samples.origin)
-        for spec in _jit_specs(call):
+        for spec in _jit_specs(by_id[samples.call]):  # a grader call: _samples_calls
             _agrees(named, samples, spec)
 
 
