@@ -232,22 +232,35 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def installed_courses() -> dict[str, Any]:
-    """The entry points of the group ``syncgrade.courses``, by name. A name that two
-    installed distributions both declare is refused (:class:`CourseError` naming both),
-    never resolved to whichever one the environment happens to list first."""
+    """The entry points of the group ``syncgrade.courses``, by name (the first of each
+    name: :func:`installed_course` refuses a name declared twice)."""
+    return {name: points[0] for name, points in course_entry_points().items()}
+
+
+def course_entry_points() -> dict[str, list[Any]]:
+    """Every entry point of the group ``syncgrade.courses``, by name, in the order the
+    environment lists them (a name two distributions declare has two)."""
     from importlib.metadata import entry_points
 
     found: dict[str, list[Any]] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, []).append(ep)
-    for name, points in found.items():
+    return found
+
+
+def installed_course(name: str) -> Any:
+    """The entry point of the installed course ``name``, or ``None``. A name that two
+    installed distributions declare with different values is refused
+    (:class:`CourseError` naming both), never resolved to whichever one the environment
+    happens to list first."""
+    points = course_entry_points().get(name, [])
+    if len({ep.value for ep in points}) > 1:
         providers = sorted({_provider(ep) for ep in points})
-        if len({ep.value for ep in points}) > 1:
-            raise CourseError(
-                f"{len(providers)} installed courses are named {name!r}: "
-                f"{' and '.join(providers)}; uninstall one, or rename its entry point in "
-                f"the group {ENTRY_POINT_GROUP!r}")
-    return {name: points[0] for name, points in found.items()}
+        raise CourseError(
+            f"{len(providers)} installed courses are named {name!r}: "
+            f"{' and '.join(providers)}; uninstall one, or rename its entry point in the "
+            f"group {ENTRY_POINT_GROUP!r}")
+    return points[0] if points else None
 
 
 def _provider(entry_point: Any) -> str:
@@ -269,7 +282,7 @@ def course_root(spec: str | os.PathLike[str] | None = None) -> Path:
         return path.resolve()
     text = os.fspath(spec)
     if isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", text):
-        found = installed_courses().get(text)
+        found = installed_course(text)
         if found is not None:
             return _entry_point_root(text, found)
     names = ", ".join(sorted(installed_courses()))
