@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from syncgrade.authoring import fingerprint as fp
 from syncgrade.authoring import validate as v
 from syncgrade.cli import main
 from syncgrade.courses import ExerciseFiles, open_course
@@ -33,29 +34,29 @@ def test_the_fingerprint_follows_every_file_validation_reads(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _course(tmp_path)
     files = ExerciseFiles("exercise-2", root / "exercise-2")
-    first = v.fingerprint(files, root, "runs=1")
+    first = fp.fingerprint(files, root, "runs=1")
     # Not course content: a learner's submission next to the stub changes nothing.
     (files.folder / "submission.py").write_text("x = 1\n")
-    assert v.fingerprint(files, root, "runs=1") == first
-    assert v.fingerprint(files, root, "runs=3") != first  # other options
+    assert fp.fingerprint(files, root, "runs=1") == first
+    assert fp.fingerprint(files, root, "runs=3") != first  # other options
     corpus = files.corpus_files("flawed")[0]
     seen = {first}
     for path in (files.declaration, files.readme, files.stub, files.solution, files.mutants,
                  corpus, root / "course.toml"):
         original = path.read_bytes()
         path.write_bytes(original + b"\n# edited\n")
-        changed = v.fingerprint(files, root, "runs=1")
+        changed = fp.fingerprint(files, root, "runs=1")
         assert changed not in seen, path
         seen.add(changed)
         path.write_bytes(original)
-        assert v.fingerprint(files, root, "runs=1") == first, path
+        assert fp.fingerprint(files, root, "runs=1") == first, path
     (files.corpus / "correct" / "new.py").write_text("# style: new\n# expect: pass\n")
-    assert v.fingerprint(files, root, "runs=1") not in seen  # a new corpus file
+    assert fp.fingerprint(files, root, "runs=1") not in seen  # a new corpus file
     (files.corpus / "correct" / "new.py").unlink()
     import syncgrade.version
 
     monkeypatch.setattr(syncgrade.version, "__version__", "999")
-    assert v.fingerprint(files, root, "runs=1") not in seen  # another syncgrade
+    assert fp.fingerprint(files, root, "runs=1") not in seen  # another syncgrade
 
 
 def test_changed_skips_what_was_valid_and_rechecks_an_edit(
@@ -63,7 +64,7 @@ def test_changed_skips_what_was_valid_and_rechecks_an_edit(
         capsys: pytest.CaptureFixture[str]) -> None:
     root = _course(tmp_path)
     cache = tmp_path / "cache.json"
-    monkeypatch.setenv(v.CACHE_ENV, str(cache))
+    monkeypatch.setenv(fp.CACHE_ENV, str(cache))
     argv = ["validate", "exercise-2", "--course", str(root), "--runs", "1",
             "--no-corpus-grades"]
     assert main(argv) == 0  # validated in full and recorded
@@ -89,7 +90,7 @@ def test_changed_skips_what_was_valid_and_rechecks_an_edit(
     # Recorded again, then an edit of the solution alone makes --changed re-check it.
     course = open_course(root, reload=True)
     files = course.folder("exercise-2")
-    cache.write_text(json.dumps({"exercise-2": v.fingerprint(
+    cache.write_text(json.dumps({"exercise-2": fp.fingerprint(
         files, course.root, "runs=1 corpus-grades=False")}))
     assert main([*argv, "--changed"]) == 0
     capsys.readouterr()

@@ -51,9 +51,6 @@ Grading goes through :func:`syncgrade.grade` with the course (sandboxed child pe
 from __future__ import annotations
 
 import ast
-import hashlib
-import json
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -71,6 +68,12 @@ from syncgrade.authoring.cases import (
     entry_label,
     load_mutant_table,
     mutant_case,
+)
+from syncgrade.authoring.fingerprint import (
+    cache_file,
+    fingerprint,
+    read_valid,
+    write_valid,
 )
 from syncgrade.authoring.markers import MarkerError, stub_from_solution
 from syncgrade.authoring.mutants import Mutant
@@ -727,67 +730,6 @@ def resolve_ids(requested: Sequence[str], all_: bool, course: Course) -> list[st
         if exercise_id not in known:
             raise ValidateUsageError(course.unknown(exercise_id))
     return sorted(dict.fromkeys(requested), key=lambda e: (exercise_number(e), e))
-
-
-# ------------------------------------------------------------------------ --changed
-
-CACHE_ENV = "SYNCGRADE_VALIDATE_CACHE"
-"""A file to keep the fingerprints of valid exercises in (default: one per course under
-``$XDG_CACHE_HOME/syncgrade/``, else ``~/.cache/syncgrade/``)."""
-
-
-def fingerprint(files: ExerciseFiles, course_root: Path, options: str) -> str:
-    """What one exercise's validation depends on, hashed: syncgrade's version, the
-    validation ``options`` (runs, corpus grades), the course's ``course.toml``, and the
-    exercise's declaration, statement, stub, solution, ``mutants.toml`` and every corpus
-    file (names and bytes; a missing file counts as missing). A module the declaration
-    imports from elsewhere is not in it: validate without ``--changed`` after editing one."""
-    from syncgrade.version import __version__
-
-    digest = hashlib.sha256(f"syncgrade {__version__}\n{options}\n".encode())
-    corpus = sorted(files.corpus.rglob("*.py")) if files.corpus.is_dir() else []
-    for path in (course_root / "course.toml", files.declaration, files.readme, files.stub,
-                 files.solution, files.mutants, *corpus):
-        digest.update(f"{_shown(path, course_root)}\n".encode())
-        try:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        except OSError:
-            digest.update(b"missing")
-    return digest.hexdigest()
-
-
-def cache_file(course_root: Path) -> Path:
-    """Where the fingerprints of ``course_root``'s valid exercises are kept
-    (:data:`CACHE_ENV`, else the user's cache folder, one file per course folder)."""
-    named = os.environ.get(CACHE_ENV, "").strip()
-    if named:
-        return Path(named)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    key = hashlib.sha256(str(course_root.resolve()).encode()).hexdigest()[:16]
-    return Path(base) / "syncgrade" / f"validate-{key}.json"
-
-
-def read_valid(path: Path) -> dict[str, str]:
-    """The recorded fingerprints (exercise id -> fingerprint of its last valid run); an
-    unreadable or foreign file is an empty record (everything is re-checked)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def write_valid(path: Path, valid: dict[str, str]) -> None:
-    """Record ``valid``; a cache that cannot be written only costs a re-check later."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(valid, indent=1, sort_keys=True), encoding="utf-8")
-        temporary.replace(path)
-    except OSError:
-        pass
 
 
 def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs: int = 2,
