@@ -44,8 +44,16 @@ checked first, for every exercise (:func:`plan_exercise`); then the files are gr
     ``stub.py`` fails cleanly, in every run: graded (cause ``graded``), not full marks,
     ``runs`` passed (when the exercise has that check), every failed check has a hint.
 
+``unchanged``
+    only with ``changed=True``: the exercise was valid and its fingerprint
+    (:mod:`syncgrade.authoring.fingerprint`) has not changed since; nothing else of it
+    is checked.
+
 Grading goes through :func:`syncgrade.grade` with the course (sandboxed child per file),
-``jobs`` files at once on threads. Only the CLI prints; this module returns rows.
+``jobs`` files at once on threads. A rubric error that grading raises is the exercise's:
+it stops that exercise's grading and is reported once, on its ``rubric`` row. The
+problems are listed root cause first (:func:`root_cause_first`). Only the CLI prints;
+this module returns rows.
 """
 
 from __future__ import annotations
