@@ -9,7 +9,8 @@ the environment to grade cold.
 ``XDG_STATE_HOME`` and ``SYNCGRADE_DAEMON_DIR``: a folder of this test process's own, so
 that the ``grade`` commands the tests run record their progress there, not in the
 developer's home, and never grade through a developer's running grader daemon
-(issue 27); removed at exit.
+(issue 27); removed at exit. ``SYNCGRADE_VALIDATE_CACHE``: the fingerprints `grade
+validate` records of valid exercises (``--changed``), there too.
 
 ``built_wheel``: the project's wheel, built once per test process (test_start.py and
 test_course_outside.py share it).
@@ -32,6 +33,7 @@ _STATE = tempfile.mkdtemp(prefix="syncgrade-test-state-")
 atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
 os.environ["XDG_STATE_HOME"] = os.path.join(_STATE, "state")
 os.environ["SYNCGRADE_DAEMON_DIR"] = os.path.join(_STATE, "daemon")
+os.environ["SYNCGRADE_VALIDATE_CACHE"] = os.path.join(_STATE, "validate.json")
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -47,6 +47,7 @@ solutions folder, ever (:attr:`Course.hidden_paths`, passed to the sandbox by th
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import importlib.util
 import os
@@ -231,10 +232,42 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def installed_courses() -> dict[str, Any]:
-    """The entry points of the group ``syncgrade.courses``, by name."""
+    """The entry points of the group ``syncgrade.courses``, by name (the first of each
+    name: :func:`installed_course` refuses a name declared twice)."""
+    return {name: points[0] for name, points in course_entry_points().items()}
+
+
+def course_entry_points() -> dict[str, list[Any]]:
+    """Every entry point of the group ``syncgrade.courses``, by name, in the order the
+    environment lists them (a name two distributions declare has two)."""
     from importlib.metadata import entry_points
 
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    found: dict[str, list[Any]] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, []).append(ep)
+    return found
+
+
+def installed_course(name: str) -> Any:
+    """The entry point of the installed course ``name``, or ``None``. A name that two
+    installed distributions declare with different values is refused
+    (:class:`CourseError` naming both), never resolved to whichever one the environment
+    happens to list first."""
+    points = course_entry_points().get(name, [])
+    if len({ep.value for ep in points}) > 1:
+        providers = sorted({_provider(ep) for ep in points})
+        raise CourseError(
+            f"{len(providers)} installed courses are named {name!r}: "
+            f"{' and '.join(providers)}; uninstall one, or rename its entry point in the "
+            f"group {ENTRY_POINT_GROUP!r}")
+    return points[0] if points else None
+
+
+def _provider(entry_point: Any) -> str:
+    """``"pkg 1.0 (module:attr)"``: the distribution that declares an entry point."""
+    dist = getattr(entry_point, "dist", None)
+    name = f"{dist.name} {dist.version} " if dist is not None else ""
+    return f"{name}({entry_point.value})"
 
 
 def course_root(spec: str | os.PathLike[str] | None = None) -> Path:
@@ -249,7 +282,7 @@ def course_root(spec: str | os.PathLike[str] | None = None) -> Path:
         return path.resolve()
     text = os.fspath(spec)
     if isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", text):
-        found = installed_courses().get(text)
+        found = installed_course(text)
         if found is not None:
             return _entry_point_root(text, found)
     names = ", ".join(sorted(installed_courses()))
@@ -439,14 +472,69 @@ def load_declaration(root: Path, files: ExerciseFiles) -> ModuleType:
 
 def _import_problem(exercise_id: str, path: Path, exc: Exception) -> RubricError:
     """A declaration that raised while importing, as a one-line author's error that names
-    the file and its own line."""
+    the file and its own line (``path:line: failed to import: ...``), with Python's
+    did-you-mean for a misspelt attribute or name (``Check.NUMPY_MACTH``)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if os.path.realpath(f.filename) == os.path.realpath(path)]
-    line = f" (line {frames[-1].lineno})" if frames else ""
+    line = f":{frames[-1].lineno}" if frames else ""
     if isinstance(exc, SyntaxError) and exc.lineno:
-        line = f" (line {exc.lineno})"
-    return RubricError(f"rubric error in {exercise_id}: {path} failed to import{line}: "
-                       f"{type(exc).__name__}: {exc}")
+        line = f":{exc.lineno}"
+    return RubricError(f"rubric error in {exercise_id}: {path}{line}: failed to import: "
+                       f"{type(exc).__name__}: {exc}{python_suggestion(exc)}")
+
+
+_UNEXPECTED = re.compile(r"(?P<callee>[A-Za-z_][\w.]*)\(\) got an unexpected keyword "
+                         r"argument '(?P<name>\w+)'")
+
+
+def python_suggestion(exc: BaseException) -> str:
+    """``". Did you mean: 'NUMPY_MATCH'?"`` for an ``AttributeError`` or ``NameError``
+    whose name is a typo of one that exists, as Python's own traceback says it (Python
+    adds it only when it prints a traceback, so a one-line message must add it itself),
+    and for a ``TypeError`` naming an unexpected keyword of a callable the declaration
+    can see (``CheckSpec(..., pionts=2)``: ``'points'``); ``""`` otherwise."""
+    import difflib
+
+    if " Did you mean" in str(exc):
+        return ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    scope = {**tb.tb_frame.f_globals, **tb.tb_frame.f_locals} if tb is not None else {}
+    name = getattr(exc, "name", None)
+    choices: list[str] = []
+    if isinstance(exc, AttributeError) and getattr(exc, "obj", None) is not None:
+        choices = dir(exc.obj)
+    elif isinstance(exc, NameError):
+        choices = [*scope, *dir(builtins)]
+    elif isinstance(exc, TypeError) and (found := _UNEXPECTED.search(str(exc))):
+        name, choices = found["name"], _keywords(scope, found["callee"])
+    if not isinstance(name, str):
+        return ""
+    close = difflib.get_close_matches(name, [c for c in choices if not c.startswith("__")],
+                                      n=1, cutoff=0.6)
+    return f". Did you mean: {close[0]!r}?" if close else ""
+
+
+def _keywords(scope: dict[str, Any], callee: str) -> list[str]:
+    """The parameter names of ``callee`` (``"CheckSpec.__init__"``, ``"workload"``) looked
+    up in ``scope`` (the failing frame's names; ``s.workload`` through ``s``)."""
+    import inspect
+
+    parts = callee.split(".")
+    target = scope.get(parts[0])
+    if target is None:  # a module's function the declaration calls through its module
+        target = next((getattr(v, parts[0]) for v in scope.values()
+                       if isinstance(v, ModuleType) and callable(getattr(v, parts[0], None))),
+                      None)
+    for part in parts[1:]:
+        if part == "__init__" and isinstance(target, type):
+            break
+        target = getattr(target, part, None)
+    try:
+        return list(inspect.signature(target).parameters) if callable(target) else []
+    except (TypeError, ValueError):
+        return []
 
 
 def get_exercise(exercise_id: str,

@@ -44,6 +44,24 @@ def test_an_edit_applies_once_in_order() -> None:
         with pytest.raises(EditError, match=f"^m: edit {len(edits)} of {len(edits)} does "
                                             f"not apply: .* {found} the solution"):
             apply_edits(text, edits, name="m")
+    # Each refusal says where the text went: the nearest line, the lines of each
+    # occurrence, or that its lines are there but not together.
+    for edit, says in ((Edit("a = 11\n", ""), "; nearest: line 1 'a = 1' (for 'a = 11')"),
+                       (Edit(" = ", "="), "; it occurs at lines 1, 2: make it longer"),
+                       (Edit("b = 2\na = 1", ""), "each of its lines is in the solution, "
+                                                   "but not together as written")):
+        with pytest.raises(EditError) as raised:
+            apply_edits(text, [Edit(edit.old, edit.new, "m.toml:7")], name="m")
+        assert str(raised.value).startswith("m.toml:7: m: edit 1 of 1 does not apply")
+        assert says in str(raised.value), str(raised.value)
+
+
+def test_edit_lines_are_the_lines_of_each_edit_s_old_text() -> None:
+    from syncgrade.authoring.cases import edit_lines
+
+    text = ('[[mutant]]\nname = "a"\n  [[mutant.edit]]\n  old = "x"\n  new = ""\n'
+            '  [[mutant.edit]]\n  new = ""\n  old = """\ny\n"""\n[[mutant]]\nname = "b"\n')
+    assert edit_lines(text) == [[4, 8], []]
 
 
 def _verdict(status: str = "failed", failed: tuple[str, ...] = (), cause: str = "graded",
@@ -253,6 +271,14 @@ def test_validate_fails_on_a_wrong_setup(tmp_path: Path,
     for item, got in expected.items():
         line = next((ln for ln in problems.splitlines() if ln.strip().startswith(item)), "")
         assert got in line, (item, line)
+    # The root cause first: the solution failing its own checks comes before the files
+    # that fail in cascade, and each of those says the solution fails those checks too.
+    listed = [ln.strip() for ln in problems.splitlines() if ln.startswith("  exercise-1")]
+    assert listed[0].startswith("exercise-1 solution:"), listed
+    assert listed.index(next(ln for ln in listed if ln.startswith("exercise-1 mutant no_wait"))
+                        ) > 0
+    assert "(the solution fails covers-device-work too: fix the solution first)" in next(
+        ln for ln in listed if ln.startswith("exercise-1 mutant no_wait"))
     rows = [ln for ln in out.splitlines() if ln.startswith("exercise-1")]
     assert any(" stub " in ln and ln.endswith("ok") for ln in rows)  # the stub is fine
     assert any(" stable " in ln and ln.endswith("ok") for ln in rows)
@@ -271,9 +297,19 @@ def test_an_edit_that_no_longer_applies_names_the_mutant_and_the_edit(tmp_path: 
     rows = {r.item: r for r in plan.rows}
     assert not rows["mutant no_wait"].ok
     got = rows["mutant no_wait"].got
-    assert got.startswith("no_wait: edit 1 of 1 does not apply: its old text ")
+    toml = (root / "exercise-1" / "mutants.toml").read_text().splitlines()
+    entry = next(n for n, ln in enumerate(toml, 1) if ln == 'name = "no_wait"')
+    line = next(n for n, ln in enumerate(toml, 1) if n > entry and ln.strip() == 'old = """')
+    # Where the edit is written, the mutant and the edit, then the nearest solution line.
+    assert got.startswith(f"exercise-1/mutants.toml:{line}: no_wait: edit 1 of 1 does not "
+                          "apply: its old text "), got
     assert "out.block_until_ready()  # wait for *this* call's output before stopping" in got
     assert "is not in the solution (it must occur exactly once)" in got
+    moved = solution.read_text().splitlines().index(
+        "        out.block_until_ready()  # wait for this call's output") + 1
+    assert got.endswith(f"; nearest: line {moved} \"out.block_until_ready()  # wait for this "
+                        "call's output\" (for \"out.block_until_ready()  # wait for *this* "
+                        "call's output before stopping\")"), got
     assert "mutant no_wait" not in {t.item for t in plan.targets}
     assert {t.item for t in plan.targets} >= {"solution", "mutant milliseconds"}
 
@@ -339,6 +375,41 @@ def test_an_exception_while_grading_is_a_row_not_a_crash(tmp_path: Path) -> None
                          v.grade_targets(targets, 1, 1, tmp_path, broken), 1)
     assert not rows[0].ok
     assert rows[0].got == "grader fault: RuntimeError: rubric error in exercise-1: nope"
+
+
+def test_a_rubric_error_while_grading_is_reported_once_and_stops_the_exercise(
+        tmp_path: Path) -> None:
+    from syncgrade.rubric import RubricError
+
+    graded: list[str] = []
+    error = ("rubric error in exercise-1: /c/exercise-1/exercise.py:9: the declared workload "
+             "`f` failed on its own code (line 2 of its source) when call 'main' ran it: "
+             "AttributeError: module 'jax.numpy' has no attribute 'tahn'")
+
+    def broken(exercise_id: str, path: Path | None, name: str, source: str | None) -> Any:
+        graded.append(name)
+        raise RubricError(error)
+
+    targets = [v.Target("exercise-1", item, tmp_path / f"{item}.py", kind)
+               for item, kind in (("solution", "solution"), ("stub", "stub"),
+                                  ("mutant a", "mutant"), ("corpus correct/b", "correct"))]
+    course = types.SimpleNamespace(root=tmp_path, files={})
+    plan = v.Plan(rows=[v.Row("exercise-1", "rubric", "loads", "10 checks", True),
+                        v.Row("exercise-1", "files", "present", "all present", True)],
+                  targets=targets)
+    verdicts = v.grade_targets(targets, 3, 1, tmp_path, broken)
+    assert len(graded) == 1  # the first grade stopped the exercise's others
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(v, "plan_exercise", lambda *a, **k: plan)
+    monkey.setattr(v, "grade_targets", lambda *a, **k: verdicts)
+    try:
+        outcome = v.validate(["exercise-1"], course,  # type: ignore[arg-type]
+                             rubrics=v.Rubrics({"exercise-1": object()}, {}))
+    finally:
+        monkey.undo()
+    assert [(p.item, p.got) for p in outcome.problems] == [
+        ("rubric", f"{error} (grading stopped: none of its 4 files is judged)")]
+    assert "grader fault" not in str(outcome.rows)
 
 
 def test_json_output(monkeypatch: pytest.MonkeyPatch,

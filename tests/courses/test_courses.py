@@ -114,7 +114,9 @@ def test_a_broken_declaration_names_its_file_and_the_rest_still_load(tmp_path: P
     (root / "exercise-4").mkdir()  # an exercise folder without a declaration
     course = open_course(root)
     assert list(course.exercises) == ["exercise-1"]
-    assert f"{declaration} failed to import (line" in str(course.errors["exercise-2"])
+    lines = declaration.read_text().splitlines()
+    assert f"{declaration}:{len(lines)}: failed to import: NameError" in str(
+        course.errors["exercise-2"])
     assert "NameError" in str(course.errors["exercise-2"])
     assert "no declaration" in str(course.errors["exercise-4"])
     with pytest.raises(RubricError, match="exercise-2"):
@@ -148,7 +150,8 @@ def test_an_installed_course_by_its_entry_point(tmp_path: Path,
         "by-attribute": SimpleNamespace(value="pkg:COURSE", load=lambda: str(root)),
         "broken": SimpleNamespace(value="pkg:gone", load=lambda: tmp_path / "gone"),
     }
-    monkeypatch.setattr(courses, "installed_courses", lambda: points)
+    monkeypatch.setattr(courses, "course_entry_points",
+                        lambda: {name: [point] for name, point in points.items()})
     assert open_course("by-function").root == root.resolve()
     assert open_course("by-attribute").root == root.resolve()
     with pytest.raises(CourseError, match=r"'broken' .* which is not a folder"):
@@ -256,3 +259,37 @@ def test_a_leftover_package_course_folder_without_course_toml_is_not_the_builtin
     assert builtin_root(packaged, checkout) == checkout
     (packaged / "course.toml").write_text('title = "x"\n', encoding="utf-8")
     assert builtin_root(packaged, checkout) == packaged
+
+
+def _distribution(site: Path, name: str, value: str, course: str = "same-name") -> None:
+    """An installed distribution ``name`` (a ``.dist-info`` folder on ``site``) declaring
+    the course entry point ``course = value``."""
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{courses.ENTRY_POINT_GROUP}]\n"
+                                           f"{course} = {value}\n")
+
+
+def test_two_installed_courses_of_one_name_are_refused(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    _distribution(site, "course_a", "course_a:ROOT")
+    _distribution(site, "course_b", "course_b:ROOT")
+    monkeypatch.syspath_prepend(str(site))
+    with pytest.raises(CourseError) as raised:
+        open_course("same-name")
+    assert str(raised.value) == (
+        "2 installed courses are named 'same-name': course_a 1.0 (course_a:ROOT) and "
+        "course_b 1.0 (course_b:ROOT); uninstall one, or rename its entry point in the "
+        "group 'syncgrade.courses'")
+    # Another installed course's name still opens (only the duplicated name is refused).
+    _distribution(site, "course_c", "course_c:ROOT", course="other")
+    other = _course(tmp_path / "o")
+    (site / "course_c.py").write_text(f"ROOT = {str(other)!r}\n")
+    assert open_course("other").root == other.resolve()
+    # One distribution alone is found as before.
+    (site / "course_b-1.0.dist-info" / "entry_points.txt").write_text("")
+    root = _course(tmp_path / "c")
+    (site / "course_a.py").write_text(f"ROOT = {str(root)!r}\n")
+    assert open_course("same-name").root == root.resolve()

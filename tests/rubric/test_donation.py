@@ -104,8 +104,15 @@ STEP = "def step(x, scale):\n    return x * scale + 1.0\n"
 
 
 def _load(spec: dict[str, Any]) -> None:
+    """Exercise-1 with ``spec`` as its main call's workload, and its main list of samples
+    agreeing with the workload's static and donated arguments (as it must, or the rubric
+    is refused for that disagreement: tests/rubric/test_author_lines.py)."""
     base = get_exercise("exercise-1")
-    validation.validate(dataclasses.replace(base, calls=(
+    static = len(spec.get("static_argnums", [])) + len(spec.get("static_argnames", []))
+    donates = bool(spec.get("donate_argnums") or spec.get("donate_argnames"))
+    samples = tuple(dataclasses.replace(listed, static=(0,) * static or None, donates=donates)
+                    if listed.call == "main" else listed for listed in base.samples)
+    validation.validate(dataclasses.replace(base, samples=samples, calls=(
         GraderCall("main", "synchronized_samples", (spec, s.value([]), s.value(3))),
         *base.calls[1:])))
 

@@ -66,7 +66,8 @@ def test_params_inside_all_of_parts_are_checked() -> None:
 
 def test_call_ids_must_exist() -> None:
     text = problem(with_checks(CheckSpec("runs", "", c.runs, 1, {"calls": ("main", "prob")})))
-    assert "param calls names 'prob', which is not a grader call (calls: main, probe)" in text
+    assert "param calls names 'prob', which is not a grader call; did you mean `probe`? " \
+           "(calls: main, probe)" in text
     text = problem(with_checks(CheckSpec("x", "X", c.list_length, 1, {
         "call": "man", "value": (0,), "count": 1, "name": "x", "each": "row"})))
     assert "param call='man' is not a grader call" in text
@@ -76,7 +77,7 @@ def test_reference_keys_must_exist() -> None:
     text = problem(with_checks(CheckSpec("numpy-match", "", c.numpy_match, 1, {
         "call": "main", "result": (0,), "reference": "predcit"})))
     assert "check 'numpy-match' (numpy_match): param reference='predcit' is not a key of " \
-           "make_references() (it gives: predict)" in text
+           "make_references(); did you mean `predict`? (it gives: predict)" in text
 
 
 def test_check_ids_unique_and_points_positive() -> None:
@@ -102,8 +103,11 @@ def test_workload_names_and_declared_sources() -> None:
     text = problem(calls(s.workload("f", source="def f(x):\n    return x\n",
                                     static_argnums=(1,))))
     assert "static_argnums [1] is out of range" in text
-    validate(calls(s.workload("f", source="def f(x, k):\n    return x * k\n",
-                              static_argnums=(1,)), s.value(1), s.value(2)))
+    static = calls(s.workload("f", source="def f(x, k):\n    return x * k\n",
+                              static_argnums=(1,)), s.value(1), s.value(2))
+    validate(dataclasses.replace(static, samples=tuple(
+        dataclasses.replace(listed, static=(2,)) if listed.call == "main" else listed
+        for listed in static.samples)))
 
 
 def test_hidden_input_names_and_spec_kinds() -> None:
@@ -155,11 +159,11 @@ def test_a_broken_declaration_is_reported_and_the_others_still_load(tmp_path: Pa
     course = open_course(tmp_path)
     assert list(course.exercises) == ["exercise-1"]
     assert str(course.errors["exercise-98"]) == (
-        f"rubric error in exercise-98: {tmp_path / 'exercise-98' / 'exercise.py'} failed to "
-        "import (line 1): ZeroDivisionError: division by zero")
+        f"rubric error in exercise-98: {tmp_path / 'exercise-98' / 'exercise.py'}:1: failed "
+        "to import: ZeroDivisionError: division by zero")
     assert str(course.errors["exercise-99"]) == (
         f"rubric error in exercise-99: {tmp_path / 'exercise-99' / 'exercise.py'}:6: "
-        "check 'runs' (runs): unknown param 'call' (it takes: calls)")
+        "check 'runs' (runs): unknown param 'call'; did you mean `calls`? (it takes: calls)")
     with pytest.raises(RubricError, match="exercise-98"):
         get_exercise("exercise-98", course=tmp_path)
 

@@ -39,9 +39,11 @@ the mutant): nothing is guessed.
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -70,10 +72,13 @@ class EditError(CaseError):
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace ``old`` (which must occur exactly once) by ``new``."""
+    """Replace ``old`` (which must occur exactly once) by ``new``. ``where``: the
+    ``mutants.toml:line`` of its ``old`` text, when known (an edit that does not apply
+    names it)."""
 
     old: str
     new: str
+    where: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -243,10 +248,31 @@ def entry_label(entry: Any, index: int) -> str:
     return name if isinstance(name, str) and name else f"#{index + 1}"
 
 
+def edit_lines(text: str) -> list[list[int]]:
+    """For each ``[[mutant]]`` entry of a mutants.toml text, in order, the line of each of
+    its ``[[mutant.edit]]`` tables' ``old`` key (the table's header line when its ``old``
+    is not found below it). tomllib keeps no line numbers; an edit written inline
+    (``edit = [{old = ..., new = ...}]``) gets none."""
+    found: list[list[int]] = []
+    awaiting_old = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if re.match(r"\s*\[\[\s*mutant\s*\]\]", line):
+            found.append([])
+            awaiting_old = False
+        elif re.match(r"\s*\[\[\s*mutant\.edit\s*\]\]", line) and found:
+            found[-1].append(number)
+            awaiting_old = True
+        elif awaiting_old and re.match(r"\s*old\s*=", line):
+            found[-1][-1] = number
+            awaiting_old = False
+    return found
+
+
 def mutant_case(entry: Any, index: int, origin: str, exercise: str = "",
-                path: Path | None = None) -> Case:
+                path: Path | None = None, lines: Sequence[int] = ()) -> Case:
     """One ``[[mutant]]`` entry (the ``index``-th) as a :class:`Case`; :class:`CaseError`
-    naming the file and the mutant for a missing, unknown or ill-typed key."""
+    naming the file and the mutant for a missing, unknown or ill-typed key. ``lines``:
+    the line of each edit's ``old`` in the file (:func:`edit_lines`)."""
     where = f"{origin}: mutant {entry_label(entry, index)}"
     if not isinstance(entry, dict):
         raise CaseError(f"{where}: not a table")
@@ -274,7 +300,8 @@ def mutant_case(entry: Any, index: int, origin: str, exercise: str = "",
                             f"(has {keys})")
         if not all(isinstance(edit[k], str) for k in EDIT_KEYS) or not edit["old"]:
             raise CaseError(f"{where}: edit {number}: old (non-empty) and new must be strings")
-        parsed.append(Edit(edit["old"], edit["new"]))
+        line = lines[number - 1] if number <= len(lines) else 0
+        parsed.append(Edit(edit["old"], edit["new"], f"{origin}:{line}" if line else ""))
     return Case(name, "mutant", flaw.strip(), frozenset(fails), None, exercise, path,
                 tuple(parsed))
 
@@ -283,7 +310,8 @@ def parse_mutants(text: str, origin: str, exercise: str = "",
                   path: Path | None = None) -> list[Case]:
     """Every mutant of a mutants.toml text, strictly: the first problem (also a name given
     twice) raises :class:`CaseError`."""
-    cases = [mutant_case(e, i, origin, exercise, path)
+    lines = edit_lines(text)
+    cases = [mutant_case(e, i, origin, exercise, path, lines[i] if i < len(lines) else ())
              for i, e in enumerate(load_mutant_table(text, origin))]
     names = [c.name for c in cases]
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -304,16 +332,42 @@ def _occurrences(text: str, part: str) -> int:
 
 def apply_edits(source: str, edits: tuple[Edit, ...] | list[Edit], *, name: str = "") -> str:
     """``source`` with ``edits`` applied in order. Each ``old`` must occur exactly once in
-    the text at the time it is applied; else :class:`EditError`, naming the mutant
-    (``name``) and the edit (its number and the first line of its ``old``)."""
+    the text at the time it is applied; else :class:`EditError`, naming where the edit is
+    written (``mutants.toml:line``, when known), the mutant (``name``), the edit (its
+    number and the first line of its ``old``) and the nearest text of the solution
+    (:func:`nearest`)."""
     text = source
     for number, edit in enumerate(edits, 1):
         count = _occurrences(text, edit.old)
         if count != 1:
             first = next((ln.strip() for ln in edit.old.splitlines() if ln.strip()), edit.old)
             found = "is not in" if not count else f"occurs {count} times in"
-            raise EditError(f"{name + ': ' if name else ''}edit {number} of {len(edits)} "
+            raise EditError(f"{edit.where + ': ' if edit.where else ''}"
+                            f"{name + ': ' if name else ''}edit {number} of {len(edits)} "
                             f"does not apply: its old text ({first!r}...) {found} the "
-                            "solution (it must occur exactly once)")
+                            f"solution (it must occur exactly once){nearest(edit.old, text)}")
         text = text.replace(edit.old, edit.new, 1)
     return text
+
+
+def nearest(old: str, text: str) -> str:
+    """Where ``old`` went in ``text``: ``"; nearest: line 12 'out.block_until_ready()'
+    (for 'out.block_until_ready()  # wait')"`` for the first line of ``old`` that ``text``
+    lacks and the most similar line of ``text``; the lines where ``old`` occurs when it
+    occurs more than once; what differs when each line is there but not together."""
+    lines = text.splitlines()
+    count = _occurrences(text, old)
+    if count > 1:
+        starts = [text[:i].count("\n") + 1 for i in range(len(text)) if text.startswith(old, i)]
+        return f"; it occurs at lines {', '.join(map(str, starts))}: make it longer"
+    stripped = [ln.strip() for ln in lines]
+    for wanted in (ln.strip() for ln in old.splitlines() if ln.strip()):
+        if any(wanted in ln for ln in stripped):
+            continue
+        close = difflib.get_close_matches(wanted, stripped, n=1, cutoff=0.5)
+        if not close:
+            return f"; nothing in the solution is close to {wanted!r}"
+        return (f"; nearest: line {stripped.index(close[0]) + 1} {close[0]!r} (for "
+                f"{wanted!r})")
+    return ("; each of its lines is in the solution, but not together as written (check "
+            "indentation and blank lines)")

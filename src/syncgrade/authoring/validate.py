@@ -44,8 +44,16 @@ checked first, for every exercise (:func:`plan_exercise`); then the files are gr
     ``stub.py`` fails cleanly, in every run: graded (cause ``graded``), not full marks,
     ``runs`` passed (when the exercise has that check), every failed check has a hint.
 
+``unchanged``
+    only with ``changed=True``: the exercise was valid and its fingerprint
+    (:mod:`syncgrade.authoring.fingerprint`) has not changed since; nothing else of it
+    is checked.
+
 Grading goes through :func:`syncgrade.grade` with the course (sandboxed child per file),
-``jobs`` files at once on threads. Only the CLI prints; this module returns rows.
+``jobs`` files at once on threads. A rubric error that grading raises is the exercise's:
+it stops that exercise's grading and is reported once, on its ``rubric`` row. The
+problems are listed root cause first (:func:`root_cause_first`). Only the CLI prints;
+this module returns rows.
 """
 
 from __future__ import annotations
@@ -64,9 +72,16 @@ import numpy as np
 from syncgrade.authoring.cases import (
     CaseError,
     corpus_case,
+    edit_lines,
     entry_label,
     load_mutant_table,
     mutant_case,
+)
+from syncgrade.authoring.fingerprint import (
+    cache_file,
+    fingerprint,
+    read_valid,
+    write_valid,
 )
 from syncgrade.authoring.markers import MarkerError, stub_from_solution
 from syncgrade.authoring.mutants import Mutant
@@ -114,8 +129,11 @@ class Verdict:
     runs_passed: bool
     unhinted: frozenset[str] = frozenset()  # failed checks without a hint
     fault: str = ""  # the grader's internal error, or an exception grading raised
+    rubric: str = ""  # the author's error grading raised (a RubricError), first line
 
     def describe(self) -> str:
+        if self.rubric:
+            return self.rubric
         if self.fault:
             return f"grader fault: {self.fault}"
         if self.status == "passed":
@@ -357,13 +375,27 @@ def course_grade(course: Course) -> GradeFn:
 
 def grade_targets(targets: Sequence[Target], runs: int, jobs: int, root: Path,
                   grade_fn: GradeFn) -> dict[Target, list[Verdict]]:
-    """Grade every target ``runs`` times, ``jobs`` at once; verdicts in run order."""
+    """Grade every target ``runs`` times, ``jobs`` at once; verdicts in run order.
+
+    A :class:`~syncgrade.rubric.RubricError` raised by grading (a declared workload that
+    fails on its own code) is the exercise's, whatever file is graded: the first one
+    stops that exercise's grading (each later target of it gets the same verdict without
+    being graded), and it is reported once, on the ``rubric`` row (:func:`validate`)."""
+    from syncgrade.errors import RubricError
+
+    stopped: dict[str, str] = {}
+
     def one(target: Target) -> Verdict:
         name = target.display_name or _shown(target.path, root)
+        if target.exercise in stopped:
+            return _rubric_verdict(stopped[target.exercise])
         try:
             path = None if target.source is not None else target.path
             return verdict_of(grade_fn(target.exercise, path, name, target.source))
-        except Exception as exc:  # the author's error (e.g. a RubricError), not a crash
+        except RubricError as exc:
+            stopped.setdefault(target.exercise, str(exc).splitlines()[0])
+            return _rubric_verdict(stopped[target.exercise])
+        except Exception as exc:  # a crash of the grader: shown on the file's row
             return Verdict("error", "grader_fault", frozenset(), 0.0, 0.0, False,
                            fault=f"{type(exc).__name__}: {exc}")
 
@@ -374,6 +406,10 @@ def grade_targets(targets: Sequence[Target], runs: int, jobs: int, root: Path,
     for target, verdict in zip(order, verdicts, strict=True):
         results[target].append(verdict)
     return results
+
+
+def _rubric_verdict(error: str) -> Verdict:
+    return Verdict("error", "rubric_error", frozenset(), 0.0, 0.0, False, rubric=error)
 
 
 def judge(target: Target, verdict: Verdict, check_ids: set[str]) -> str:
@@ -536,10 +572,12 @@ def _plan_mutants(plan: Plan, files: ExerciseFiles, entries: list[Any],
     gradable = check_ids is not None
     solution = _read(files.solution) if files.solution.is_file() else None
     origin, seen = _shown(files.mutants, root), set[str]()
+    lines = edit_lines(_read(files.mutants))
     for index, entry in enumerate(entries):
         item = f"mutant {entry_label(entry, index)}"
         try:
-            mutant = mutant_case(entry, index, origin, exercise_id, files.mutants)
+            mutant = mutant_case(entry, index, origin, exercise_id, files.mutants,
+                                 lines[index] if index < len(lines) else ())
             if mutant.name in seen:
                 raise CaseError(f"{origin}: mutant {mutant.name} given twice")
             seen.add(mutant.name)
@@ -614,9 +652,13 @@ def _mutant_entries(path: Path, root: Path) -> tuple[list[Any], str]:
 
 def graded_rows(plan: Plan, exercise: Any, verdicts: dict[Target, list[Verdict]],
                 runs: int) -> list[Row]:
-    """The rows that need grading: one per target, then ``stable``."""
+    """The rows that need grading: one per target, then ``stable``. A file that fails a
+    check the solution fails too says so (the solution is the root cause, fix it first).
+    """
     check_ids = {c.id for c in exercise.checks} if exercise is not None else set()
     rows, unstable = [], []
+    solution = next((verdicts[t][0].failed for t in plan.targets if t.kind == "solution"),
+                    frozenset[str]())
     for target in plan.targets:
         got_all = verdicts[target]
         distinct = {(v.status, v.failed) for v in got_all}
@@ -627,6 +669,8 @@ def graded_rows(plan: Plan, exercise: Any, verdicts: dict[Target, list[Verdict]]
             got = "varies: " + " | ".join(v.describe() for v in got_all)
         else:
             got = problems[0] if problems else got_all[0].describe()
+        if problems and target.kind != "solution":
+            got += _cascade(got_all[0].failed - target.must_fail, solution)
         rows.append(Row(target.exercise, target.item, expectation(target), got, not problems))
     if plan.targets:
         rows.append(Row(plan.targets[0].exercise, "stable", f"same verdict in {runs} runs",
@@ -635,16 +679,48 @@ def graded_rows(plan: Plan, exercise: Any, verdicts: dict[Target, list[Verdict]]
     return rows
 
 
+def _cascade(unexpected: frozenset[str], solution: frozenset[str]) -> str:
+    """Said after a file's problem when the solution itself fails some of the checks the
+    file was not expected to fail: those failures follow from the solution's."""
+    shared = sorted(unexpected & solution)
+    if not shared:
+        return ""
+    return f" (the solution fails {' '.join(shared)} too: fix the solution first)"
+
+
+ROOT_CAUSES = ("rubric", "files", "solution", "stub markers", "stub")
+"""The items whose problems cause others, in the order :attr:`Outcome.problems` lists
+them first within an exercise: a rubric that does not load (or a workload that fails
+on its own code) stops everything; a missing file, a solution that does not get full
+marks and a wrong stub make mutants and corpus files fail in cascade."""
+
+
+def root_cause_first(rows: Sequence[Row]) -> list[Row]:
+    """``rows`` in exercise order, each exercise's :data:`ROOT_CAUSES` items first (in
+    that order), the others as they were."""
+    exercises = list(dict.fromkeys(r.exercise for r in rows))
+
+    def rank(row: Row) -> tuple[int, int]:
+        cause = ROOT_CAUSES.index(row.item) if row.item in ROOT_CAUSES else len(ROOT_CAUSES)
+        return exercises.index(row.exercise), cause
+
+    return sorted(rows, key=rank)
+
+
 @dataclass(frozen=True)
 class Outcome:
     rows: list[Row]
     exercises: list[str]
     grades: int
     seconds: float
+    skipped: list[str] = field(default_factory=list)
+    """Exercises not re-checked: unchanged since they were last valid (``--changed``)."""
 
     @property
     def problems(self) -> list[Row]:
-        return [r for r in self.rows if not r.ok]
+        """The rows that are not ok, the root causes of each exercise first
+        (:func:`root_cause_first`)."""
+        return root_cause_first([r for r in self.rows if not r.ok])
 
 
 def resolve_ids(requested: Sequence[str], all_: bool, course: Course) -> list[str]:
@@ -666,20 +742,63 @@ def resolve_ids(requested: Sequence[str], all_: bool, course: Course) -> list[st
 
 def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs: int = 2,
              rubrics: Rubrics | None = None, grade_fn: GradeFn | None = None,
-             grade_corpus: bool = True) -> Outcome:
+             grade_corpus: bool = True, changed: bool = False) -> Outcome:
     """Validate ``exercise_ids`` of ``course``: every row, in exercise order (the rows
     decided without grading first, then one per graded file, then ``stable``). Every
-    exercise is checked before any file is graded."""
+    exercise is checked before any file is graded.
+
+    Each exercise found valid is recorded with its :func:`fingerprint` (in
+    :func:`cache_file`); one found invalid is forgotten. ``changed``: an exercise whose
+    fingerprint is the one recorded (nothing it depends on changed since it was last
+    valid, with the same options) is not re-checked: its one row, ``unchanged``, says so
+    (:attr:`Outcome.skipped` lists it)."""
     started = time.perf_counter()
     rubrics = rubrics or load_rubrics(course)
+    options = f"runs={runs} corpus-grades={grade_corpus}"
+    keys = {e: fingerprint(course.files.get(e) or ExerciseFiles(e, course.root / e),
+                           course.root, options) for e in exercise_ids}
+    store = cache_file(course.root)
+    recorded = read_valid(store)
+    skipped = [e for e in exercise_ids if changed and recorded.get(e) == keys[e]]
+    checked = [e for e in exercise_ids if e not in skipped]
     plans = {e: plan_exercise(e, course, rubrics, grade_corpus=grade_corpus)
-             for e in exercise_ids}
+             for e in checked}
     targets = [t for p in plans.values() for t in p.targets]
-    verdicts = grade_targets(targets, runs, jobs, course.root,
-                             grade_fn or course_grade(course))
+    inner, graded = grade_fn or course_grade(course), []
+
+    def counted(*args: Any) -> Any:
+        graded.append(1)  # the grades done, not those a rubric error stopped
+        return inner(*args)
+
+    verdicts = grade_targets(targets, runs, jobs, course.root, counted)
     rows: list[Row] = []
-    for exercise_id, plan in plans.items():
-        rows += plan.rows
-        rows += graded_rows(plan, rubrics.exercises.get(exercise_id), verdicts, runs)
-    return Outcome(rows, list(exercise_ids), len(targets) * runs,
-                   time.perf_counter() - started)
+    for exercise_id in exercise_ids:
+        if exercise_id in skipped:
+            rows.append(Row(exercise_id, "unchanged", "re-checked when a file changed",
+                            "skipped: no file changed since it was last valid "
+                            f"({options})", True))
+            continue
+        plan = plans[exercise_id]
+        error = next((v.rubric for t in plan.targets for v in verdicts[t] if v.rubric), "")
+        if error:  # the exercise's own fault: said once, on its rubric row
+            mine = [_stopped(r, error, len(plan.targets)) for r in plan.rows]
+        else:
+            mine = plan.rows + graded_rows(plan, rubrics.exercises.get(exercise_id),
+                                           verdicts, runs)
+        rows += mine
+        if all(r.ok for r in mine):
+            recorded[exercise_id] = keys[exercise_id]
+        else:
+            recorded.pop(exercise_id, None)
+    write_valid(store, recorded)
+    return Outcome(rows, list(exercise_ids), len(graded), time.perf_counter() - started,
+                   skipped)
+
+
+def _stopped(row: Row, error: str, files: int) -> Row:
+    """The ``rubric`` row of an exercise whose grading raised a rubric error: not ok, with
+    the error (every other row is kept as it was; no graded file is judged)."""
+    if row.item != "rubric":
+        return row
+    return Row(row.exercise, row.item, row.expected,
+               f"{error} (grading stopped: none of its {files} files is judged)", False)

@@ -480,7 +480,15 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
         args = [harness.build(s) for s in call.get("args", [])]
         kwargs = {k: harness.build(s) for k, s in call.get("kwargs", {}).items()}
     except Exception as exc:  # a grader fault (or grader state a learner broke)
-        frame.update(ok=False, grader_error=f"{type(exc).__name__}: {exc}")
+        # A declared workload failing on its own code while its warm-up builds it
+        # (``jnp.tahn``) is the exercise's mistake: said as the call's error with the
+        # workload named, as when the learner's call runs it (the parent raises it as a
+        # rubric error), never as grader state the learner broke.
+        described = describe_error(exc, "")
+        if described.get("workload") is not None:
+            frame.update(ok=False, error=described)
+        else:
+            frame.update(ok=False, grader_error=f"{type(exc).__name__}: {exc}")
         with lock:
             core.send((SEND, frame, None))
         return

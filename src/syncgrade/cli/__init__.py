@@ -12,6 +12,7 @@ containers, batch) are the only code that prints and picks exit codes.
                                         report in the browser; --reveal: hidden checks too
     grade batch PATHS... --exercise ID  grade many files; one JSON line (or CSV row) each
     grade validate [EXERCISE... | --all] check a course's exercises before release
+                                        (--changed: only those whose files changed)
     grade new EXERCISE --title TITLE    scaffold a new exercise folder in a course
     grade list --json                   the catalogue: exercises, checks, points (platforms)
     grade schema [--write DIR]          the GradeReport JSON Schema (platforms)
@@ -26,8 +27,11 @@ command takes ``--course DIR`` (a course folder, or an installed course's name;
 default: ``$SYNCGRADE_COURSE``, else the built-in course; see :mod:`syncgrade.courses`).
 
 Exit codes: 0 full marks (for `batch`: every file got a report); 1 graded, not full marks
-(a crashing submission included); 2 usage error (unknown exercise, missing file); 3 the
-grader itself failed.
+(a crashing submission included); 2 usage error (unknown exercise, missing file) or a
+rubric error (the exercise's author must fix it: a declaration that does not load, a
+declared workload that fails on its own code; one ``grade: rubric error in ...`` message
+naming the author's file and line, never a traceback, with ``--json`` too); 3 the grader
+itself failed.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from syncgrade.cli.common import (
     OUTPUT_FORMATS,
     UsageError,
 )
+from syncgrade.errors import RubricError
 
 __all__ = ["BATCH_FORMATS", "COMMANDS", "EXIT_FULL_MARKS", "EXIT_INTERNAL", "EXIT_NOT_FULL",
            "EXIT_USAGE", "OUTPUT_FORMATS", "UsageError", "main"]
@@ -79,7 +84,8 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "stub": _lazy("syncgrade.cli.stub", "cmd_stub"),
 }
 
-FLAGS = frozenset({"-h", "--help", "--version", "--all", "--check", "--force", "--html",
+FLAGS = frozenset({"-h", "--help", "--version", "--all", "--changed", "--check", "--force",
+                   "--html",
                    "--json", "--no-auth", "--no-corpus-grades", "--no-daemon", "--no-validate",
                    "--open", "--passing", "--resume", "--reveal"})
 """The options of any subcommand that take no value: every other option before the
@@ -116,7 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from syncgrade.cli.grade import cmd_grade
 
         return cmd_grade(args)
-    except UsageError as exc:
+    except (UsageError, RubricError) as exc:
+        # A RubricError raised while grading (a declared workload failing on its own
+        # code) is the author's, as one at load time is: said once, exit 2.
         print(f"grade: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -1,7 +1,7 @@
 """The instructor commands ``grade validate`` and ``grade new`` (registered in syncgrade.cli).
 
     grade validate [EXERCISE ... | --all] [--course DIR] [--runs 3] [--jobs 2] [--json]
-                   [--no-corpus-grades]
+                   [--no-corpus-grades] [--changed]
     grade validate [EXERCISE ...] --write-mutants DIR [--course DIR]
     grade new EXERCISE --title TITLE [--course DIR] [--force]
 
@@ -103,6 +103,11 @@ def cmd_validate(argv: Sequence[str]) -> int:
     parser.add_argument("--no-corpus-grades", action="store_true",
                         help="check the corpus files' headers but do not grade them (the "
                              "test suite grades the built-in course's corpus)")
+    parser.add_argument("--changed", action="store_true",
+                        help="re-check only the exercises whose files changed since they "
+                             "were last valid (declaration, statement, stub, solution, "
+                             "mutants, corpus, course.toml, syncgrade's version, the same "
+                             "--runs and corpus option)")
     parser.add_argument("--write-mutants", type=Path, metavar="DIR",
                         help="grade nothing; write each mutant (the solution with its edits "
                              "applied) to DIR/<exercise>/<name>.py, for every exercise unless "
@@ -126,9 +131,11 @@ def cmd_validate(argv: Sequence[str]) -> int:
     except ValidateUsageError as exc:
         raise UsageError(str(exc)) from None
     outcome = validate(ids, course, runs=args.runs, jobs=args.jobs, rubrics=rubrics,
-                       grade_corpus=not args.no_corpus_grades)
+                       grade_corpus=not args.no_corpus_grades, changed=args.changed)
     problems = outcome.problems
-    summary = (f"{'VALID' if not problems else 'INVALID'}  {len(ids)} exercise(s), "
+    unchanged = (f" ({len(outcome.skipped)} unchanged since last valid, not re-checked)"
+                 if outcome.skipped else "")
+    summary = (f"{'VALID' if not problems else 'INVALID'}  {len(ids)} exercise(s){unchanged}, "
                f"{len(outcome.rows)} items, {len(problems)} problem(s); "
                f"{outcome.grades} grades in {outcome.seconds:.0f} s "
                f"(runs={args.runs}, jobs={args.jobs})")

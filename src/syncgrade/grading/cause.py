@@ -3,6 +3,7 @@ what tampering voids."""
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -12,7 +13,7 @@ from syncgrade import sandbox
 from syncgrade.grading.frames import CHANNEL_TAMPERED, said_hello
 from syncgrade.models import Cause, CheckResult, Evidence
 from syncgrade.protocol import SIGNAL_NOTE
-from syncgrade.rubric.base import Exercise
+from syncgrade.rubric.base import Exercise, GraderCall, at_text
 from syncgrade.rubric.validation import SPEC_KINDS, RubricError
 from syncgrade.trace import CallFrame, Load
 
@@ -147,9 +148,11 @@ def workload_fault(exercise: Exercise, frames: dict[str, CallFrame]) -> RubricEr
     for call in exercise.calls:
         frame = frames.get(call.id)
         error = frame.error if frame is not None else None
-        if error is None or error.workload is None:
-            continue
-        where = _workload_line(exercise, error.workload, error.workload_line)
+        if error is None or error.workload is None or error.workload not in {
+                spec.get("name") for spec in _specs([*call.args, *call.kwargs.values()])
+                if isinstance(spec.get("source"), str)}:
+            continue  # only a workload this call declares: the child's word is not enough
+        where = _workload_line(exercise, error.workload, error.workload_line, call)
         return RubricError(
             f"rubric error in {exercise.id}: {where}the declared workload "
             f"`{error.workload}` failed on its own code (line {error.workload_line} of its "
@@ -157,11 +160,14 @@ def workload_fault(exercise: Exercise, frames: dict[str, CallFrame]) -> RubricEr
     return None
 
 
-def _workload_line(exercise: Exercise, name: str, line: int | None) -> str:
+def _workload_line(exercise: Exercise, name: str, line: int | None,
+                   call: GraderCall | None = None) -> str:
     """``"path/exercise.py:N: "``: the declaration's line of the workload's failing line,
-    when its source text is written verbatim in the file; else the file alone."""
+    when its source text is written verbatim in the file; else the line of the grader
+    call that hands it over (``call``), when written in that file; else the file alone."""
+    origin = getattr(call, "origin", None)
     if exercise.folder is None:
-        return ""
+        return at_text(origin)
     path = exercise.folder / "exercise.py"
     sources = [spec.get("source") for call in exercise.calls
                for spec in _specs([*call.args, *call.kwargs.values()])
@@ -172,6 +178,8 @@ def _workload_line(exercise: Exercise, name: str, line: int | None) -> str:
         return ""
     at = text.find(sources[0]) if sources and sources[0] else -1
     if at < 0 or line is None:
+        if origin is not None and os.path.realpath(origin[0]) == os.path.realpath(path):
+            return at_text(origin)
         return f"{path}: "
     return f"{path}:{text.count(chr(10), 0, at) + line}: "
 

@@ -22,7 +22,14 @@ What it exports:
   and ``concept`` are ``checks`` too, under the names courses used before the regrouping;
 - the errors and the validation an author's tools use: :class:`RubricError`,
   :class:`UnknownExercise`, :func:`validate`, :func:`validate_declaration`,
-  :func:`validate_data`.
+  :func:`validate_data`;
+- what a course's own check is written with, in the course's own files
+  (docs/authoring.md, "Writing a check in your course"): :class:`Outcome` (what a check
+  returns: ``Outcome.ok``, ``Outcome.fail``, ``Outcome.skip``), :class:`Skip` (raised
+  when the check cannot decide), :class:`Context` (what it reads: ``ctx.value(call,
+  path)``, ``ctx.analysis(call)``, ``ctx.references``), :class:`Evidence` (what a
+  failure shows), and ``intervals`` (the interval helpers the library's timing checks
+  use, with :class:`Verdict`).
 
 Parent-side only: never imported by the child process. A declaration is data; the course
 loader (:mod:`syncgrade.courses`, above this package) validates and resolves it
@@ -33,12 +40,14 @@ from __future__ import annotations
 
 from syncgrade.analysis import PHASES
 from syncgrade.errors import UnknownExercise as UnknownExercise  # re-exported
-from syncgrade.rubric import checks, specs, tolerance
-from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Required
+from syncgrade.models import Evidence
+from syncgrade.rubric import checks, intervals, specs, tolerance
+from syncgrade.rubric.base import CheckSpec, Context, Exercise, GraderCall, Outcome, Required, Skip
 from syncgrade.rubric.checks_process import verification_catches_errors
 from syncgrade.rubric.compose import Part, all_of, on_intervals
 from syncgrade.rubric.contract import WARM, Samples
 from syncgrade.rubric.ids import Check
+from syncgrade.rubric.intervals import Verdict
 from syncgrade.rubric.report_models import RepairReport, TimingReport
 from syncgrade.rubric.validation import (
     RubricError,
@@ -58,18 +67,24 @@ __all__ = [
     "WARM",
     "Check",
     "CheckSpec",
+    "Context",
+    "Evidence",
     "Exercise",
     "GraderCall",
+    "Outcome",
     "Part",
     "RepairReport",
     "Required",
     "RubricError",
     "Samples",
+    "Skip",
     "TimingReport",
     "UnknownExercise",
+    "Verdict",
     "all_of",
     "checks",
     "concept",
+    "intervals",
     "on_intervals",
     "report_checks",
     "specs",

@@ -87,6 +87,12 @@ class Required:
     positional: int = 0
     keywords: tuple[str, ...] = ()
     kind: str = "function"
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """Where it was written (recorded when built), so a rubric error names that line."""
+
+    def __post_init__(self) -> None:
+        if self.origin is None:
+            object.__setattr__(self, "origin", declared_at())
 
     def job(self) -> dict[str, Any]:
         return {"name": self.name, "positional": self.positional,
@@ -102,6 +108,13 @@ class GraderCall:
     args: tuple[dict[str, Any], ...] = ()
     kwargs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     attribute: str = ""
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
+    """Where it was written (recorded when built): an error in its argument specs, its
+    workloads or its hidden-input names names that line."""
+
+    def __post_init__(self) -> None:
+        if self.origin is None:
+            object.__setattr__(self, "origin", declared_at())
 
     def job(self) -> dict[str, Any]:
         if self.attribute:

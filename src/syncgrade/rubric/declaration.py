@@ -18,12 +18,14 @@ brings an id of its own and a function of its own (docs/authoring.md).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import difflib
+from collections.abc import Iterable
 
 from syncgrade.rubric.base import CheckSpec, Exercise, Origin
 from syncgrade.rubric.contract import derived_checks
-from syncgrade.rubric.ids import plain
+from syncgrade.rubric.ids import Check, plain
 from syncgrade.rubric.registry import REGISTRY, family_of, lookup
 
 
@@ -56,27 +58,64 @@ def resolve(exercise: Exercise) -> Exercise:
                                hints=hints)
 
 
+def guess(word: object, choices: Iterable[str], cutoff: float = 0.6) -> str:
+    """``"; did you mean `x`?"`` for the choice nearest ``word`` (a typo's likely meaning),
+    else ``""``. Every rubric error that names something unknown ends with it."""
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, sorted(set(choices)), n=1, cutoff=cutoff)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+def key_origin(origin: Origin | None, field: str, key: str) -> Origin | None:
+    """The line of ``key`` in the mapping given as keyword ``field`` of the call written at
+    ``origin`` (``Exercise(points={"sampel-count": 2})``: the line of that key), read from
+    the author's file; the keyword's line when the mapping is not written there, the call's
+    own when the file cannot be read. A key is matched as a string or as ``Check.NAME``."""
+    if origin is None:
+        return None
+    try:
+        with open(origin[0], encoding="utf-8") as file:
+            tree = ast.parse(file.read())
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return origin
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == origin[1]]
+    for keyword in (k for call in calls for k in call.keywords if k.arg == field):
+        if isinstance(keyword.value, ast.Dict):
+            for written in keyword.value.keys:
+                if written is not None and _is_key(written, key):
+                    return origin[0], written.lineno
+        return origin[0], keyword.value.lineno
+    return origin
+
+
+def _is_key(node: ast.expr, key: str) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value == key
+    member = Check.__members__.get(node.attr) if isinstance(node, ast.Attribute) else None
+    return member is not None and member.value == key
+
+
 def refuse_unknown_keys(resolved: Exercise) -> None:
     """Raise :class:`DeclarationProblem` when ``points``, ``visibility`` or ``hints`` of a
     resolved exercise name an id that is none of its checks (declared or derived; the
-    nearest of its checks is suggested), or a hint is not a non-empty string. Run after
-    each check is validated, so a check's own mistake is reported before this
-    consequence."""
+    nearest of its checks is suggested), or a hint is not a non-empty string; the problem
+    names the line of the offending key (:func:`key_origin`). Run after each check is
+    validated, so a check's own mistake is reported before this consequence."""
     ids = {spec.id for spec in resolved.checks}
     for mapping, name in ((resolved.points, "points"), (resolved.visibility, "visibility"),
                           (resolved.hints, "hints")):
         unknown = sorted(set(mapping) - ids)
         if unknown:
-            nearest = difflib.get_close_matches(unknown[0], sorted(ids), n=1, cutoff=0.6)
-            guess = f"; did you mean `{nearest[0]}`?" if nearest else ""
             raise DeclarationProblem(
                 f"{name} names {unknown}, which {'is' if len(unknown) == 1 else 'are'} not "
-                f"a check of this exercise{guess} (its checks: {sorted(ids)})",
-                resolved.origin)
+                f"a check of this exercise{guess(unknown[0], ids)} (its checks: "
+                f"{sorted(ids)})", key_origin(resolved.origin, name, unknown[0]))
     for check_id, hint in resolved.hints.items():
         if not isinstance(hint, str) or not hint.strip():
             raise DeclarationProblem(f"hints[{check_id!r}] must be a non-empty string (a "
-                                     f"hint for the learner), not {hint!r}", resolved.origin)
+                                     f"hint for the learner), not {hint!r}",
+                                     key_origin(resolved.origin, "hints", check_id))
 
 
 def resolve_check(spec: CheckSpec) -> CheckSpec:

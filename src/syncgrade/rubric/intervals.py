@@ -3,7 +3,8 @@
 Every check of the timed intervals (:mod:`syncgrade.rubric.checks_intervals`,
 :mod:`~syncgrade.rubric.checks_phases`, and those of :mod:`~syncgrade.rubric.checks_report`
 and :mod:`~syncgrade.rubric.checks_values` that read intervals) is made of these; a new
-check should be too (docs/authoring.md, "Writing a new check"):
+check should be too (docs/authoring.md, "Writing a check in your course"; a course reaches
+this module as ``syncgrade.rubric.intervals``):
 
 - :func:`judged_intervals`: the intervals a check judges (the ones the returned samples
   are the differences of; every recorded interval when the samples match none);

@@ -34,8 +34,14 @@ from typing import Any
 
 from syncgrade.errors import RubricError as RubricError  # re-exported
 from syncgrade.rubric import compose, registry
-from syncgrade.rubric.base import CheckSpec, Exercise, Origin, at_text
-from syncgrade.rubric.declaration import DeclarationProblem, refuse_unknown_keys, resolve
+from syncgrade.rubric.base import CheckSpec, Exercise, GraderCall, Origin, at_text
+from syncgrade.rubric.declaration import (
+    DeclarationProblem,
+    guess,
+    key_origin,
+    refuse_unknown_keys,
+    resolve,
+)
 from syncgrade.rubric.specs import BUILTIN_WORKLOADS, DEVICE_FAULTS
 
 ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*$")
@@ -141,24 +147,60 @@ def _declaration(exercise: Any, expected_id: str | None) -> Exercise:
         raise _Problem("make_inputs and make_references must be functions")
     required = _required(exercise)
     call_ids = _calls(exercise, required)
+    _samples_calls(exercise, call_ids)
+    _mapping_values(exercise)
     resolved = resolve(exercise)
     _checks(resolved, call_ids)
     refuse_unknown_keys(resolved)
+    _samples_against_workloads(resolved)
     return resolved
+
+
+def _samples_calls(exercise: Exercise, call_ids: set[str]) -> None:
+    """Each ``Samples`` names a grader call: reported on its own line, before the checks
+    derived from it (which the author never wrote) could be blamed."""
+    for samples in exercise.samples:
+        call = getattr(samples, "call", None)
+        if call not in call_ids:
+            raise _Problem(f"Samples({call!r}, {getattr(samples, 'path', None)!r}): {call!r} "
+                           f"is not a grader call{guess(call, call_ids)} (calls: "
+                           f"{', '.join(sorted(call_ids))})", getattr(samples, "origin", None))
+
+
+def _mapping_values(exercise: Exercise) -> None:
+    """``points`` and ``visibility`` give each check a number > 0 and a known visibility:
+    a wrong value is reported on the line of its key, before the derived checks it would
+    reach (whose line is their ``Samples``')."""
+    for key, value in exercise.points.items():
+        if not _positive(value):
+            raise _Problem(f"points[{str.__str__(key)!r}] must be a number > 0, not "
+                           f"{value!r}", key_origin(exercise.origin, "points", key))
+    for key, shown in exercise.visibility.items():
+        if shown not in VISIBILITIES:
+            raise _Problem(f"visibility[{str.__str__(key)!r}]: {shown!r} is not one of "
+                           f"{sorted(VISIBILITIES)}{guess(shown, VISIBILITIES)}",
+                           key_origin(exercise.origin, "visibility", key))
+
+
+def _positive(points: Any) -> bool:
+    return (isinstance(points, (int, float)) and not isinstance(points, bool)
+            and math.isfinite(points) and points > 0)
 
 
 def _required(exercise: Exercise) -> dict[str, str]:
     names: dict[str, str] = {}
     for item in exercise.required:
+        origin = getattr(item, "origin", None)
         if not item.name.isidentifier():
-            raise _Problem(f"required name {item.name!r} is not a Python identifier")
+            raise _Problem(f"required name {item.name!r} is not a Python identifier", origin)
         if item.name in names:
-            raise _Problem(f"required name {item.name!r} is listed twice")
+            raise _Problem(f"required name {item.name!r} is listed twice", origin)
         if item.kind not in REQUIRED_KINDS:
             raise _Problem(f"required {item.name!r}: kind {item.kind!r} is not one of "
-                           f"{sorted(REQUIRED_KINDS)}")
+                           f"{sorted(REQUIRED_KINDS)}{guess(item.kind, REQUIRED_KINDS)}",
+                           origin)
         if item.positional < 0:
-            raise _Problem(f"required {item.name!r}: positional must be >= 0")
+            raise _Problem(f"required {item.name!r}: positional must be >= 0", origin)
         names[item.name] = item.kind
     if not names:
         raise _Problem("required is empty: name at least one function the learner writes")
@@ -170,27 +212,41 @@ def _calls(exercise: Exercise, required: Mapping[str, str]) -> set[str]:
     if not exercise.calls:
         raise _Problem("calls is empty: the grader must call the learner's code")
     for call in exercise.calls:
-        where = f"call {call.id!r}"
-        if not call.id or call.id in ids:
-            raise _Problem(f"{where}: call ids must be non-empty and unique")
+        try:
+            _call(call, ids, required)
+        except _Problem as problem:
+            raise _Problem(str(problem), problem.origin or getattr(call, "origin", None)
+                           ) from None
         ids.add(call.id)
-        if call.attribute:
-            if call.attribute not in required:
-                raise _Problem(f"{where}: attribute {call.attribute!r} is not in required")
-            continue
-        if required.get(call.function) != "function":
-            raise _Problem(f"{where}: function {call.function!r} is not a required "
-                           "function (add Required(...) for it)")
-        specs = [(f"argument {i + 1}", s) for i, s in enumerate(call.args)]
-        specs += [(f"keyword argument {k!r}", s) for k, s in call.kwargs.items()]
-        for what, spec in specs:
-            _spec(f"{where}, {what}", spec)
     return ids
+
+
+def _call(call: GraderCall, ids: set[str], required: Mapping[str, str]) -> None:
+    """One grader call: a new id, a required name, argument specs the child can build."""
+    where = f"call {call.id!r}"
+    if not call.id or call.id in ids:
+        raise _Problem(f"{where}: call ids must be non-empty and unique")
+    if call.attribute:
+        if call.attribute not in required:
+            raise _Problem(f"{where}: attribute {call.attribute!r} is not in required"
+                           f"{guess(call.attribute, required)}")
+        return
+    if required.get(call.function) != "function":
+        functions = [name for name, kind in required.items() if kind == "function"]
+        raise _Problem(f"{where}: function {call.function!r} is not a required "
+                       f"function{guess(call.function, functions)} (add Required(...) "
+                       "for it)")
+    specs = [(f"argument {i + 1}", s) for i, s in enumerate(call.args)]
+    specs += [(f"keyword argument {k!r}", s) for k, s in call.kwargs.items()]
+    for what, spec in specs:
+        _spec(f"{where}, {what}", spec)
 
 
 def _spec(where: str, spec: Any) -> None:
     if not isinstance(spec, dict) or spec.get("kind") not in SPEC_KINDS:
-        raise _Problem(f"{where}: {spec!r} is not an argument spec (use syncgrade.rubric.specs)")
+        kind = spec.get("kind") if isinstance(spec, dict) else None
+        raise _Problem(f"{where}: {spec!r} is not an argument spec{guess(kind, SPEC_KINDS)} "
+                       "(use syncgrade.rubric.specs)")
     kind = spec["kind"]
     if kind == "value":
         try:
@@ -212,7 +268,8 @@ def _spec(where: str, spec: Any) -> None:
     elif kind == "jax_device":
         fault = spec.get("fault")
         if fault is not None and fault not in DEVICE_FAULTS:
-            raise _Problem(f"{where}: unknown device fault {fault!r} (known: "
+            raise _Problem(f"{where}: unknown device fault {fault!r}"
+                           f"{guess(fault, DEVICE_FAULTS)} (known: "
                            f"{', '.join(sorted(DEVICE_FAULTS))})")
     elif kind.startswith("probe"):
         seconds = spec.get("seconds")
@@ -235,7 +292,8 @@ def _workload(where: str, spec: dict[str, Any]) -> None:
     _jit_option_types(where, spec)
     if source is None:
         if name not in BUILTIN_WORKLOADS:
-            raise _Problem(f"{where}: unknown workload {name!r} (built-in: "
+            raise _Problem(f"{where}: unknown workload {name!r}"
+                           f"{guess(name, BUILTIN_WORKLOADS)} (built-in: "
                            f"{', '.join(sorted(BUILTIN_WORKLOADS))}; or declare it with "
                            "source=...)")
         _jit_option_targets(where, spec, str(name), BUILTIN_PARAMETERS[str(name)], False)
@@ -251,7 +309,7 @@ def _workload(where: str, spec: dict[str, Any]) -> None:
     target = next((n for n in defined if n.name == name), None)
     if target is None:
         raise _Problem(f"{where}: the source of workload {name!r} defines no top-level "
-                       f"`def {name}(...)`")
+                       f"`def {name}(...)`{guess(name, [n.name for n in defined])}")
     params = tuple(a.arg for a in (*target.args.posonlyargs, *target.args.args))
     if target.args.vararg is None:
         _jit_option_targets(where, spec, name, params, target.args.kwarg is not None,
@@ -304,7 +362,8 @@ def _jit_option_targets(where: str, spec: dict[str, Any], name: str,
         unknown = [n for n in spec.get(key, []) if n not in known]
         if unknown and not any_keyword:
             raise _Problem(f"{where}: {key} names {unknown}, which `{name}` has no "
-                           f"parameter for (its parameters: {', '.join(known)})")
+                           f"parameter for{guess(unknown[0], known)} (its parameters: "
+                           f"{', '.join(known)})")
     # jax resolves positions and names into each other through the signature: the same
     # parameter static by position and donated by name is refused too.
     for static_key, donate_key in (("static_argnums", "donate_argnames"),
@@ -314,6 +373,62 @@ def _jit_option_targets(where: str, spec: dict[str, Any], name: str,
         if both:
             raise _Problem(f"{where}: parameter {both} of `{name}` is both static and "
                            "donated")
+
+
+_JIT_KINDS = ("workload", "factory", "probe_like")
+
+
+def _jit_specs(call: GraderCall) -> list[dict[str, Any]]:
+    """The workload specs a grader call hands over (the callables the learner times)."""
+    pending: list[Any] = [*call.args, *call.kwargs.values()]
+    found = []
+    while pending:
+        spec = pending.pop(0)
+        if isinstance(spec, dict):
+            if spec.get("kind") in _JIT_KINDS:
+                found.append(spec)
+            pending.extend(spec.get("items", []))
+    return found
+
+
+def _samples_against_workloads(exercise: Exercise) -> None:
+    """Each list of samples that times the callable the grader hands over (``fn=None``)
+    agrees with that workload's ``jax.jit`` options: ``static=`` values exactly when the
+    workload has static arguments, as many values as static arguments, and ``donates=True``
+    exactly when it donates. A disagreement is the author's (reported on the ``Samples``
+    line when the rubric loads), never a learner's or the solution's failed check."""
+    by_id = {call.id: call for call in exercise.calls}
+    for samples in exercise.samples:
+        if samples.probe or samples.fn is not None:
+            continue
+        named = f"Samples({samples.call!r}, {samples.path!r})"
+        for spec in _jit_specs(by_id[samples.call]):  # a grader call: _samples_calls
+            _agrees(named, samples, spec)
+
+
+def _agrees(named: str, samples: Any, spec: dict[str, Any]) -> None:
+    where = f"{named} and the workload `{spec.get('name')}` of call {samples.call!r}"
+    static = len(spec.get("static_argnums", [])) + len(spec.get("static_argnames", []))
+    donated = bool(spec.get("donate_argnums") or spec.get("donate_argnames"))
+    if samples.static is not None and not static:
+        raise _Problem(f"{where}: the samples time static values (static=...) but the "
+                       "workload has no static argument; did you mean to give it "
+                       "static_argnums=... (or static_argnames=...)?", samples.origin)
+    if samples.static is None and static:
+        raise _Problem(f"{where}: the workload has {static} static argument(s) but the "
+                       "samples give no static values; did you mean static=(...) with the "
+                       "value each timed call must use?", samples.origin)
+    if samples.static is not None and len(samples.static) != static:
+        raise _Problem(f"{where}: static= gives {len(samples.static)} value(s) for the "
+                       f"workload's {static} static argument(s)", samples.origin)
+    if samples.donates and not donated:
+        raise _Problem(f"{where}: donates=True but the workload donates no input; did you "
+                       "mean to give it donate_argnums=... (or donate_argnames=...)?",
+                       samples.origin)
+    if donated and not samples.donates:
+        raise _Problem(f"{where}: the workload donates its input but the samples do not "
+                       "say so; did you mean donates=True (so donates-input judges it)?",
+                       samples.origin)
 
 
 def _checks(exercise: Exercise, call_ids: set[str]) -> None:
@@ -335,13 +450,11 @@ def _check(spec: CheckSpec, seen: set[str], call_ids: set[str]) -> None:
         raise _Problem(f"{where}: the id is used twice")
     seen.add(spec.id)
     _title_and_fn(where, spec)
-    points = spec.points
-    if (not isinstance(points, (int, float)) or isinstance(points, bool)
-            or not math.isfinite(points) or points <= 0):
-        raise _Problem(f"{where}: points must be a number > 0, not {points!r}")
+    if not _positive(spec.points):
+        raise _Problem(f"{where}: points must be a number > 0, not {spec.points!r}")
     if spec.visibility not in VISIBILITIES:
         raise _Problem(f"{where}: visibility {spec.visibility!r} is not one of "
-                       f"{sorted(VISIBILITIES)}")
+                       f"{sorted(VISIBILITIES)}{guess(spec.visibility, VISIBILITIES)}")
     if not isinstance(spec.params, Mapping):
         raise _Problem(f"{where}: params must be a dict")
     _params(f"{where} ({_name(spec.fn)})", spec.fn, spec.params, call_ids)
@@ -383,7 +496,8 @@ def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) 
     takes = ", ".join(named) or "no params"
     for key in params:
         if key not in named and not open_ended:
-            raise _Problem(f"{where}: unknown param {key!r} (it takes: {takes})")
+            raise _Problem(f"{where}: unknown param {key!r}{guess(key, named)} (it takes: "
+                           f"{takes})")
     for key, parameter in named.items():
         if parameter.default is parameter.empty and key not in params:
             raise _Problem(f"{where}: missing param {key!r} (it takes: {takes})")
@@ -391,8 +505,9 @@ def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) 
     if wrong:
         raise _Problem(f"{where}: param {wrong[0][0]!r} {wrong[0][1]}")
     if "call" in params and params["call"] not in call_ids:
-        raise _Problem(f"{where}: param call={params['call']!r} is not a grader call "
-                       f"(calls: {', '.join(sorted(call_ids))})")
+        raise _Problem(f"{where}: param call={params['call']!r} is not a grader call"
+                       f"{guess(params['call'], call_ids)} (calls: "
+                       f"{', '.join(sorted(call_ids))})")
     if "calls" in params:
         calls = params["calls"]
         if isinstance(calls, str) or not isinstance(calls, Sequence):
@@ -400,7 +515,8 @@ def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) 
         for call in calls:
             if call not in call_ids:
                 raise _Problem(f"{where}: param calls names {call!r}, which is not a grader "
-                               f"call (calls: {', '.join(sorted(call_ids))})")
+                               f"call{guess(call, call_ids)} (calls: "
+                               f"{', '.join(sorted(call_ids))})")
     if "reference" in params and not isinstance(params["reference"], str):
         raise _Problem(f"{where}: param reference must be the name of a reference")
     expand = COMBINATORS.get(fn)
@@ -416,8 +532,9 @@ def _params(where: str, fn: Any, params: Mapping[str, Any], call_ids: set[str]) 
 # --------------------------------------------------------------------------- data
 
 
-def references_named(exercise: Exercise) -> Iterator[tuple[str, str]]:
-    """``(where, key)`` for every ``reference`` param, combinators included."""
+def references_named(exercise: Exercise) -> Iterator[tuple[str, str, Origin | None]]:
+    """``(where, key, origin)`` for every ``reference`` param, combinators included;
+    ``origin``: the line of the check that gives it."""
     def walk(where: str, fn: Any, params: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         if isinstance(params.get("reference"), str):
             yield where, params["reference"]
@@ -427,7 +544,9 @@ def references_named(exercise: Exercise) -> Iterator[tuple[str, str]]:
                 yield from walk(f"{where}, {label} ({_name(part_fn)})", part_fn, part_params)
 
     for spec in exercise.checks:
-        yield from walk(f"check {spec.id!r} ({_name(spec.fn)})", spec.fn, spec.params)
+        for where, key in walk(f"check {spec.id!r} ({_name(spec.fn)})", spec.fn,
+                               spec.params):
+            yield where, key, spec.origin
 
 
 def _input_names(spec: Any) -> Iterator[str]:
@@ -443,8 +562,8 @@ def _input_names(spec: Any) -> Iterator[str]:
 def validate_data(exercise: Exercise) -> None:
     """Run ``make_inputs`` and ``make_references`` once and check that the names the
     declaration uses exist in them; raise :class:`RubricError`."""
-    def fail(message: str) -> RubricError:
-        return RubricError(f"rubric error in {exercise.id}: {message}")
+    def fail(message: str, origin: Origin | None = None) -> RubricError:
+        return RubricError(f"rubric error in {exercise.id}: {at_text(origin)}{message}")
 
     try:
         inputs = exercise.make_inputs()
@@ -456,18 +575,21 @@ def validate_data(exercise: Exercise) -> None:
         for spec in [*call.args, *call.kwargs.values()]:
             for name in _input_names(spec):
                 if name not in inputs:
-                    raise fail(f"call {call.id!r}: no hidden input named {name!r} "
-                               f"(make_inputs() gives: {', '.join(sorted(inputs)) or 'none'})")
+                    raise fail(f"call {call.id!r}: no hidden input named {name!r}"
+                               f"{guess(name, inputs)} (make_inputs() gives: "
+                               f"{', '.join(sorted(inputs)) or 'none'})",
+                               getattr(call, "origin", None))
     try:
         references = exercise.make_references(inputs)
     except Exception as exc:
         raise fail(author_traceback("make_references()", exc)) from None
     if not isinstance(references, dict):
         raise fail("make_references() must return a dict")
-    for where, key in references_named(exercise):
+    for where, key, origin in references_named(exercise):
         if key not in references:
             raise fail(f"{where}: param reference={key!r} is not a key of "
-                       f"make_references() (it gives: {', '.join(sorted(references)) or 'none'})")
+                       f"make_references(){guess(key, map(str, references))} (it gives: "
+                       f"{', '.join(sorted(map(str, references))) or 'none'})", origin)
 
 
 def author_traceback(what: str, exc: BaseException) -> str:
