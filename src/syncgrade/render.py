@@ -20,7 +20,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
-from syncgrade.models import CheckResult, GradeReport, Timeline
+from syncgrade.models import CheckResult, GradeReport, Timeline, quoted_line
 from syncgrade.picture.html import seconds_words, stdout_excerpt
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "-"}
@@ -278,7 +278,5 @@ def _cut(text: str, width: int) -> str:
 
 def _code(line: int | None, source_lines: Sequence[str] | None,
           width: int = CODE_WIDTH) -> str:
-    """The learner's own source line, shortened to ``width``, when we have it."""
-    if not line or not source_lines or not 0 < line <= len(source_lines):
-        return ""
-    return _cut(source_lines[line - 1].strip(), width)
+    """The learner's own source line (inert), shortened to ``width``, when we have it."""
+    return _cut(quoted_line(source_lines, line), width)
