@@ -81,9 +81,10 @@ def _wrap(text: str, width: int, indent: str = "", hanging: str = "") -> list[st
 
 
 def render(report: GradeReport, source_lines: Sequence[str] | None = None,
-           colour: bool = False, width: int | None = None) -> str:
+           colour: bool = False, width: int | None = None, *, warm: bool = False) -> str:
     """The report as terminal text, no line longer than :func:`terminal_width` of
-    ``width``, the checks in the report's order."""
+    ``width``, the checks in the report's order; ``warm``: graded by the grader daemon
+    (:func:`~syncgrade.picture.html.seconds_words`)."""
     paint = _Paint(colour)
     width = terminal_width(width)
     out = [*_wrap(f"{report.exercise} · {report.title}", width),
@@ -92,14 +93,15 @@ def render(report: GradeReport, source_lines: Sequence[str] | None = None,
     for check in report.checks:
         out.extend(_check_lines(check, label_width, paint, source_lines, width=width))
     out.append("")
-    out.extend(_verdict_lines(report, paint, width))
+    out.extend(_verdict_lines(report, paint, width, warm))
     return "\n".join(out) + "\n"
 
 
-def _verdict_lines(report: GradeReport, paint: _Paint, width: int) -> list[str]:
+def _verdict_lines(report: GradeReport, paint: _Paint, width: int,
+                   warm: bool = False) -> list[str]:
     verdict = {"passed": "PASSED", "failed": "NOT YET", "error": "ERROR"}[report.status]
     lines = _wrap(f"{verdict}  score {report.score:g}/{report.max_score:g}  ·  "
-                  f"{report.summary}  ({seconds_words(report)})", width)
+                  f"{report.summary}  ({seconds_words(report, warm=warm)})", width)
     lines[0] = paint(verdict, report.status) + lines[0][len(verdict):]
     printed, cut = stdout_excerpt(report)
     if printed:
