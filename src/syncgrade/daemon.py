@@ -1,9 +1,12 @@
 """The per-user warm grader daemon (issue 27), like ``dmypy``: a repeat ``grade`` from
 the command line skips the interpreter's, the grader's and jax's start-up.
 
-**Where.** One daemon per user, listening on a Unix socket ``grader.sock`` in a folder
-only that user can enter (mode 0700, owned by the user, not a link): ``$SYNCGRADE_DAEMON_DIR``
-when set (tests), else ``$XDG_RUNTIME_DIR/syncgrade``, else ``<temp>/syncgrade-daemon-<uid>``.
+**Where.** One daemon per user and installation, listening on a Unix socket
+``grader-<key>.sock`` in a folder only that user can enter (mode 0700, owned by the user,
+not a link): ``$SYNCGRADE_DAEMON_DIR`` when set (tests), else ``$XDG_RUNTIME_DIR/syncgrade``,
+else ``<temp>/syncgrade-daemon-<uid>``. The key (:func:`installation_key`) is a digest of
+the client's :func:`identity`: two checkouts or virtual environments of one user, or two
+``$SYNCGRADE_COURSE`` settings, each have a daemon of their own and never stop each other's.
 The socket is mode 0600; on Linux each side also checks the other's uid
 (``SO_PEERCRED``). A folder or socket that fails these checks is never used.
 
@@ -15,7 +18,8 @@ shuts its side; one JSON object back, then the daemon closes. ``op`` is ``ping``
 **Versions.** The daemon answers a grade only while nothing it was started from has
 changed: the same identity, the same package sources (:func:`tree_fingerprint` of the
 package's ``.py`` files: their sizes and mtimes), and for each course the same course
-files as when it first graded for it (:func:`course_fingerprint`). On any mismatch it
+files as when it first graded for it (:func:`course_fingerprint`: only the files a course
+declares as its own, never a learner's ``submission.py`` beside them). On any mismatch it
 answers ``{"ok": false, "error": "stale"}`` and exits; the client grades cold and, in
 ``grade watch``, starts a new daemon.
 
@@ -27,8 +31,8 @@ The daemon renders it (text, JSON, HTML, a platform's format) so the client need
 grader import.
 
 **Lifetime.** It exits after :data:`IDLE_S` without a request, on ``stop``, on a stale
-request, or when its socket is removed or replaced. A lock file keeps a second daemon
-for the same folder from starting.
+request, or when its socket is removed or replaced. A lock file per key keeps a second
+daemon for the same installation from starting.
 
 The client side (:func:`call`, :func:`socket_path`, :func:`identity`) imports only the
 standard library, so ``grade`` stays fast; the server side imports the grader when it
@@ -64,8 +68,11 @@ IDLE_S = 600.0
 DIR_ENV = "SYNCGRADE_DAEMON_DIR"
 USE_ENV = "SYNCGRADE_DAEMON"
 """``SYNCGRADE_DAEMON=0``: ``grade`` never uses a daemon (the cold path only)."""
-SOCKET_NAME = "grader.sock"
-LOCK_NAME = "daemon.lock"
+SOCKET_PREFIX = "grader-"
+LOCK_PREFIX = "daemon-"
+KEY_CHARS = 12
+"""Hex digits of :func:`installation_key`: the socket's path stays well under the 108
+bytes a Unix socket's path may have."""
 MAX_MESSAGE = 64 << 20
 PACKAGE_ROOT = Path(__file__).resolve().parent
 _TICK_S = 1.0  # how often an idle daemon checks its deadline and its socket
@@ -95,8 +102,23 @@ def runtime_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"syncgrade-daemon-{uid}"
 
 
+def installation_key(client: Mapping[str, Any] | None = None) -> str:
+    """A short digest of ``client`` (default: this process's :func:`identity`): what
+    names this installation's socket and lock."""
+    import hashlib
+
+    text = json.dumps(dict(client if client is not None else identity()), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:KEY_CHARS]
+
+
 def socket_path() -> Path:
-    return runtime_dir() / SOCKET_NAME
+    """This installation's socket (see the module's docstring)."""
+    return runtime_dir() / f"{SOCKET_PREFIX}{installation_key()}.sock"
+
+
+def lock_path() -> Path:
+    """The lock a daemon for this installation holds while it serves."""
+    return runtime_dir() / f"{LOCK_PREFIX}{installation_key()}.lock"
 
 
 def private_dir(folder: Path, *, create: bool) -> bool:
@@ -140,8 +162,8 @@ def call(request: Mapping[str, Any], timeout: float) -> dict[str, Any]:
     everything else: no daemon, a folder or peer that is not the user's own, a
     connection refused (a daemon that died), a closed connection, a timeout, an answer
     that is not such an object (``stale``, ``busy``, a protocol error)."""
-    folder = runtime_dir()
-    path = folder / SOCKET_NAME
+    path = socket_path()
+    folder = path.parent
     if not enabled() or not path.exists():
         raise DaemonUnavailable("no daemon running")
     if not private_dir(folder, create=False):
@@ -195,8 +217,8 @@ def _files_fingerprint(files: Iterator[Path], base: Path) -> str:
             info = path.stat()
         except OSError:
             continue
-        digest.update(f"{path.relative_to(base)}\0{info.st_size}\0{info.st_mtime_ns}\n"
-                      .encode())
+        name = path.relative_to(base) if path.is_relative_to(base) else path
+        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
@@ -209,15 +231,21 @@ def tree_fingerprint(root: Path = PACKAGE_ROOT) -> str:
 
 
 def course_fingerprint(root: Path) -> str:
-    """A course's own files (sizes and mtimes): ``course.toml``, every file directly in
-    each exercise folder and everything under its ``corpus/``."""
-    from syncgrade.courses import COURSE_FILE, exercise_folders
+    """A course's own files (sizes and mtimes), as the course declares them
+    (:mod:`syncgrade.courses`): ``course.toml``, and for each exercise folder its
+    declaration, statement, stub, mutants and solution and everything under its
+    ``corpus/``. Nothing else: a learner's ``submission.py`` saved beside the stub (the
+    README's own layout), an editor's swap file, or the folder's own modification time
+    (which every file created or renamed in it moves) is not course content."""
+    from syncgrade.courses import COURSE_FILE, exercise_folders, read_config
+
+    _, solutions = read_config(root)
 
     def files() -> Iterator[Path]:
         yield root / COURSE_FILE
-        for folder in exercise_folders(root):
-            yield folder.folder
-            yield from (p for p in folder.folder.iterdir() if p.is_file())
+        for folder in exercise_folders(root, solutions):
+            yield from (folder.declaration, folder.readme, folder.stub, folder.mutants,
+                        folder.solution)
             yield from (p for p in folder.corpus.rglob("*") if p.is_file())
 
     return _files_fingerprint(files(), root)
@@ -311,7 +339,8 @@ class Daemon:
         text = render_report(report, request["format"], reveal=bool(request["reveal"]),
                              lines=result.source_lines, colour=bool(request["colour"]),
                              width=request.get("width") or _default_width(),
-                             html=bool(request["html"]), passing=bool(request["passing"]))
+                             html=bool(request["html"]), passing=bool(request["passing"]),
+                             warm=True)
         return {"ok": True, "text": text, "status": report.status, "score": report.score,
                 "max_score": report.max_score, "exercise": report.exercise,
                 "internal_error": bool(report.grading.internal_error),
@@ -340,11 +369,12 @@ def _default_width() -> int:
 
 def render_report(report: GradeReport, fmt: str, *, reveal: bool, lines: Sequence[str] | None,
                   colour: bool, width: int | None = None, html: bool = False,
-                  passing: bool = False) -> str:
+                  passing: bool = False, warm: bool = False) -> str:
     """The report in ``fmt``, as ``grade`` writes it: the learner's view (hidden checks
     redacted) unless ``reveal``; ``colour`` and ``width`` for the text view (the
     client's terminal); ``html``: a platform format's HTML outputs; ``passing``: the
-    page draws passing checks' intervals too. The cold path and the daemon both render
+    page draws passing checks' intervals too; ``warm``: the daemon graded it (the text
+    and the page say so in place of "+ start-up"). The cold path and the daemon both render
     through this, so their output is the same."""
     from syncgrade.platforms.visibility import redact
 
@@ -352,12 +382,12 @@ def render_report(report: GradeReport, fmt: str, *, reveal: bool, lines: Sequenc
         from syncgrade.picture import render_html
 
         return render_html(report if reveal else redact(report), source_lines=lines,
-                           passing=passing)
+                           passing=passing, warm=warm)
     if fmt == "text":
         from syncgrade.render import render
 
         return render(report if reveal else redact(report), lines, colour=colour,
-                      width=width)
+                      width=width, warm=warm)
     from syncgrade.platforms.output import format_report
 
     return format_report(report, fmt, reveal=reveal, source_lines=lines, html=html)
@@ -371,28 +401,28 @@ def serve(daemon: Daemon, on_ready: Any = None) -> str:
     displaced; then remove the socket and close the pool. Returns why it stopped (one
     line). ``on_ready()`` is called once the socket accepts connections. Returns at once
     (``"already running"``) when another daemon holds the folder's lock."""
-    folder = runtime_dir()
+    folder, path = runtime_dir(), socket_path()
     if not private_dir(folder, create=True):
         daemon.close()
         return f"{folder} is not a folder private to this user; not serving"
-    with _lock(folder / LOCK_NAME) as held:
+    with _lock(lock_path()) as held:
         if not held:
             daemon.close()
             return "already running"
         try:
-            listener, inode = _listen(folder / SOCKET_NAME)
+            listener, inode = _listen(path)
         except OSError as exc:
             daemon.close()
-            return f"cannot listen on {folder / SOCKET_NAME}: {exc.strerror or exc}"
+            return f"cannot listen on {path}: {exc.strerror or exc}"
         try:
             if on_ready is not None:
                 on_ready()
-            return _loop(daemon, listener, folder / SOCKET_NAME, inode)
+            return _loop(daemon, listener, path, inode)
         finally:
             listener.close()
             with contextlib.suppress(OSError):
-                if (folder / SOCKET_NAME).stat().st_ino == inode:
-                    (folder / SOCKET_NAME).unlink()
+                if path.stat().st_ino == inode:
+                    path.unlink()
             daemon.close()
 
 

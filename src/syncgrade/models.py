@@ -29,8 +29,9 @@ what other consumers should do.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Literal
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -53,8 +54,74 @@ Cause = Literal[
 Visibility = Literal["visible", "hidden", "after_due_date"]
 
 
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069\u2028\u2029")
+"""Characters that reorder or break the text around them where they are shown (bidi
+embeddings, overrides, isolates and marks, line and paragraph separators): "Trojan
+source" in a quoted line, or a message that reads backwards."""
+
+
+def _shown(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # the control picture: ESC is "␛", CR is "␍"
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"\\u{code:04x}"  # C1 controls and bidi characters, as Python writes them
+
+
+def inert(text: str) -> str:
+    """``text`` with every character that would act instead of being shown made visible:
+    C0 and C1 control characters but newline and tab (an ANSI escape that clears the
+    screen shows as "␛[2J"; a carriage return as "␍", after "\\r\\n" became "\\n") and
+    the :data:`BIDI_CONTROLS` (as ``\\u202e``). Idempotent: what it writes acts on
+    nothing. Every string of a report goes through it (:class:`_Frozen`), so no renderer,
+    terminal, page or platform obeys what a learner's output, exception or names hold."""
+    if text.isprintable() or not _ACTING.search(text):  # C loops: a 64 KiB excerpt
+        return text
+    return _ACTING.sub(lambda match: _shown(match.group()), text.replace("\r\n", "\n"))
+
+
+def quoted_line(source_lines: Sequence[str] | None, line: int | None) -> str:
+    """The learner's own line ``line`` (1-based) of ``source_lines``, stripped and
+    :func:`inert`, as every renderer quotes it beside a report; ``""`` when there is no
+    such line. The lines ride beside the report, not in it, so they are made inert here."""
+    if not line or not source_lines or not 0 < line <= len(source_lines):
+        return ""
+    return inert(source_lines[line - 1].strip())
+
+
+_ACTING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f"
+                     + "".join(sorted(BIDI_CONTROLS)) + "]")
+"""Every character :func:`inert` shows: C0 but newline (0x0a) and tab (0x09), DEL, C1,
+and the :data:`BIDI_CONTROLS`."""
+
+
+def _inert_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return inert(value)
+    if isinstance(value, list | tuple):
+        return type(value)(_inert_value(item) for item in value)
+    if isinstance(value, dict):
+        return {inert(k) if isinstance(k, str) else k: _inert_value(v)
+                for k, v in value.items()}
+    return value
+
+
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """Every model of a report: immutable, no unknown field, and inert text.
+
+    Every string field (in lists and dicts too) goes through :func:`inert` when a model
+    is made, and a model nested in another is validated again when the outer one is made
+    (``revalidate_instances``), so a check changed with ``model_copy(update=...)`` is made
+    inert as the report is assembled."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", revalidate_instances="always")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _inert(cls, value: Any) -> Any:
+        return _inert_value(value)
 
 
 class TimelineEntry(_Frozen):

@@ -8,8 +8,10 @@ by the course's folder and the exercise id::
         {"status": "passed", "score": 12.0, "max_score": 12.0,
          "file": "/abs/path/submission.py", "graded_at": 1733440000.0}}}}
 
-Every ``grade`` of one file from the command line (directly, through the grader daemon,
-or in ``grade watch``) records its result here; ``grade progress`` and ``grade watch``
+Every ``grade`` of the learner's submission (``exercises/EXERCISE/submission.py``, the
+file ``grade start`` writes) from the command line (directly, through the grader daemon,
+or in ``grade watch``) records its result here, and no other file's grade does (a scratch
+copy graded "not yet" never overwrites "done"); ``grade progress`` and ``grade watch``
 without an exercise read it. The file is written atomically (a temporary file in the same
 folder, then ``os.replace``), so a reader never sees half of it. A file that cannot be
 read as such a record (corrupt, another version) is ignored and then replaced by the next

@@ -20,7 +20,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
-from syncgrade.models import CheckResult, GradeReport, Timeline
+from syncgrade.models import CheckResult, GradeReport, Timeline, quoted_line
 from syncgrade.picture.html import seconds_words, stdout_excerpt
 
 MARKS = {"passed": "✓", "failed": "✗", "skipped": "-"}
@@ -60,30 +60,49 @@ class _Paint:
 
 
 _KEPT_TOGETHER = re.compile(
-    r"(\d) (ms|s|µs|ns|%)\b|\b(line|lines|[Ii]nterval|[Ss]ample) (\d)|`[^`\n]{1,32}`")
+    r"(\d) (ms|s|µs|ns|%)\b|\b(line|lines|[Ii]nterval|[Ss]ample) (\d)|`[^`\n]+`")
 """Spaces a line never breaks at: "50 ms", "line 31", "interval 2", and inside a short
-piece of code in backticks (```out = fn(*args)```)."""
+piece of code in backticks (```out = fn(*args)```). Every piece of code is matched, in
+order, so that a long one's closing backtick never opens another."""
+CODE_KEPT = 32
+"""The longest piece of code kept on one line; a longer one breaks at its spaces only."""
 _GLUE = "\u00a0"
 
 
 def _glued(match: re.Match[str]) -> str:
-    return match.group(0).replace(" ", _GLUE)
+    text = match.group(0)
+    if text.startswith("`") and len(text) > CODE_KEPT + 2:
+        return text
+    return text.replace(" ", _GLUE)
 
 
 def _wrap(text: str, width: int, indent: str = "", hanging: str = "") -> list[str]:
     """``text`` wrapped to ``width`` columns: the first line at ``indent``, the others at
-    ``indent + hanging``. A word longer than a line is cut; hyphenated check ids, a number
-    and its unit, and "line 12" are kept whole."""
+    ``indent + hanging``. Lines break between words only (hyphenated check ids, a number
+    and its unit, "line 12" and short code kept whole), so code can be copied; only a
+    word longer than the whole line is cut (:func:`fits` says whether one is)."""
     glued = _KEPT_TOGETHER.sub(_glued, text.replace(_GLUE, " "))
     lines = textwrap.wrap(glued, width=width, initial_indent=indent,
-                          subsequent_indent=indent + hanging, break_on_hyphens=False)
+                          subsequent_indent=indent + hanging, break_on_hyphens=False,
+                          break_long_words=not _fits(glued, width - len(indent + hanging)))
     return [line.replace(_GLUE, " ") for line in lines] or [indent.rstrip()]
 
 
+def _fits(glued: str, room: int) -> bool:
+    return all(len(word) <= room for word in glued.split())
+
+
+def fits(text: str, width: int, indent: str = "", hanging: str = "") -> bool:
+    """Whether :func:`_wrap` can lay ``text`` out at ``indent`` without cutting a word."""
+    return _fits(_KEPT_TOGETHER.sub(_glued, text.replace(_GLUE, " ")),
+                 width - len(indent + hanging))
+
+
 def render(report: GradeReport, source_lines: Sequence[str] | None = None,
-           colour: bool = False, width: int | None = None) -> str:
+           colour: bool = False, width: int | None = None, *, warm: bool = False) -> str:
     """The report as terminal text, no line longer than :func:`terminal_width` of
-    ``width``, the checks in the report's order."""
+    ``width``, the checks in the report's order; ``warm``: graded by the grader daemon
+    (:func:`~syncgrade.picture.html.seconds_words`)."""
     paint = _Paint(colour)
     width = terminal_width(width)
     out = [*_wrap(f"{report.exercise} · {report.title}", width),
@@ -92,14 +111,15 @@ def render(report: GradeReport, source_lines: Sequence[str] | None = None,
     for check in report.checks:
         out.extend(_check_lines(check, label_width, paint, source_lines, width=width))
     out.append("")
-    out.extend(_verdict_lines(report, paint, width))
+    out.extend(_verdict_lines(report, paint, width, warm))
     return "\n".join(out) + "\n"
 
 
-def _verdict_lines(report: GradeReport, paint: _Paint, width: int) -> list[str]:
+def _verdict_lines(report: GradeReport, paint: _Paint, width: int,
+                   warm: bool = False) -> list[str]:
     verdict = {"passed": "PASSED", "failed": "NOT YET", "error": "ERROR"}[report.status]
     lines = _wrap(f"{verdict}  score {report.score:g}/{report.max_score:g}  ·  "
-                  f"{report.summary}  ({seconds_words(report)})", width)
+                  f"{report.summary}  ({seconds_words(report, warm=warm)})", width)
     lines[0] = paint(verdict, report.status) + lines[0][len(verdict):]
     printed, cut = stdout_excerpt(report)
     if printed:
@@ -122,14 +142,25 @@ def _verdict_lines(report: GradeReport, paint: _Paint, width: int) -> list[str]:
 
 
 def _sliced(text: str, width: int, indent: str, hanging: str) -> list[str]:
-    """``text`` as it is (its spaces kept: a traceback's indentation means something), cut
-    into pieces that fit ``width``: the first after ``indent``, the others after
-    ``hanging``."""
+    """``text`` as it is (its spaces kept: a traceback's indentation means something), in
+    pieces that fit ``width``: the first after ``indent``, the others after ``hanging``.
+    A piece ends at a space (dropped there) when one is in reach after the text's own
+    indentation, so no word breaks (``INVALID_ARGUMENT`` stays whole); only a word longer
+    than a line is cut."""
     lines, prefix = [], indent
+    lead = len(text) - len(text.lstrip(" "))
     while True:
-        room = width - len(prefix)
-        lines.append(prefix + text[:room])
-        text, prefix = text[room:], hanging
+        room = max(1, width - len(prefix))
+        if len(text) <= room:
+            lines.append(prefix + text)
+            return lines
+        space = text.rfind(" ", lead + 1, room + 1)
+        if space > lead:
+            piece, text = text[:space], text[space + 1:]
+        else:
+            piece, text = text[:room], text[room:]
+        lines.append(prefix + piece.rstrip())
+        prefix, lead = hanging, 0
         if not text:
             return lines
 
@@ -213,7 +244,11 @@ def _check_lines(check: CheckResult, label_width: int, paint: _Paint,
     if check.status != "failed":
         return lines
     if check.hint:
-        lines.extend(_wrap("→ " + check.hint, width, indent, "  "))
+        hint = "→ " + check.hint
+        # Code in a hint is copied: where a piece of it is too long for the message
+        # column, the hint takes the narrow column rather than cut a word.
+        room = indent if fits(hint, width, indent, "  ") else " " * NARROW_INDENT
+        lines.extend(_wrap(hint, width, room, "  "))
     timeline = check.evidence.timeline
     if timeline is None:
         return lines
@@ -278,7 +313,5 @@ def _cut(text: str, width: int) -> str:
 
 def _code(line: int | None, source_lines: Sequence[str] | None,
           width: int = CODE_WIDTH) -> str:
-    """The learner's own source line, shortened to ``width``, when we have it."""
-    if not line or not source_lines or not 0 < line <= len(source_lines):
-        return ""
-    return _cut(source_lines[line - 1].strip(), width)
+    """The learner's own source line (inert), shortened to ``width``, when we have it."""
+    return _cut(quoted_line(source_lines, line), width)

@@ -150,11 +150,16 @@ class Compile(_Event):
 
 
 class Write(_Event):
-    """The learner's code wrote to its ``stream`` (``stdout``/``stderr``: a ``print``)."""
+    """The learner's code wrote to its ``stream`` (``stdout``/``stderr``: a ``print``).
+
+    One event per run of writes: ``count`` writes of one thread to one stream with no
+    other event between them (a print is several writes; a loop of debug prints is one
+    run), at the site of its first."""
 
     kind: Literal["write"]
     stream: str = ""
     site: Site = None
+    count: int = Field(1, ge=1)
 
 
 class Sleep(_Event):

@@ -8,7 +8,9 @@ that the event log still says what happened, in the order it happened:
 
 - a compilation inside a call lies between the call and its return;
 - a wait that raised is not a wait;
-- a pair of reads subtracted several times is one pair, and every interval has its pair.
+- a pair of reads subtracted several times is one pair, and every interval has its pair;
+- a run of prints is one write event, so output outside the timed intervals costs what
+  printing costs (issue 35), and a print inside an interval is still seen there.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from trace_support import trace
 
 from syncgrade.courses import get_exercise
-from syncgrade.trace import Call, CallFrame, Compile, Return, Wait
+from syncgrade.trace import Call, CallFrame, Compile, Return, TimerRead, Wait, Write
 
 LOOP = """
 import time
@@ -52,6 +54,14 @@ WAIT_THAT_RAISES = LOOP.replace("    # BEFORE\n", """\
         gone.block_until_ready()  # RAISES HERE
     except Exception:
         pass
+""")
+
+DEBUG_PRINTS = LOOP.replace("    # BEFORE\n", """\
+    for i in range(5000):
+        print("debug", i)  # A RUN HERE
+""").replace("        out.block_until_ready()\n", """\
+        out.block_until_ready()
+        print("inside")  # INSIDE HERE
 """)
 
 SUBTRACTED_THRICE = LOOP.replace("        # SUBTRACT\n", """\
@@ -104,3 +114,17 @@ def test_each_subtracted_pair_of_reads_is_one_pair_event() -> None:
     reads = [e.seq for e in frame.events if e.kind == "timer"]
     assert len(pairs) == len(set(pairs)) == len(reads) // 2
     assert sorted(pairs) == [(reads[i], reads[i + 1]) for i in range(0, len(reads), 2)]
+
+
+def test_a_run_of_prints_is_one_write_event_and_a_print_inside_is_seen() -> None:
+    frame = _main_frame(DEBUG_PRINTS)
+    writes = [e for e in frame.events if isinstance(e, Write)]
+    run_line = _line_of(DEBUG_PRINTS, "A RUN HERE")
+    inside_line = _line_of(DEBUG_PRINTS, "INSIDE HERE")
+    run = [w for w in writes if w.site and w.site[1] == run_line]
+    assert len(run) == 1 and run[0].count == 5000 * 4  # "debug", " ", i, "\n"
+    inside = [w for w in writes if w.site and w.site[1] == inside_line]
+    starts = [e for e in frame.events if isinstance(e, TimerRead)][::2]
+    assert len(inside) == len(starts) > 1  # one per interval: a clock read parts them
+    assert all(w.count == 2 for w in inside)  # "inside", "\n"
+    assert len(writes) == 1 + len(inside)

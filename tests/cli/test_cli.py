@@ -237,9 +237,10 @@ def test_grade_inside_the_exercise_folder_grades_its_submission(tmp_path: Path) 
     assert grade("start", "exercise-3", cwd=tmp_path).returncode == 0
     folder = tmp_path / "exercises" / "exercise-3"
     (folder / "submission.py").write_text((SOLUTIONS / "exercise-3" / "solution.py").read_text())
-    result = grade("exercise-3", "--json", cwd=folder)
+    result = grade("--json", cwd=folder)  # bare `grade`: this folder's exercise
     assert result.returncode == 0, result.stdout + result.stderr
-    assert json.loads(result.stdout)["submission"] == "submission.py"
+    report = json.loads(result.stdout)
+    assert report["submission"] == "submission.py" and report["exercise"] == "exercise-3"
 
 
 def _usage_line(argv: list[str], cwd: Path) -> str:
@@ -278,6 +279,9 @@ def test_a_missing_submission_says_what_would_work(tmp_path: Path) -> None:
                     "`grade exercise-3 path/to/file.py`")
 
     assert _usage_line(["exercise-1", "nope.py"], empty) == "grade: no such file: nope.py"
+    assert _usage_line([], empty) == (  # bare `grade` outside an exercise's folder
+        "grade: which exercise? e.g. `grade exercise-1` (`grade list` shows them), or run "
+        "`grade` inside exercises/EXERCISE/")
     # An unknown exercise is said first, even with no file.
     assert "unknown exercise 'exercise-99'" in _usage_line(["exercise-99"], empty)
 

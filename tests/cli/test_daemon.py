@@ -3,7 +3,7 @@ daemon that no longer matches (another setting, changed sources or course files)
 and the grade goes cold; a broken or absent daemon means a cold grade, never a traceback.
 
 Grades: 3 through a daemon (the solution, a flawed file, its text view) and 2 cold (the
-same files), plus 3 of a file with a syntax error (no jax needed in the child). Two
+same files), plus 7 of a file with a syntax error (no jax needed in the child). Two
 daemons serve, and a third only waits out its idle time, each in a folder of its own
 (``SYNCGRADE_DAEMON_DIR``)."""
 
@@ -42,6 +42,14 @@ def _env(tmp: Path) -> dict[str, str]:
             "XDG_STATE_HOME": str(tmp / "state")}
 
 
+def _socket(env: dict[str, str]) -> Path:
+    """The socket of the daemon that ``grade`` run with ``env`` uses (this Python and
+    checkout, ``env``'s course setting)."""
+    client = {**daemon.identity(), "course_env": env.get("SYNCGRADE_COURSE", "").strip()}
+    return (Path(env["SYNCGRADE_DAEMON_DIR"])
+            / f"{daemon.SOCKET_PREFIX}{daemon.installation_key(client)}.sock")
+
+
 def _ping(env: dict[str, str]) -> dict[str, Any] | None:
     done = grade(env, "daemon", "status")
     if done.returncode != 0:
@@ -68,7 +76,7 @@ def _verdicts(report: dict[str, Any]) -> tuple[object, ...]:
 def test_a_grade_through_the_daemon_is_the_cold_grade(running: dict[str, str]) -> None:
     folder = Path(running["SYNCGRADE_DAEMON_DIR"])
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
-    assert stat.S_IMODE((folder / daemon.SOCKET_NAME).stat().st_mode) == 0o600
+    assert stat.S_IMODE(_socket(running).stat().st_mode) == 0o600
     files = open_course(None).folder("exercise-1")
     (flawed,) = [p for p in files.corpus_files("flawed") if p.name == "no_wait.py"]
     before = _ping(running)
@@ -86,19 +94,57 @@ def test_a_grade_through_the_daemon_is_the_cold_grade(running: dict[str, str]) -
     assert "What your timer measured" in text.stdout and "\x1b[" not in text.stdout
 
 
-def test_a_stale_daemon_exits_and_the_grade_goes_cold(tmp_path: Path) -> None:
-    env = _env(tmp_path)
+def _words(text: str) -> str:
+    """``text`` with its lines joined, as wrapped words read."""
+    return " ".join(text.split())
+
+
+def _copy_course(tmp_path: Path) -> Path:
+    """exercise-1 alone, as a course of its own named as the README's (its solution
+    beside it)."""
+    course = tmp_path / "exercises"
+    shutil.copytree(BUILTIN_ROOT / "exercise-1", course / "exercise-1",
+                    ignore=shutil.ignore_patterns("__pycache__", "submission.py"))
+    shutil.copy(open_course(None).folder("exercise-1").solution,
+                course / "exercise-1" / "solution.py")
+    return course
+
+
+def test_the_daemon_stays_warm_across_saves_and_installations_until_the_course_changes(
+        tmp_path: Path) -> None:
+    """The README's loop: the learner's submission.py saved inside the exercise folder,
+    again and again, is graded warm; another installation or course setting gets a
+    daemon of its own and leaves this one running; a change of a course file stops it."""
+    course = _copy_course(tmp_path)
+    env = {**_env(tmp_path), "SYNCGRADE_COURSE": str(course)}
     budget = LoadBudget()
     assert grade(env, "daemon", "start", timeout=budget.limit(300)).returncode == 0
-    sock = Path(env["SYNCGRADE_DAEMON_DIR"]) / daemon.SOCKET_NAME
+    sock = _socket(env)
     assert sock.exists()
-    broken = tmp_path / "broken.py"
-    broken.write_text(SYNTAX_ERROR)
-    # Another $SYNCGRADE_COURSE (the same course, named by its folder) is another setting.
-    other = {**env, "SYNCGRADE_COURSE": str(BUILTIN_ROOT)}
-    done = grade(other, "exercise-1", str(broken))
+    mine = course / "exercise-1" / "submission.py"
+    for save in range(3):  # a real file, saved in place, then replaced as editors do
+        if save == 2:
+            (course / "exercise-1" / "submission.py~").write_text(SYNTAX_ERROR)
+            os.replace(course / "exercise-1" / "submission.py~", mine)
+        else:
+            mine.write_text(SYNTAX_ERROR + "#" * save)
+        done = grade(env, cwd=course / "exercise-1")  # bare `grade` in the folder
+        assert done.returncode == 1 and "line 1" in done.stdout, done.stdout + done.stderr
+        assert "by the warm grader)" in _words(done.stdout), done.stdout  # no "+ start-up"
+        status = _ping(env)
+        assert status is not None and status["grades"] == save + 1, status
+    # Another course setting (the same course, named by another path) is another daemon's.
+    other = {**env, "SYNCGRADE_COURSE": str(course / ".." / "exercises")}
+    assert _socket(other) != sock
+    done = grade(other, "exercise-1", str(mine))
+    assert done.returncode == 1 and "+ start-up)" in _words(done.stdout)  # cold: none there
+    assert sock.exists() and (_ping(env) or {}).get("grades") == 3  # this one: untouched
+    declaration = course / "exercise-1" / "exercise.py"
+    os.utime(declaration, ns=(0, declaration.stat().st_mtime_ns + 10**9))
+    done = grade(env, "exercise-1", str(mine))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "line 1" in done.stdout and "NOT YET" in done.stdout  # the cold grade's report
+    assert "+ start-up)" in _words(done.stdout)
     deadline = time.monotonic() + budget.limit(60)
     while sock.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -111,7 +157,7 @@ def test_an_idle_daemon_exits_and_removes_its_socket(tmp_path: Path) -> None:
     done = grade(env, "daemon", "run", "--idle", "1", timeout=LoadBudget().limit(300))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "listening on" in done.stdout and "idle for 1 s" in done.stdout
-    assert not (Path(env["SYNCGRADE_DAEMON_DIR"]) / daemon.SOCKET_NAME).exists()
+    assert not _socket(env).exists()
 
 
 def test_a_change_of_the_course_files_changes_its_fingerprint(tmp_path: Path) -> None:
@@ -126,6 +172,13 @@ def test_a_change_of_the_course_files_changes_its_fingerprint(tmp_path: Path) ->
     before = daemon.course_fingerprint(course)
     (course / "exercise-1" / "corpus" / "correct" / "new.py").write_text("x = 1\n")
     assert daemon.course_fingerprint(course) != before
+    before = daemon.course_fingerprint(course)
+    for name in ("submission.py", ".submission.py.swp", "notes.txt"):  # the learner's
+        (course / "exercise-1" / name).write_text("x = 2\n")
+    (course / "exercise-1" / "submission.py").write_text("x = 3\n")
+    assert daemon.course_fingerprint(course) == before
+    (course / "exercise-1" / "stub.py").write_text("x = 4\n")
+    assert daemon.course_fingerprint(course) != before
     assert daemon.tree_fingerprint() == daemon.tree_fingerprint()
 
 
@@ -135,7 +188,7 @@ class _Broken:
     def __init__(self, folder: Path, answer: bytes) -> None:
         folder.mkdir(mode=0o700)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(str(folder / daemon.SOCKET_NAME))
+        self.listener.bind(str(_socket({"SYNCGRADE_DAEMON_DIR": str(folder)})))
         self.listener.listen(4)
         self.served = 0
         threading.Thread(target=self._serve, args=(answer,), daemon=True).start()
@@ -175,7 +228,7 @@ def test_no_daemon_a_dead_one_or_a_shared_folder_is_unavailable(
         daemon.call({"op": "ping"}, timeout=5)
     folder.mkdir(mode=0o700)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    dead.bind(str(folder / daemon.SOCKET_NAME))
+    dead.bind(str(daemon.socket_path()))
     dead.close()  # the socket file of a daemon that died: connection refused
     with pytest.raises(daemon.DaemonUnavailable, match="ConnectionRefused"):
         daemon.call({"op": "ping"}, timeout=5)

@@ -94,3 +94,34 @@ def test_the_readme_shows_what_grade_progress_prints(monkeypatch: pytest.MonkeyP
     with contextlib.redirect_stdout(out):
         assert main(["progress"]) == 0
     assert out.getvalue().splitlines() == shown
+
+
+def test_only_the_learners_submission_is_progress(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    """Grading a scratch file (or a corpus file) never overwrites the learner's grade:
+    only ``exercises/EXERCISE/submission.py``, where `grade start` writes, is recorded."""
+    from syncgrade.cli.grade import is_submission
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("SYNCGRADE_DAEMON", "0")
+    monkeypatch.delenv("SYNCGRADE_COURSE", raising=False)
+    course = open_course(None)
+    progress.record(course.root, "exercise-1", _entry("passed", 12.0))
+    scratch = tmp_path / "scratch.py"
+    mine = tmp_path / "exercises" / "exercise-1" / "submission.py"
+    mine.parent.mkdir(parents=True)
+    for path in (scratch, mine.parent / "attempt.py", mine):
+        path.write_text("def synchronized_samples(fn, args, repeats:\n")
+    for path in (scratch, mine.parent / "attempt.py"):
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["exercise-1", str(path)]) == 1
+        assert progress.entries(course.root)[0]["exercise-1"].done  # still done
+    monkeypatch.chdir(mine.parent)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main([]) == 1  # bare `grade` in the exercise's folder: its submission
+    entry = progress.entries(course.root)[0]["exercise-1"]
+    assert not entry.done and entry.file == str(mine)
+    assert is_submission(Path("submission.py"), "exercise-1")  # from its folder
+    assert not is_submission(mine, "exercise-2")
+    assert not is_submission(course.folder("exercise-1").corpus_files("correct")[0],
+                             "exercise-1")

@@ -1,5 +1,6 @@
 """`grade watch` as a learner runs it (issue 27): a real file edited on disk, the report
-after each save, the next exercise handed out at full marks, Ctrl-C without a traceback.
+after each save (what the file printed shown inert, issue 33), the next exercise handed
+out at full marks, Ctrl-C without a traceback.
 
 Two grades (the flawed file, then the fixed one), cold, in the watching process
 (``--no-daemon``: the daemon has tests of its own in test_daemon.py). Every wait is for an
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +20,9 @@ from process_support import LoadBudget
 
 from syncgrade import progress
 from syncgrade.courses import open_course
+
+FORGED = "\x1b[2J\x1b[H\x1b[32mAll checks passed\x1b[0m\rPASSED"
+"""A debug print that would clear the learner's terminal and show a forged verdict."""
 
 
 class Lines:
@@ -63,7 +66,8 @@ def test_watch_regrades_on_save_and_moves_on_at_full_marks(tmp_path: Path) -> No
     assert first == "exercise-1"
     mine = tmp_path / "exercises" / first / "submission.py"
     mine.parent.mkdir(parents=True)
-    shutil.copy(flawed, mine)
+    # Its debug print clears the screen and forges a verdict: shown, never obeyed.
+    mine.write_text(flawed.read_text() + f"\nprint({FORGED!r})\n")
     state = tmp_path / "state"
     env = {**os.environ, "NO_COLOR": "1", "XDG_STATE_HOME": str(state)}
     budget = LoadBudget()
@@ -75,6 +79,8 @@ def test_watch_regrades_on_save_and_moves_on_at_full_marks(tmp_path: Path) -> No
         report = "".join(lines.until("Watching exercises/exercise-1/submission.py",
                                      budget.limit(180)))
         assert "NOT YET" in report and "✗ sync-before-stop" in report
+        assert "  ␛[2J␛[H␛[32mAll checks passed␛[0m␍PASSED" in report
+        assert "\x1b" not in report  # NO_COLOR: no escape at all, not even the view's
         mine.write_text(files.solution.read_text())  # the learner fixes it and saves
         report = "".join(lines.until(f"Watching exercises/{following}/submission.py",
                                      budget.limit(180)))

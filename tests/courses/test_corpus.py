@@ -27,7 +27,7 @@ from golden_support import assert_matches_golden, has_golden
 from picture_support import assert_pictures_sound
 
 from syncgrade.grading import grade_result
-from syncgrade.models import GradeReport
+from syncgrade.models import CheckResult, GradeReport
 from syncgrade.picture import render_html
 
 ROUNDS = int(os.environ.get("SYNCGRADE_CORPUS_ROUNDS", str(FULL_ROUNDS_DEFAULT)))
@@ -68,9 +68,24 @@ def _assert_failures_are_drawn(report: GradeReport) -> None:
     drawn = [c for c in report.checks if c.status == "failed" and c.evidence.timeline]
     for check in drawn:
         assert check.evidence.interval is not None, check.id
+        _assert_flaw_marked(check)
     if drawn:
-        assert 'class="sg-pic sg-interval"' in render_html(report)
+        page = render_html(report)
+        assert 'class="sg-pic sg-interval"' in page
+        assert '<circle class="sg-flaw-ring"' in page  # the red mark, drawn
     assert_pictures_sound(report)
+
+
+def _assert_flaw_marked(check: CheckResult) -> None:
+    """Every failing interval check marks its flaw (issue 35 item 4), in the picture and
+    in the text timeline: at least one mark, each the note of the same event in both."""
+    picture, timeline = check.evidence.interval, check.evidence.timeline
+    assert picture is not None and timeline is not None
+    assert picture.flaws, f"{check.id} failed with no mark in its picture"
+    for flaw in picture.flaws:
+        assert picture.host[flaw.at].note == flaw.words, check.id
+        assert timeline.entries[flaw.at].note == flaw.words, (
+            f"{check.id}: the text timeline has no line for the flaw {flaw.words!r}")
 
 
 def test_every_exercise_has_a_corpus() -> None:

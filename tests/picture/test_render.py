@@ -259,3 +259,45 @@ def test_the_learners_stderr_keeps_its_indentation_and_fits() -> None:
     assert '    File "x.py", line 3' in lines  # two spaces of ours, two of the traceback
     assert max(len(line) for line in lines) <= 60
     assert "".join(line.strip() for line in lines if "yyy" in line) == "y" * 130
+
+
+def test_the_learners_stderr_breaks_between_words_only() -> None:
+    """A line of the learner's stderr is cut at a space (issue 35: an excerpt read
+    `INV` / `ALID_ARGUMENT`); only a word longer than a line is cut."""
+    error = ("jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Invalid buffer passed "
+             "to Execute() as argument 0 to replica 0: INVALID_ARGUMENT: Buffer has been "
+             "deleted or donated.")
+    text = render(_report(_failed("runs"), stderr=f"Traceback\n{error}\n"), width=80)
+    lines = text.splitlines()
+    shown = lines[lines.index("  Traceback") + 1:]
+    words = error.split()
+    assert " ".join(" ".join(shown).split()) == " ".join(words) and len(shown) > 2
+    for line in shown:  # every piece starts and ends on a word of the error, whole
+        assert line.split()[0] in words and line.split()[-1] in words, line
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+HINT_WITH_CODE = ("Compare with a NumPy reference computed from the host copies, e.g. "
+                  "`np.testing.assert_allclose(np.asarray(out), np.tanh(larger_host @ "
+                  "w_host), atol=2e-5, rtol=2e-5)`, and let the `AssertionError` reach the "
+                  "caller.")
+
+
+@pytest.mark.parametrize("width", [80, 100, MIN_WIDTH])
+def test_code_in_a_hint_is_never_cut_inside_a_word(width: int) -> None:
+    """Issue 35: exercise-4's hint read "`n" / "p.testing.assert_allclose(np.asarray(o" /
+    "ut)" at 80 columns (stdout not a terminal): a long piece of code made the next
+    closing backtick open a glued run of prose, and the glued word was cut."""
+    text = render(_report(_failed("numpy-match", message="The check passed on wrong "
+                                  "results.", hint=HINT_WITH_CODE)), width=width)
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "→" in line)
+    hint = lines[start:start + 8]
+    words = HINT_WITH_CODE.split()
+    pieces = [w for line in hint for w in line.replace("→", "").split()]
+    joined = " ".join(pieces)
+    assert joined.startswith(" ".join(words[:5]))
+    if width >= 80:  # every piece a whole word of the hint: copyable
+        assert set(pieces[:len(words)]) <= set(words), hint
+        assert "`np.testing.assert_allclose(np.asarray(out)," in pieces
+    assert max(len(line) for line in lines) <= width

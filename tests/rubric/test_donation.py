@@ -154,3 +154,30 @@ def test_the_built_in_workloads_parameters_match_the_childs() -> None:
     assert set(validation.BUILTIN_PARAMETERS) == set(workloads.WORKLOADS) == s.BUILTIN_WORKLOADS
     for name, fn in workloads.WORKLOADS.items():
         assert tuple(inspect.signature(fn).parameters) == validation.BUILTIN_PARAMETERS[name]
+
+
+def test_only_a_donated_list_asks_for_a_fresh_input_in_each_sample() -> None:
+    """Issue 35: exercise-10's placement and readiness hints said to place or wait
+    "before the timed loop", where its statement asks for a fresh input per sample,
+    placed and ready before each sample's timer starts. The hint follows the list's
+    declaration (``donates``) in every exercise, not exercise-10's id."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from syncgrade.courses import open_course
+    from syncgrade.rubric.base import Context
+    from syncgrade.rubric.intervals import FRESH_INPUT_HINT, fresh_input_per_sample
+
+    course = open_course(None)
+    asked = {exercise_id for exercise_id, exercise in course.exercises.items()
+             for samples in exercise.samples
+             if fresh_input_per_sample(cast(Context, SimpleNamespace(exercise=exercise)),
+                                       samples.call)}
+    assert asked == {e for e, x in course.exercises.items()
+                     if any(getattr(s, "donates", False) for s in x.samples)}
+    assert "exercise-10" in asked
+    statement = course.folder("exercise-10").readme.read_text(encoding="utf-8")
+    assert "fresh device copy of `x_host`" in statement
+    assert "placed and ready **before** the timer starts" in statement
+    assert "Inside the loop, once per sample and before the line that starts the timer" \
+        in FRESH_INPUT_HINT and "before the timed loop" not in FRESH_INPUT_HINT

@@ -372,6 +372,25 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             fields["kind"] = kind
             events.append(fields)
 
+    def coalesced(last: Any, fields: Any, number: int, hook_code_id: int | None) -> bool:
+        # A write straight after a write of the same thread to the same stream, with no
+        # event numbered between them (``last`` holds the number just before), is the
+        # same run of output: ``last`` counts it (``count``) and takes its number, so the
+        # next write of the run joins it too. Between two events nothing can tell the
+        # writes of one run apart, and a run of 200,000 debug lines outside every timed
+        # interval is one event, not 400,000 (each a stack walk, and a record the
+        # grader would refuse as too much data). Its site is the run's first write's.
+        # A hook that is not intact is recorded as tampering and its write dropped, as
+        # ``accept`` does.
+        if (last["kind"] != "write" or last["seq"] != number - 1
+                or last.get("stream") != fields.get("stream")
+                or last.get("th", 0) != threads.get(get_ident())):
+            return False
+        if intact(hook_code_id):
+            last["seq"] = number
+            last["count"] = last.get("count", 1) + 1
+        return True
+
     def direct_sender(kind: str) -> Any:
         # The frame that called send (``me.f_back``: the helper's own call does not change
         # it), if it runs a hook code registered as a direct sender of ``kind`` whose
@@ -828,6 +847,9 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 kinds = direct.get(sender_id)
                 if kinds is None or type(what) is not str_type or what not in kinds:
                     tampered.append(NEVER_SENDS if kinds is not None else NOT_A_HOOK)
+                    continue
+                if what == "write" and events and coalesced(events[-1], fields, number,
+                                                            sender_id):
                     continue
                 if sender_id in hook_ids:  # otherwise accept refuses it
                     fields["site"] = learner_site(sender, depth)

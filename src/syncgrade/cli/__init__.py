@@ -6,7 +6,8 @@ containers, batch) are the only code that prints and picks exit codes.
     grade progress                      which exercises are done (the last grade of each)
     grade daemon start|stop|status      the warm grader daemon (`grade` uses it when it runs)
     grade start EXERCISE [--force]      copy the statement and stub into ./exercises/EXERCISE/
-    grade EXERCISE [PATH] [--format F]  grade PATH (default exercises/EXERCISE/submission.py);
+    grade [EXERCISE [PATH]] [--format F] grade PATH (default exercises/EXERCISE/submission.py;
+                                        in exercises/EXERCISE/, bare `grade` grades its own);
                                         F: text (default), json (or --json), html, gradescope,
                                         prairielearn, exercism; -o FILE; --open: the HTML
                                         report in the browser; --reveal: hidden checks too

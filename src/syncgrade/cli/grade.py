@@ -61,7 +61,9 @@ def grade_parser() -> argparse.ArgumentParser:
                "start|stop|status`: the warm grader daemon, which `grade` uses when it "
                "runs. Options go anywhere: `grade exercise-1 --json my.py` works.",
     )
-    parser.add_argument("exercise", help="exercise id, e.g. exercise-1 (see `grade list`)")
+    parser.add_argument("exercise", nargs="?",
+                        help="exercise id, e.g. exercise-1 (see `grade list`; default: the "
+                             "exercise whose folder you are in, exercises/EXERCISE/)")
     parser.add_argument("path", nargs="?", type=Path,
                         help="the file to grade (default: exercises/EXERCISE/submission.py, "
                              "found from the folder holding exercises/ or from inside it)")
@@ -120,6 +122,16 @@ def _shown(path: Path, cwd: Path) -> Path:
         return Path(os.path.relpath(path, cwd))
     except ValueError:  # another drive (Windows)
         return path
+
+
+def exercise_here(cwd: Path) -> str:
+    """The exercise bare ``grade`` grades: the one whose folder ``cwd`` is
+    (``exercises/EXERCISE/``, where ``grade start`` writes). Anywhere else a
+    :class:`UsageError` saying to name it."""
+    if cwd.parent.name == WORKSPACE:
+        return cwd.name
+    raise UsageError("which exercise? e.g. `grade exercise-1` (`grade list` shows them), "
+                     "or run `grade` inside exercises/EXERCISE/")
 
 
 def submission_path(exercise_id: str, given: Path | None, cwd: Path) -> Path:
@@ -235,6 +247,8 @@ def cmd_grade(argv: Sequence[str]) -> int:
     the result is recorded in the progress record (:mod:`syncgrade.progress`)."""
     args = parse_anywhere(grade_parser(), argv)
     fmt = _output_format(args)
+    if args.exercise is None:
+        args.exercise = exercise_here(_cwd())
     try:
         path = submission_path(args.exercise, args.path, _cwd())
     except UsageError:  # an unknown exercise is the first thing to say
@@ -259,16 +273,29 @@ def cmd_grade(argv: Sequence[str]) -> int:
 def grade_one(request: Request) -> Graded:
     """Grade and render ``request``: through the grader daemon when one answers
     (:func:`syncgrade.cli.daemon.through_daemon`), else cold, exactly as before the
-    daemon existed; then record the result (:mod:`syncgrade.progress`)."""
+    daemon existed; then, for the learner's own submission only
+    (:func:`is_submission`), record the result (:mod:`syncgrade.progress`)."""
     from syncgrade.cli.daemon import through_daemon
 
     served = through_daemon(request) if request.use_daemon else None
     graded, root = served if served is not None else _grade_cold(request)
+    if not is_submission(request.path, graded.exercise):
+        return graded  # a scratch file, a corpus file: not the learner's progress
     from syncgrade import progress
 
     note = progress.record(root, graded.exercise, progress.entry_of(
         graded.status, graded.score, graded.max_score, request.path))
     return graded._replace(note=note or "")
+
+
+def is_submission(path: Path, exercise_id: str) -> bool:
+    """Whether ``path`` is the learner's submission of ``exercise_id``: a file
+    ``exercises/EXERCISE/submission.py``, where ``grade start`` writes it (in a checkout
+    and in a workspace alike), reached from any folder. Only its grades are progress:
+    grading a scratch copy must not overwrite "done" with "not yet"."""
+    absolute = Path(os.path.abspath(path))
+    return (absolute.name == SUBMISSION and absolute.parent.name == exercise_id
+            and absolute.parent.parent.name == WORKSPACE)
 
 
 def _grade_cold(request: Request) -> tuple[Graded, Path]:

@@ -17,7 +17,9 @@ burst of writes (a truncate, then the text; a rename over the file) is one grade
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,11 +107,36 @@ def cmd_watch(argv: Sequence[str]) -> int:
             # Its first grade then needs no second jax import beside it: one start-up
             # on the machine, not two. A daemon that does not answer in time: cold.
             wait_for_daemon(DAEMON_WAIT_S)
+    _catch_ctrl_c()
     try:
         return _loop(args, watched)
     except KeyboardInterrupt:
         print("\nStopped watching.", flush=True)  # at once, before the pool's clean-up
         return EXIT_FULL_MARKS
+
+
+CTRL_C = threading.Event()
+"""Set by Ctrl-C in ``grade watch``: the wait for a save stops at its next poll even when
+the ``KeyboardInterrupt`` itself was raised where Python swallows it (a finalizer or a
+callback that ran at that moment only prints "Exception ignored"), so one Ctrl-C always
+stops watching."""
+
+
+def _catch_ctrl_c() -> None:
+    """Ctrl-C (SIGINT) sets :data:`CTRL_C`, then raises ``KeyboardInterrupt`` as usual."""
+
+    def interrupted(signum: int, frame: object) -> None:
+        CTRL_C.set()
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, interrupted)
+
+
+def _stopping() -> None:
+    """Raise ``KeyboardInterrupt`` when Ctrl-C was seen (:data:`CTRL_C`)."""
+    if CTRL_C.is_set():
+        raise KeyboardInterrupt
 
 
 def _first_to_do(exercise_ids: list[str], course_root: Path) -> str | None:
@@ -125,6 +152,7 @@ def _loop(args: argparse.Namespace, watched: Watched) -> int:
     """Grade, show, wait for a save; move on at full marks. Returns when done."""
     grade_now = True
     while True:
+        _stopping()
         stamp = _stamp(watched.path)
         if grade_now:
             graded = grade_one(Request(
@@ -193,12 +221,14 @@ def _wait_for_change(path: Path, stamp: tuple[int, int] | None) -> None:
     :data:`SETTLE_S` (a missing file, e.g. mid-rename, is waited out)."""
     while True:
         time.sleep(POLL_S)
+        _stopping()
         now = _stamp(path)
         if now is None or now == stamp:
             continue
         settled_since = time.monotonic()
         while time.monotonic() - settled_since < SETTLE_S:
             time.sleep(POLL_S / 2)
+            _stopping()
             later = _stamp(path)
             if later != now:
                 now, settled_since = later, time.monotonic()

@@ -57,6 +57,7 @@ from syncgrade.rubric.base import Context, Exercise, Outcome, Skip
 from syncgrade.rubric.compose import Part
 from syncgrade.rubric.intervals import passing_picture
 from syncgrade.rubric.registry import REGISTRY
+from syncgrade.rubric.timeline import marked
 from syncgrade.trace import CallFrame
 
 if TYPE_CHECKING:
@@ -370,12 +371,15 @@ def _evaluate(ctx: Context, spec: Any, draw_passing: bool = False) -> CheckResul
     if draw_passing and outcome.status == "passed" and outcome.evidence.interval is None:
         outcome = _with_passing_picture(ctx, spec, outcome)
     earned = spec.points if outcome.status == "passed" else 0.0
+    evidence = outcome.evidence
+    if outcome.status == "failed":  # every failing interval check marks its flaw
+        evidence = marked(evidence, spec.id)
     hint = outcome.hint
     if outcome.status == "failed" and spec.hint:  # the author's, after the check's own
         hint = f"{hint} {spec.hint}" if hint else spec.hint
     return CheckResult(id=spec.id, title=spec.title, status=outcome.status, points=earned,
                        max_points=spec.points, message=outcome.message, hint=hint,
-                       evidence=outcome.evidence, visibility=spec.visibility)
+                       evidence=evidence, visibility=spec.visibility)
 
 
 def _with_passing_picture(ctx: Context, spec: Any, outcome: Outcome) -> Outcome:

@@ -20,6 +20,7 @@ hint. Points and verdicts are never touched.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 from syncgrade.models import CheckResult
@@ -38,30 +39,43 @@ def present(checks: Sequence[CheckResult]) -> list[CheckResult]:
     because = leads(checks)
     ordered = in_order(checks, because)
     drawn: dict[str, str] = {}
+    drawn_events: dict[str, str] = {}
     out: list[CheckResult] = []
     for check in ordered:
         update: dict[str, object] = {}
         if check.id in because:
             update["follows"] = because[check.id]
             update["hint"] = because_hint(because[check.id])
-        key = _interval_key(check)
-        if key is not None:
-            if key in drawn:
-                update["same_interval_as"] = drawn[key]
-            else:
-                drawn[key] = check.id
+        key, events = _interval_key(check), _interval_key(check, marks=False)
+        # A follower's flaw is its lead's: the lead's drawing of the same events, with the
+        # lead's mark, shows it. Any other check shows its own mark (a drawing of its own
+        # unless one with the same mark is above).
+        lead = drawn_events.get(events or "")
+        if lead not in because.get(check.id, ()):
+            lead = None
+        if key is not None and (lead is not None or key in drawn):
+            update["same_interval_as"] = lead if lead is not None else drawn[key]
+        elif key is not None and events is not None:
+            drawn[key] = check.id
+            drawn_events.setdefault(events, check.id)
         out.append(check.model_copy(update=update) if update else check)
     return out
 
 
-def _interval_key(check: CheckResult) -> str | None:
-    """What identifies a failed check's drawn interval (its timeline and its picture)."""
+def _interval_key(check: CheckResult, *, marks: bool = True) -> str | None:
+    """What identifies a failed check's drawn interval (its timeline and its picture);
+    ``marks=False``: its events only, without the notes and marks a check puts on them
+    (:func:`syncgrade.rubric.timeline.marked`)."""
     evidence = check.evidence
     if check.status != "failed" or (evidence.timeline is None and evidence.interval is None):
         return None
-    timeline = evidence.timeline.model_dump_json() if evidence.timeline else ""
-    picture = evidence.interval.model_dump_json() if evidence.interval else ""
-    return timeline + "\n" + picture
+    timeline = evidence.timeline.model_dump() if evidence.timeline else {}
+    picture = evidence.interval.model_dump() if evidence.interval else {}
+    if not marks:
+        for entry in [*timeline.get("entries", ()), *picture.get("host", ())]:
+            entry["note"] = ""
+        picture.pop("flaws", None)
+    return json.dumps([timeline, picture], sort_keys=True)
 
 
 def because_hint(lead_ids: Iterable[str]) -> str:

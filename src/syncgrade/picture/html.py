@@ -92,9 +92,14 @@ def inline_html(text: str) -> str:
     return _CODE_SPAN.sub(r"<code>\1</code>", _e(text))
 
 
-def seconds_words(report: GradeReport) -> str:
+def seconds_words(report: GradeReport, *, warm: bool = False) -> str:
     """What ``grading.seconds`` measures, in words every view uses: the grade's own wall
-    time, without the start-up of the process that asked for it."""
+    time. A cold ``grade`` waits for its own start-up besides (the interpreter, the
+    grader and jax); a ``warm`` grade (the grader daemon's, which ``grade watch`` and a
+    repeat ``grade`` use) had all of that done before it was asked, so its seconds are
+    nearly all the learner waited."""
+    if warm:
+        return f"graded in {report.grading.seconds:.1f} s by the warm grader"
     return f"graded in {report.grading.seconds:.1f} s + start-up"
 
 
@@ -139,11 +144,12 @@ def kind_words(report: GradeReport) -> tuple[str, str]:
 
 
 def render_fragment(report: GradeReport, *, passing: bool = False,
-                    source_lines: Sequence[str] | None = None) -> str:
+                    source_lines: Sequence[str] | None = None, warm: bool = False) -> str:
     """The report as one ``<div>`` with its own ``<style>``: for a notebook's output
     (``GradeReport._repr_html_``) or to embed in a page. ``passing``: also draw the
     pictures of passing checks that carry one. ``source_lines``: the submission's lines,
-    to quote the learner's code in the text timelines."""
+    to quote the learner's code in the text timelines. ``warm``: graded by the grader
+    daemon (:func:`seconds_words`)."""
     verdict, sentence = kind_words(report)
     out = [f'<div class="sg-report" data-exercise="{_e(report.exercise)}" '
            f'data-status="{_e(report.status)}">',
@@ -176,7 +182,7 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
         out.append("<section><details><summary>Last lines your code wrote to stderr"
                    f'</summary><pre class="sg-timeline">{_e(tail)}</pre></details></section>')
     prov = report.provenance
-    facts = [seconds_words(report), f"syncgrade {prov.syncgrade_version}",
+    facts = [seconds_words(report, warm=warm), f"syncgrade {prov.syncgrade_version}",
              f"rubric {prov.rubric_version}"]
     if prov.jax_version:
         facts.append(f"jax {prov.jax_version}")
@@ -188,7 +194,7 @@ def render_fragment(report: GradeReport, *, passing: bool = False,
 
 
 def render_html(report: GradeReport, *, passing: bool = False,
-                source_lines: Sequence[str] | None = None) -> str:
+                source_lines: Sequence[str] | None = None, warm: bool = False) -> str:
     """The report as one self-contained HTML document (see :func:`render_fragment`)."""
     title = f"{report.exercise} · {report.title} · syncgrade"
     return "\n".join([
@@ -199,7 +205,7 @@ def render_html(report: GradeReport, *, passing: bool = False,
         "<style>html,body{margin:0}body{background:#fff}@media (prefers-color-scheme:dark)"
         "{body{background:#0d1117}}@media print{body{background:#fff}}</style>",
         "</head>", "<body>", "<main>",
-        render_fragment(report, passing=passing, source_lines=source_lines),
+        render_fragment(report, passing=passing, source_lines=source_lines, warm=warm),
         "</main>", "</body>", "</html>", ""])
 
 

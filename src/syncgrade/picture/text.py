@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from syncgrade.models import Timeline
+from syncgrade.models import Timeline, quoted_line
 
 CODE_WIDTH = 44
 
@@ -30,7 +30,5 @@ def timeline_text(timeline: Timeline, source_lines: Sequence[str] | None = None)
 
 
 def _code(line: int | None, source_lines: Sequence[str] | None) -> str:
-    if not line or not source_lines or not 0 < line <= len(source_lines):
-        return ""
-    text = source_lines[line - 1].strip()
+    text = quoted_line(source_lines, line)
     return text if len(text) <= CODE_WIDTH else text[:CODE_WIDTH - 1] + "…"

@@ -48,7 +48,8 @@ def placement_excluded(ctx: Context, call: str, samples: ValuePath | None = None
             return Outcome.fail(
                 f"Interval {index + 1} contains `jax.device_put`{on_line(where)}: the sample "
                 "includes moving inputs to the device.",
-                "Place the inputs once, before the timed loop, and wait for them.",
+                (iv.FRESH_INPUT_HINT if iv.fresh_input_per_sample(ctx, call) else
+                 "Place the inputs once, before the timed loop, and wait for them."),
                 with_timeline(ctx, call, interval, **flaw_facts("input placement", interval)),
             )
         if interval.implicit_transfers:
@@ -220,7 +221,8 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
         return Outcome.fail(
             "The timed call received NumPy arrays, so its inputs were never placed on the "
             "device before the timer started.",
-            "Place the inputs with `jax.device_put(arr, device)` and wait for them first.",
+            (iv.FRESH_INPUT_HINT if iv.fresh_input_per_sample(ctx, call) else
+             "Place the inputs with `jax.device_put(arr, device)` and wait for them first."),
             Evidence(facts=flaw_facts("numpy inputs", intervals[0])),
         )
     before = analysis.before(first)
@@ -240,8 +242,9 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
                     f"started on line {start}")
         return Outcome.fail(
             f"{what}, so the first sample may include finishing their placement.",
-            "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
-            "warm-up call's output) before the timed loop.",
+            (iv.FRESH_INPUT_HINT if iv.fresh_input_per_sample(ctx, call) else
+             "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
+             "warm-up call's output) before the timed loop."),
             with_timeline(ctx, call, intervals[0],
                           placement_line=line_of(placed[-1]) if placed else None,
                           **flaw_facts("inputs not ready", intervals[0], follows=(

@@ -88,6 +88,18 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             fn = function_of(ctx, call_id)
             if err.type == "MemoryError":
                 return _out_of_memory(f"`{fn}`", err.line)
+            if _DELETED.search(err.message):
+                return Outcome.fail(
+                    f"`{fn}` used an array that a call had already consumed{on_line(err.line)}"
+                    f" ({err.type}: {_first_line(err.message).rstrip('.')}): a jitted "
+                    "function with donated arguments (`donate_argnums`) takes its input's "
+                    "buffer, and the array is deleted when the call returns.",
+                    "Never use an array again after passing it to a donating call: place a "
+                    "fresh input for each call (`x = jax.device_put(x_host)`, inside the "
+                    "loop) and keep the output (`x = step(x)`) if you need the result.",
+                    Evidence(facts={"line": err.line, "error": err.type, "call": call_id,
+                                    "donated": True}),
+                )
             return Outcome.fail(
                 f"`{fn}` raised {err.type}{on_line(err.line)}: {_first_line(err.message)}",
                 "Run `python submission.py` to reproduce it; the grader calls your function "
@@ -95,6 +107,11 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
                 Evidence(facts={"line": err.line, "error": err.type, "call": call_id}),
             )
     return Outcome.ok("Your file loads and every call returned.")
+
+
+_DELETED = re.compile(r"(Array|[Bb]uffer) has been deleted|donated")
+"""jax's words for an array used after a donating call consumed it ("Array has been
+deleted with shape=...", "INVALID_ARGUMENT: ... Buffer has been deleted or donated")."""
 
 
 def _name_problems(ctx: Context, problems: list[NameProblem]) -> Outcome:

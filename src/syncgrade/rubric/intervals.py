@@ -269,6 +269,24 @@ def passing_picture(ctx: Context, call: str, samples: ValuePath | None) -> Evide
     return with_timeline(ctx, call, timed[0]) if timed else None
 
 
+def fresh_input_per_sample(ctx: Context, call: str) -> bool:
+    """Whether ``call``'s timed calls donate their input (a list declared ``donates``,
+    exercise-10): each call consumes its input, so every sample needs a fresh one, placed
+    and waited inside the loop, before that sample's start read, not once before it."""
+    return any(getattr(s, "call", None) == call and getattr(s, "donates", False)
+               for s in ctx.exercise.samples)
+
+
+FRESH_INPUT_HINT = (
+    "Inside the loop, once per sample and before the line that starts the timer, place a "
+    "fresh copy of the input (`x = jax.device_put(x_host)`) and wait on it "
+    "(`x.block_until_ready()`): each donated call consumes its input, so it cannot be "
+    "placed once before the loop.")
+"""The hint of a placement or readiness failure where each sample needs a fresh input
+(:func:`fresh_input_per_sample`), in the exercise statement's words: "placed and ready
+before the timer starts", for each sample."""
+
+
 def declared_phases(ctx: Context, call: str) -> frozenset[str]:
     """The phases every list of samples ``call`` returns is declared to measure (their
     common ones: in a call that returns first-call and warm lists, the warm interval);

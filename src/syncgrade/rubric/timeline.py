@@ -21,6 +21,7 @@ from syncgrade.analysis import (
 )
 from syncgrade.models import (
     DeviceWork,
+    Evidence,
     FlawMark,
     IntervalPicture,
     PictureEvent,
@@ -430,3 +431,75 @@ def _late_wait(interval: Interval, analysis: Analysis) -> Wait | None:
         if isinstance(event, Wait) and outputs.intersection(event.arrays):
             return event
     return None
+
+
+# --------------------------------------------------------------------------- every flaw marked
+
+CHECK_MARKS: dict[str, tuple[str, int, str]] = {
+    # By the flaw a check saw (its ``flaw`` fact, :data:`syncgrade.rubric.intervals.FLAWS`):
+    # the kind of host event the mark goes at, which one of that kind (0 the first, 1 the
+    # second, -1 the last), and the words, the text timeline's note there.
+    "jit disabled": ("call", 0, "runs op by op: jit is disabled for this call"),
+    "another callable": ("call", 0, "calls another callable than the one handed to you"),
+    "host transfer": ("readback", 0, "reads the output back to the host, timed too"),
+    "warm-up not waited": ("timer start", 0, "starts before the warm-up's work was waited on"),
+    "inputs not ready": ("timer start", 0, "starts before the inputs were known ready"),
+    "numpy inputs": ("call", 0, "NumPy inputs: copied to the device inside the call"),
+    "input placement": ("call", 0, "its inputs are placed inside the interval"),
+    "compilation": ("call", 0, "compiles inside the interval"),
+    "no output wait": ("timer stop", 0, "stops before the output was waited on"),
+    "result shape": ("call", 0, "returns another shape than the exercise asks for"),
+    "host work": ("timer stop", 0, "your own host work is timed too"),
+    # By check id, for a check that names no flaw.
+    "times-the-call": ("call", 1, "a second call, timed too"),
+    "donates-input": ("call", 0, "does not donate its input"),
+    "jitted": ("call", 0, "traced and compiled again for this sample"),
+    "first-call-includes-compile": ("call", 0, "compiles nothing: already compiled"),
+    "placement-included": ("call", 0, "an input was placed before the timer started"),
+    "boundary-matches": ("timer stop", 0, "measures other phases than you declared"),
+}
+"""Where a failing check marks its flaw when the picture's own marks (:data:`FLAW_NOTES`,
+the events that contradict the declared phases) found none: the interval can look clean
+(a warm-up never waited on, another callable, a second call, a missing donation) while
+the check failed on it. Every failing interval check then marks its flaw, in the picture
+and in the text timeline (:func:`marked`)."""
+STATIC_MARK = ("call", 0, "called with another static value than this list's setting")
+"""``times-the-call`` with one call: the call's static argument was another setting's."""
+FALLBACK_MARK = ("timer start", 0, "this interval is where the check failed")
+
+
+def marked(evidence: Evidence, check_id: str) -> Evidence:
+    """``evidence`` of a failed check, its flaw marked: unchanged when it draws no
+    interval or its picture marks a flaw already; else one mark (:data:`CHECK_MARKS`, by
+    the ``flaw`` fact, then by ``check_id``) at that event of the picture, whose words
+    become the note of the same event in the picture and in the text timeline (the
+    picture's host events are the timeline's entries, one for one)."""
+    picture, timeline = evidence.interval, evidence.timeline
+    if picture is None or picture.flaws:
+        return evidence
+    kinds = [event.kind for event in picture.host]
+    flaw = evidence.facts.get("flaw")
+    kind, nth, words = CHECK_MARKS.get(flaw if isinstance(flaw, str) else "",
+                                       CHECK_MARKS.get(check_id, FALLBACK_MARK))
+    if check_id == "times-the-call" and flaw is None and kinds.count("call") < 2:
+        kind, nth, words = STATIC_MARK
+    at = _nth(kinds, kind, nth, picture.start)
+    host = list(picture.host)
+    host[at] = host[at].model_copy(update={"note": words})
+    lane = "measurement" if check_id == "boundary-matches" else "host"
+    update: dict[str, object] = {"interval": picture.model_copy(update={
+        "host": host, "flaws": [FlawMark(at=at, lane=lane, words=words)]})}
+    if timeline is not None and len(timeline.entries) == len(host):
+        entries = list(timeline.entries)
+        entries[at] = entries[at].model_copy(update={"note": words})
+        update["timeline"] = timeline.model_copy(update={"entries": entries})
+    return evidence.model_copy(update=update)
+
+
+def _nth(kinds: list[str], kind: str, nth: int, default: int) -> int:
+    """The index of the ``nth`` event of ``kind`` (the last one when there are fewer;
+    ``-1``: the last), else ``default``."""
+    found = [i for i, k in enumerate(kinds) if k == kind]
+    if not found:
+        return default
+    return found[nth] if -len(found) <= nth < len(found) else found[-1]
