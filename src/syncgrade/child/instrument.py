@@ -63,6 +63,10 @@ _IS_DELETED: Callable[[Any], bool] = xc.ArrayImpl.__dict__["is_deleted"]
 _thread_time_ns = time.thread_time_ns
 _get_ident = _thread.get_ident
 HOST_CONVERSIONS = ("asarray", "array", "asanyarray")
+POLL_GAP_NS = 100_000
+"""The most CPU time (ns) between two ``is_ready()`` polls of one poll loop: a bare loop
+polls every microsecond or so; more is work in the loop's body, which ends the run (the
+wait credited is then the polls from there on)."""
 COMPILE_EVENTS = (
     "/jax/core/compile/jaxpr_trace_duration",
     "/jax/core/compile/jaxpr_to_mlir_module_duration",
@@ -443,13 +447,37 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
 
     original_is_ready = ArrayImpl.__dict__["is_ready"]
     send, lock = recorder._send, recorder._lock
+    # A poll loop (``while not out.is_ready(): pass``) is a wait. The polls that find the
+    # array not ready send nothing (a loop polls thousands of times): the run is kept
+    # here, as (the array, weakly; the polling thread; the CPU time of its first poll; of
+    # its latest). The poll that finds the array ready is recorded as a wait that began
+    # at the run's first poll (``cpu0``). A run ends where another array or thread polls,
+    # or where more than POLL_GAP_NS of CPU time went between two polls: other work in
+    # the loop's body is the learner's, not the wait's.
+    polling: list[Any] = [None, 0, 0, 0]
 
     def is_ready(self: Any) -> bool:
+        now = _thread_time_ns()
         ready = bool(original_is_ready(self))
-        if ready:  # a learner polling loop that saw completion (if recording)
-            with lock:
-                send((_OP_SITED, "wait", {"how": "is_ready", "arrays": [self], "site": None},
-                      "arrays", 2, recorder.learner_files))
+        ref, thread, first, last = polling
+        same = (ref is not None and ref() is self and thread == _get_ident()
+                and now - last <= POLL_GAP_NS)
+        if not ready:
+            if same:
+                polling[3] = now
+            else:
+                try:
+                    polling[:] = [weakref.ref(self), _get_ident(), now, now]
+                except TypeError:  # not weak-referenceable: no run kept
+                    polling[0] = None
+            return False
+        polling[0] = None
+        # A poll that saw completion (if recording), from the run's first poll.
+        fields = {"how": "is_ready", "arrays": [self], "site": None}
+        if same:
+            fields["cpu0"] = first
+        with lock:
+            send((_OP_SITED, "wait", fields, "arrays", 2, recorder.learner_files))
         return ready
 
     inst.patch(ArrayImpl, "is_ready", is_ready)
@@ -903,14 +931,41 @@ def _install_host_activity(inst: Installation, recorder: Recorder) -> None:
                        _eager_hook(recorder, name.strip("_"), ArrayImpl.__dict__[name]))
     inst.sends(_record_eager, "eager")
 
-    def on_gc(phase: str, info: Any) -> None:
-        if phase == "start":
-            _GC_STARTED[0] = _thread_time_ns()
-        elif len(_MARKS) < _MARKS_CAP:
+    _install_gc_marks(inst)
+
+
+def _install_gc_marks(inst: Installation) -> None:
+    """GC pauses as end marks, the collector's own time only: the learner's own
+    ``gc.callbacks`` entries run learner code inside a collection, so the pause is
+    stamped after every "start" callback and before every "stop" callback. The grader
+    keeps two entries in the list: ``gc_stop`` first (it stamps the end) and
+    ``gc_start`` last (it stamps the start). CPython calls the entries by index over the
+    live list, so ``gc_start``, the last one called for "start", puts both back in place
+    for the next phase (a learner's entry added or moved since is then between them).
+    Finalizers (``__del__``, ``weakref.finalize``) that a collection runs are still inside
+    the pause (docs/checks.md, "interval-clean")."""
+    callbacks = gc.callbacks
+
+    def gc_start(phase: str, info: Any) -> None:
+        if phase != "start":
+            return
+        _GC_STARTED[0] = _thread_time_ns()
+        # Called last for "start": reordering the list now skips no entry of this phase.
+        if callbacks[0] is not gc_stop or callbacks[-1] is not gc_start:
+            callbacks[:] = [gc_stop, *(c for c in callbacks
+                                       if c is not gc_stop and c is not gc_start), gc_start]
+
+    def gc_stop(phase: str, info: Any) -> None:
+        if phase == "stop" and len(_MARKS) < _MARKS_CAP:
             _MARKS.append((-1, _GC_STARTED[0], _thread_time_ns(), _get_ident()))
 
-    gc.callbacks.append(on_gc)
-    inst.restores.append(lambda: gc.callbacks.remove(on_gc))
+    callbacks.insert(0, gc_stop)
+    callbacks.append(gc_start)
+
+    def restore() -> None:
+        callbacks[:] = [c for c in callbacks if c is not gc_stop and c is not gc_start]
+
+    inst.restores.append(restore)
 
 
 def _eager_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
@@ -987,6 +1042,60 @@ class _Stream:
         return getattr(self._stream, name)
 
 
+# --------------------------------------------------------------------------- host callbacks
+
+
+def _install_host_callbacks(inst: Installation, recorder: Recorder) -> None:
+    """Every run of a compiled program's host callback, as a "callback" event.
+
+    Every host callback jax offers (``jax.pure_callback``, ``io_callback``,
+    ``jax.debug.callback``, ``jax.debug.print``, checkify's) is lowered into the program
+    through one function, ``jax._src.callback.emit_python_callback``, which receives the
+    Python function XLA will call. The hook hands it a wrapper that records each run
+    (its CPU span, on the thread XLA ran it on) and the learner's line that made the
+    callback (from the lowering's traceback). A program lowered before this hook (none:
+    it is installed before any learner code) would go unseen."""
+    from jax._src import callback as callback_module
+
+    original = callback_module.emit_python_callback
+
+    @functools.wraps(original)
+    def emit_python_callback(ctx: Any, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        line = _traceback_line(getattr(ctx, "traceback", None), recorder.learner_files)
+
+        def counted(*values: Any) -> Any:
+            began = _thread_time_ns()
+            try:
+                return callback(*values)
+            finally:
+                _record_host_callback(recorder, line, began)
+
+        return original(ctx, counted, *args, **kwargs)
+
+    inst.patch(callback_module, "emit_python_callback", emit_python_callback)
+    inst.sends(_record_host_callback, "callback")
+
+
+def _traceback_line(traceback: Any, files: frozenset[str]) -> int | None:
+    """The innermost line of a learner file in a jax traceback (``None``: none there)."""
+    try:
+        frames = traceback.frames if traceback is not None else []
+        for frame in frames:
+            if frame.file_name in files:
+                return int(frame.line_num)
+    except Exception:  # an unexpected traceback type: no line, the run is still recorded
+        return None
+    return None
+
+
+def _record_host_callback(recorder: Recorder, line: int | None, began: int) -> None:
+    """Record one run of a host callback (one send, straight to the core, which tests
+    that recording is on): ``cpu0`` when it began, the core stamps its end."""
+    with recorder._lock:
+        recorder._send((_OP_SITED, "callback", {"line": line, "site": None, "cpu0": began},
+                        None, 3, recorder.learner_files))
+
+
 # --------------------------------------------------------------------------- compilation
 
 
@@ -1037,6 +1146,7 @@ def install(recorder: Recorder) -> Installation:
     inst.sends(listener, "compile")
     inst.sends(_record_call, "call", "return")
     _install_host_activity(inst, recorder)
+    _install_host_callbacks(inst, recorder)
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
     recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals(), _MARKS)
@@ -1045,4 +1155,4 @@ def install(recorder: Recorder) -> Installation:
 
 # Module-level functions that send events themselves (the recorder checks their globals).
 # ``_record_pair`` sends nothing: it appends to ``_PAIRS``, whose entries the core checks.
-EMITTING_HELPERS = [_record_call, _record_eager]
+EMITTING_HELPERS = [_record_call, _record_eager, _record_host_callback]

@@ -33,6 +33,7 @@ from syncgrade.trace import (
     Compile,
     Eager,
     Event,
+    HostCallback,
     Placement,
     Return,
     Site,
@@ -97,6 +98,9 @@ def _entry(event: Event, interval: Interval, file: str,
                              line=_line(event.site, file), note=COMPILES)
     if isinstance(event, TimerRead):
         return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site, file))
+    if isinstance(event, HostCallback) and event in interval.host_activity():
+        return TimelineEntry(what="host callback", detail="Python on the host, inside the call",
+                             line=event.line or _line(event.site, file), note=HOST_WORK)
     if isinstance(event, (Write, Sleep, Eager)) and event in interval.host_activity():
         what, detail = (("print", f"writes to {event.stream}") if isinstance(event, Write)
                         else ("sleep", "time.sleep") if isinstance(event, Sleep)
