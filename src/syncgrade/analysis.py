@@ -276,7 +276,10 @@ class Interval:
         derived: set[int] = set()
         on_outputs: list[Eager] = []
         found: list[HostWork] = []
+        parts = self.inside_host_callbacks
         for event in self.inside:
+            if event.seq in parts:
+                continue  # part of a host callback's run, which is found instead
             if isinstance(event, HostCallback):  # on any thread: XLA's, or inline
                 found.append(event)
             elif isinstance(event, Return):
@@ -348,6 +351,18 @@ class Interval:
     def host_callbacks(self) -> list[HostCallback]:
         """Runs of a compiled program's host callbacks inside (any thread)."""
         return self._between("callback")
+
+    @cached_property
+    def inside_host_callbacks(self) -> frozenset[int]:
+        """Sequence numbers of the events recorded while a host callback inside ran (on
+        its thread, inside its CPU span): the callback's own conversions and prints, part
+        of that callback's run, not operations of their own."""
+        spans = [(c.th, span) for c in self.host_callbacks if (span := c.cpu_span)]
+        if not spans:
+            return frozenset()
+        return frozenset(e.seq for e in self.inside
+                         if not isinstance(e, HostCallback) and e.cpu is not None
+                         and any(e.th == th and lo <= e.cpu <= hi for th, (lo, hi) in spans))
 
     @cached_property
     def unexplained_cpu_ns(self) -> int | None:

@@ -202,7 +202,10 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
     compiles_seen = False
     inside: list[_Step] = []
     open_calls: dict[int, int] = {}  # a call's seq -> its step's index, until it returns
+    in_callbacks = interval.inside_host_callbacks
     for event in interval.inside:
+        if event.seq in in_callbacks:
+            continue  # drawn as the host callback it is part of
         if isinstance(event, Return):
             open_calls.pop(event.call, None)
             continue
@@ -229,9 +232,26 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
         if isinstance(event, Call):
             open_calls[event.seq] = len(inside)
         inside.append(step)
-    return [s if s.repeats == 1 else _Step(
+    return _callbacks_in_calls([s if s.repeats == 1 else _Step(
         s.entry.model_copy(update={"detail": f"{s.entry.detail} ({s.repeats} times)"}),
-        s.event, s.kind) for s in inside]
+        s.event, s.kind) for s in inside])
+
+
+def _callbacks_in_calls(steps: list[_Step]) -> list[_Step]:
+    """``steps`` with each host callback drawn right after the call it ran inside: a
+    call is recorded once it returned, after the callback runs it made inline, but it
+    was dispatched first."""
+    ordered: list[_Step] = []
+    waiting: list[_Step] = []
+    for step in steps:
+        if isinstance(step.event, HostCallback):
+            waiting.append(step)
+            continue
+        ordered.append(step)
+        if isinstance(step.event, Call):
+            ordered += waiting
+            waiting = []
+    return ordered + waiting
 
 
 def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:
