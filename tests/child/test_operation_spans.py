@@ -6,6 +6,7 @@ learner's own ``gc.callbacks`` entries. Real submissions through the child
 
 from __future__ import annotations
 
+import pytest
 from trace_support import trace
 
 from syncgrade.analysis import analyse
@@ -68,11 +69,14 @@ import numpy as np
 
 
 def _on_gc(phase, info):
-    np.asarray([0.0])  # RECORDED HERE
+    if phase == "start":
+        np.asarray([0.0])  # RECORDED HERE
+    else:
+        np.asarray([1.0])  # RECORDED HERE TOO
 
 
 def synchronized_samples(fn, args, repeats):
-    gc.callbacks.insert(0, _on_gc)
+    gc.callbacks.REGISTER
     samples = []
     out = None
     for _ in range(repeats):
@@ -127,13 +131,17 @@ def test_every_run_of_a_host_callback_is_recorded_inside_its_interval() -> None:
     assert all(isinstance(e, HostCallback) for e in frame.events if e.kind == "callback")
 
 
-def test_a_gc_pause_leaves_out_the_learners_own_gc_callbacks() -> None:
-    # The learner's entry, put first in gc.callbacks, runs a recorded operation at the
-    # start and at the end of every collection: both lie outside the pause.
-    frame = _main_frame(GC_CALLBACK)
-    line = _line_of(GC_CALLBACK, "RECORDED HERE")
-    marks = [e for e in frame.events if isinstance(e, Wait) and e.site and e.site[1] == line]
-    assert len(marks) >= 2
+@pytest.mark.parametrize("register", ["insert(0, _on_gc)", "append(_on_gc)"])
+def test_a_gc_pause_leaves_out_the_learners_own_gc_callbacks(register: str) -> None:
+    # The learner's entry, put first or last in gc.callbacks after the grader's, runs a
+    # recorded operation at the start and at the end of every collection: each lies
+    # outside the pause, and the entry is called once per phase, as without the grader.
+    source = GC_CALLBACK.replace("REGISTER", register)
+    frame = _main_frame(source)
+    lines = {_line_of(source, "RECORDED HERE"), _line_of(source, "RECORDED HERE TOO")}
+    marks = [e for e in frame.events if isinstance(e, Wait) and e.site and e.site[1] in lines]
+    starts = [m for m in marks if m.site and m.site[1] == min(lines)]
+    assert len(starts) * 2 == len(marks) >= 2
     pauses = [e.cpu_span for e in frame.events
               if isinstance(e, GcPause) and e.th == marks[0].th]
     assert pauses

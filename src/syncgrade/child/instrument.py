@@ -882,7 +882,7 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
 # its end)`` from the wait hooks, ``(-1, start CPU ns, end CPU ns, thread)`` per GC pause.
 _MARKS: list[Any] = []
 _MARKS_CAP = 100_000  # GC pauses between calls are not kept beyond this
-_GC_STARTED = [0]
+_GC_STARTED: list[int | None] = [None]  # the current collection's start, until marked
 # Array methods that compute eagerly (outside a jitted function): recorded as "eager".
 EAGER_METHODS = (
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
@@ -937,27 +937,36 @@ def _install_host_activity(inst: Installation, recorder: Recorder) -> None:
 def _install_gc_marks(inst: Installation) -> None:
     """GC pauses as end marks, the collector's own time only: the learner's own
     ``gc.callbacks`` entries run learner code inside a collection, so the pause is
-    stamped after every "start" callback and before every "stop" callback. The grader
-    keeps two entries in the list: ``gc_stop`` first (it stamps the end) and
-    ``gc_start`` last (it stamps the start). CPython calls the entries by index over the
-    live list, so ``gc_start``, the last one called for "start", puts both back in place
-    for the next phase (a learner's entry added or moved since is then between them).
-    Finalizers (``__del__``, ``weakref.finalize``) that a collection runs are still inside
-    the pause (docs/checks.md, "interval-clean")."""
+    stamped after every "start" entry and before every "stop" entry. The grader keeps two
+    entries in the list, ``gc_stop`` first (it stamps the end) and ``gc_start`` last (it
+    stamps the start, and again each time it is called: the last call wins). CPython
+    calls the entries by index over the live list, so they are put back in place only in
+    ways that call no entry twice but these two and skip none: ``gc_start`` appends
+    itself and inserts ``gc_stop`` at the front when the learner added or moved entries
+    (it is then called once more, last); ``gc_stop``, the first entry called for "stop",
+    tidies the entries after it. Finalizers (``__del__``, ``weakref.finalize``) that a
+    collection runs are still inside the pause (docs/checks.md, "interval-clean")."""
     callbacks = gc.callbacks
 
     def gc_start(phase: str, info: Any) -> None:
         if phase != "start":
             return
         _GC_STARTED[0] = _thread_time_ns()
-        # Called last for "start": reordering the list now skips no entry of this phase.
-        if callbacks[0] is not gc_stop or callbacks[-1] is not gc_start:
-            callbacks[:] = [gc_stop, *(c for c in callbacks
-                                       if c is not gc_stop and c is not gc_start), gc_start]
+        if callbacks[-1] is not gc_start:
+            callbacks.append(gc_start)
+        if callbacks[0] is not gc_stop:
+            callbacks.insert(0, gc_stop)  # the entries from here on move one place on
 
     def gc_stop(phase: str, info: Any) -> None:
-        if phase == "stop" and len(_MARKS) < _MARKS_CAP:
-            _MARKS.append((-1, _GC_STARTED[0], _thread_time_ns(), _get_ident()))
+        began = _GC_STARTED[0]
+        if phase != "stop" or began is None:
+            return  # not a stop, or another copy of this entry marked the pause already
+        _GC_STARTED[0] = None
+        if len(_MARKS) < _MARKS_CAP:
+            _MARKS.append((-1, began, _thread_time_ns(), _get_ident()))
+        if callbacks[0] is gc_stop:  # called first, at index 0: the rest is still to come
+            callbacks[1:] = [*(c for c in callbacks[1:]
+                               if c is not gc_stop and c is not gc_start), gc_start]
 
     callbacks.insert(0, gc_stop)
     callbacks.append(gc_start)
