@@ -337,6 +337,8 @@ class Interval:
                 continue
             if isinstance(event, HostCallback):
                 callbacks.append(span)
+            elif isinstance(event, Wait) and event.holes:  # a poll loop's body is not
+                spans.extend(_without([span], event.holes))
             elif isinstance(event, (Wait, Placement)):
                 spans.append(span)
                 if isinstance(event, Wait) and not event.arrays and event.cpu0 is not None:

@@ -125,11 +125,15 @@ class Wait(_Event):
     site: Site = None
     cpu0: Cpu | None = None
     cpu_end: Cpu | None = None
+    holes: list[tuple[Cpu, Cpu]] = []
+    """An ``is_ready()`` poll loop's gaps between polls (CPU ns, begin and end) that were
+    longer than a bare loop's: work in the loop's body, no part of the wait."""
 
     @property
     def cpu_span(self) -> tuple[int, int] | None:
         """Recorded before waiting: ``cpu`` to ``cpu_end``; recorded after (NumPy's
-        conversions, an ``is_ready()`` poll loop that ended ready): ``cpu0`` to ``cpu``."""
+        conversions, an ``is_ready()`` poll loop that ended ready): ``cpu0`` to ``cpu``
+        (a poll loop's :attr:`holes` are inside it, not part of it)."""
         if self.cpu is None:
             return None
         if self.cpu_end is not None:

@@ -154,3 +154,18 @@ def test_an_is_ready_poll_loop_is_credited_as_a_wait() -> None:
     # A single poll that found it ready at once explains nothing more.
     once = {**poll, "cpu0": None}
     assert _interval(*CALL, once).unexplained_cpu_ns == 4_000_000 - 900_000
+
+
+def test_the_gaps_of_a_poll_loop_are_no_part_of_its_wait() -> None:
+    # `while not out.is_ready(): work()`: the hook records the gaps between polls that
+    # were longer than a bare loop's; the loop body's 1.5 ms is the learner's.
+    poll = {"seq": 4, "kind": "wait", "how": "is_ready", "arrays": [5], "site": SITE,
+            "cpu0": 2_010_000, "cpu": 4_900_000,
+            "holes": [[2_500_000, 3_000_000], [3_500_000, 4_500_000]]}
+    interval = _interval(*CALL, poll)
+    assert interval.unexplained_cpu_ns == 4_000_000 - 900_000 - 2_890_000 + 1_500_000
+    assert interval.over_cpu_bound
+    # A GC pause inside a gap is still the collector's.
+    gc = {"seq": 60, "kind": "gc", "cpu": 3_600_000, "cpu_end": 4_500_000}
+    assert _interval(*CALL, poll, gc).unexplained_cpu_ns == (
+        4_000_000 - 900_000 - 2_890_000 + 500_000 + 100_000)

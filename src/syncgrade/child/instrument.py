@@ -64,9 +64,12 @@ _thread_time_ns = time.thread_time_ns
 _get_ident = _thread.get_ident
 HOST_CONVERSIONS = ("asarray", "array", "asanyarray")
 POLL_GAP_NS = 100_000
-"""The most CPU time (ns) between two ``is_ready()`` polls of one poll loop: a bare loop
-polls every microsecond or so; more is work in the loop's body, which ends the run (the
-wait credited is then the polls from there on)."""
+"""The most CPU time (ns) from one ``is_ready()`` poll's end to the next poll's start that
+is part of a poll loop's wait: a bare loop polls again within 40 µs (measured beside a
+loaded machine's noise); a longer gap is work in the loop's body (or a GC pause, which is
+credited as one), left out of the wait."""
+MAX_POLL_HOLES = 32
+"""The most gaps one poll run records; a run with more starts again at its latest poll."""
 COMPILE_EVENTS = (
     "/jax/core/compile/jaxpr_trace_duration",
     "/jax/core/compile/jaxpr_to_mlir_module_duration",
@@ -434,6 +437,16 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
     return hooked
 
 
+def _poll_holes(holes: Any, first: int, last: int) -> list[list[int]]:
+    """A poll run's gaps as exact ints inside ``[first, last]``: the list is reachable from
+    learner code, and a malformed entry must not make the call's frame invalid."""
+    try:
+        return [[a, b] for a, b in holes
+                if type(a) is int and type(b) is int and first <= a <= b <= last]
+    except Exception:  # rewritten by the learner: no gaps claimed
+        return []
+
+
 def _install_waits(inst: Installation, recorder: Recorder) -> None:
     for name, how in (
         ("block_until_ready", "block_until_ready"),
@@ -449,33 +462,41 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
     send, lock = recorder._send, recorder._lock
     # A poll loop (``while not out.is_ready(): pass``) is a wait. The polls that find the
     # array not ready send nothing (a loop polls thousands of times): the run is kept
-    # here, as (the array, weakly; the polling thread; the CPU time of its first poll; of
-    # its latest). The poll that finds the array ready is recorded as a wait that began
-    # at the run's first poll (``cpu0``). A run ends where another array or thread polls,
-    # or where more than POLL_GAP_NS of CPU time went between two polls: other work in
-    # the loop's body is the learner's, not the wait's.
-    polling: list[Any] = [None, 0, 0, 0]
+    # here, as (the array, weakly; the polling thread; the CPU time when its first poll
+    # began; when its latest poll ended; the gaps between polls longer than POLL_GAP_NS).
+    # The poll that finds the array ready is recorded as a wait from the run's first poll
+    # (``cpu0``; a poll alone: from its own start, one ``is_ready()`` can take a quarter
+    # of a millisecond) less those gaps (``holes``): the loop body's work, or a GC pause
+    # (credited as one), is no part of the wait. A run ends where another array or thread
+    # polls; past MAX_POLL_HOLES gaps it starts again at the latest poll.
+    polling: list[Any] = [None, 0, 0, 0, []]
 
     def is_ready(self: Any) -> bool:
-        now = _thread_time_ns()
+        began = _thread_time_ns()
         ready = bool(original_is_ready(self))
-        ref, thread, first, last = polling
-        same = (ref is not None and ref() is self and thread == _get_ident()
-                and now - last <= POLL_GAP_NS)
+        ref, thread, first, last, holes = polling
+        same = ref is not None and ref() is self and thread == _get_ident()
+        if same and began - last > POLL_GAP_NS:
+            if len(holes) < MAX_POLL_HOLES:
+                holes.append([last, began])
+            else:  # too many: the run starts again at this poll
+                first, holes = began, []
+                polling[2], polling[4] = first, holes
         if not ready:
+            ended = _thread_time_ns()
             if same:
-                polling[3] = now
+                polling[3] = ended
             else:
                 try:
-                    polling[:] = [weakref.ref(self), _get_ident(), now, now]
+                    polling[:] = [weakref.ref(self), _get_ident(), began, ended, []]
                 except TypeError:  # not weak-referenceable: no run kept
                     polling[0] = None
             return False
         polling[0] = None
         # A poll that saw completion (if recording), from the run's first poll.
-        fields = {"how": "is_ready", "arrays": [self], "site": None}
-        if same:
-            fields["cpu0"] = first
+        fields = {"how": "is_ready", "arrays": [self], "site": None,
+                  "cpu0": first if same else began,
+                  "holes": _poll_holes(holes, first, began) if same else []}
         with lock:
             send((_OP_SITED, "wait", fields, "arrays", 2, recorder.learner_files))
         return ready
