@@ -965,8 +965,10 @@ def _install_gc_marks(inst: Installation) -> None:
     ways that call no entry twice but these two and skip none: ``gc_start`` appends
     itself and inserts ``gc_stop`` at the front when the learner added or moved entries
     (it is then called once more, last); ``gc_stop``, the first entry called for "stop",
-    tidies the entries after it. Finalizers (``__del__``, ``weakref.finalize``) that a
-    collection runs are still inside the pause (docs/checks.md, "interval-clean")."""
+    tidies the entries after it. The entries present at install are the libraries' (jax
+    frees XLA's garbage at every phase): each is marked as part of the collection.
+    Finalizers (``__del__``, ``weakref.finalize``) that a collection runs are still
+    inside the pause (docs/checks.md, "interval-clean")."""
     callbacks = gc.callbacks
 
     def gc_start(phase: str, info: Any) -> None:
@@ -989,13 +991,31 @@ def _install_gc_marks(inst: Installation) -> None:
             callbacks[1:] = [*(c for c in callbacks[1:]
                                if c is not gc_stop and c is not gc_start), gc_start]
 
-    callbacks.insert(0, gc_stop)
-    callbacks.append(gc_start)
+    # The entries already there are the libraries' (jax's XLA garbage collection runs
+    # at every phase): the collection's own work, credited as pauses of their own.
+    originals: dict[Any, Any] = {_library_gc_entry(entry): entry for entry in callbacks}
+    callbacks[:] = [gc_stop, *originals, gc_start]
 
     def restore() -> None:
-        callbacks[:] = [c for c in callbacks if c is not gc_stop and c is not gc_start]
+        callbacks[:] = [originals.get(c, c) for c in callbacks
+                        if c is not gc_stop and c is not gc_start]
 
     inst.restores.append(restore)
+
+
+def _library_gc_entry(entry: Callable[..., Any]) -> Callable[[Any, Any], Any]:
+    """A ``gc.callbacks`` entry of a library (present before any learner code), run as
+    before and marked as part of the collection (an end mark of its own)."""
+
+    def library_entry(phase: Any, info: Any) -> Any:
+        began = _thread_time_ns()
+        try:
+            return entry(phase, info)
+        finally:
+            if len(_MARKS) < _MARKS_CAP:
+                _MARKS.append((-1, began, _thread_time_ns(), _get_ident()))
+
+    return library_entry
 
 
 def _eager_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
