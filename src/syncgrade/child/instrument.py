@@ -437,28 +437,7 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
     return hooked
 
 
-def _poll_holes(holes: Any, first: int, last: int) -> list[list[int]]:
-    """A poll run's gaps as exact ints inside ``[first, last]``: the list is reachable from
-    learner code, and a malformed entry must not make the call's frame invalid."""
-    try:
-        return [[a, b] for a, b in holes
-                if type(a) is int and type(b) is int and first <= a <= b <= last]
-    except Exception:  # rewritten by the learner: no gaps claimed
-        return []
-
-
-def _install_waits(inst: Installation, recorder: Recorder) -> None:
-    for name, how in (
-        ("block_until_ready", "block_until_ready"),
-        ("_single_device_array_to_np_array_did_copy", "host conversion"),
-        ("item", "item"),
-        ("tolist", "tolist"),
-    ):
-        hook = _wait_hook(recorder, how, ArrayImpl.__dict__[name])
-        inst.patch(ArrayImpl, name, hook)
-        inst.sends(hook, "wait")
-
-    original_is_ready = ArrayImpl.__dict__["is_ready"]
+def _is_ready_hook(recorder: Recorder, original_is_ready: Callable[[Any], Any]) -> Any:
     send, lock = recorder._send, recorder._lock
     # A poll loop (``while not out.is_ready(): pass``) is a wait. The polls that find the
     # array not ready send nothing (a loop polls thousands of times): the run is kept
@@ -501,10 +480,36 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
             send((_OP_SITED, "wait", fields, "arrays", 2, recorder.learner_files))
         return ready
 
+    return is_ready
+
+
+def _poll_holes(holes: Any, first: int, last: int) -> list[list[int]]:
+    """A poll run's gaps as exact ints inside ``[first, last]``: the list is reachable from
+    learner code, and a malformed entry must not make the call's frame invalid."""
+    try:
+        return [[a, b] for a, b in holes
+                if type(a) is int and type(b) is int and first <= a <= b <= last]
+    except Exception:  # rewritten by the learner: no gaps claimed
+        return []
+
+
+def _install_waits(inst: Installation, recorder: Recorder) -> None:
+    for name, how in (
+        ("block_until_ready", "block_until_ready"),
+        ("_single_device_array_to_np_array_did_copy", "host conversion"),
+        ("item", "item"),
+        ("tolist", "tolist"),
+    ):
+        hook = _wait_hook(recorder, how, ArrayImpl.__dict__[name])
+        inst.patch(ArrayImpl, name, hook)
+        inst.sends(hook, "wait")
+
+    is_ready = _is_ready_hook(recorder, ArrayImpl.__dict__["is_ready"])
     inst.patch(ArrayImpl, "is_ready", is_ready)
     inst.sends(is_ready, "wait")
 
     original_batched = xc.batched_block_until_ready
+    send, lock = recorder._send, recorder._lock
 
     def batched_block_until_ready(arrays: Any) -> Any:
         # Recorded before the wait and withdrawn if it raises, as ``_wait_hook`` does.
