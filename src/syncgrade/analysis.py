@@ -31,6 +31,7 @@ from syncgrade.trace import (
     Compile,
     Eager,
     Event,
+    HostCallback,
     Pair,
     Placement,
     Return,
@@ -82,6 +83,8 @@ UNITS = (1.0, 1e3, 1e6, 1e9)  # seconds, milliseconds, microseconds, nanoseconds
 MAX_MATCHED_SAMPLES = 100  # an exercise asks for < 10; a longer list fails `sample-count`
 _CANDIDATE_SCAN_LIMIT = 20_000  # read pairs looked at per sample and unit, at most
 _NUMPY_CALL = "numpy-call"  # index key: calls that received NumPy arrays
+HostWork = Write | Sleep | Eager | HostCallback
+"""The learner's own host work an interval can hold, each an event (``host_activity``)."""
 
 
 # --------------------------------------------------------------------------- the index
@@ -268,13 +271,18 @@ class Interval:
         return [w for w in self.waits_on_own_output() if w.how in READBACK_WAYS]
 
     @cached_property
-    def _eager_split(self) -> tuple[list[Eager], list[Write | Sleep | Eager]]:
+    def _eager_split(self) -> tuple[list[Eager], list[HostWork]]:
         """(eager work on the calls' outputs, the learner's other host work), in order."""
         derived: set[int] = set()
         on_outputs: list[Eager] = []
-        found: list[Write | Sleep | Eager] = []
+        found: list[HostWork] = []
+        parts = self.inside_host_callbacks
         for event in self.inside:
-            if isinstance(event, Return):
+            if event.seq in parts:
+                continue  # part of a host callback's run, which is found instead
+            if isinstance(event, HostCallback):  # on any thread: XLA's, or inline
+                found.append(event)
+            elif isinstance(event, Return):
                 derived.update(event.outputs)
             elif isinstance(event, Eager):
                 if derived.intersection(event.arrays[:event.inputs]):
@@ -286,9 +294,10 @@ class Interval:
                 found.append(event)
         return on_outputs, found
 
-    def host_activity(self) -> list[Write | Sleep | Eager]:
+    def host_activity(self) -> list[HostWork]:
         """The learner's own host work inside, in order: writes to stdout/stderr, sleeps,
-        and eager (not jitted) array work on anything but the interval's call outputs and
+        runs of a compiled call's host callbacks (host Python inside the call: no device
+        work), and eager (not jitted) array work on anything but the interval's call outputs and
         what was computed from them (``float(out.sum())`` reduces the timed output to
         wait for it: part of the wait; ``jnp.tanh(x @ w)`` recomputes on other arrays:
         not). Events without a learner site (the grader's or a library's) are left out."""
@@ -296,42 +305,66 @@ class Interval:
 
     def explained_cpu(self) -> list[tuple[int, int]]:
         """The CPU-time spans (ns, on the start read's thread) of the recorded operations
-        inside: each call from dispatch to return, each wait and host read, each
-        placement, eager work on the calls' outputs (part of a wait), and every GC pause,
-        merged and clipped to the interval's CPU span."""
+        inside, each credited only its own span (:attr:`~syncgrade.trace._Event.cpu_span`,
+        stamped by its hook and the core): each call from dispatch to return, each wait
+        and host read, each placement, eager work on the calls' outputs (part of a wait),
+        and every GC pause; merged, clipped to the interval's CPU span, and less the runs
+        of host callbacks inside (a compiled call that calls back to the host runs host
+        Python there, which is not device work: :func:`_without`).
+
+        One allowance beyond an operation's own span: a NumPy conversion of plain Python
+        values (``np.array(out.tolist())``: a wait with no arrays) frees the list it
+        converted after its hook returned, when the learner's statement drops it. That
+        freeing is credited for at most the conversion's own CPU time right after it
+        (freeing a list of floats took 0.2-0.35x of converting it, 10 to 10^6 items),
+        never up to the thread's next event: work after a conversion is the learner's."""
         start, stop = self.start, self.stop
         if start.cpu is None or stop.cpu is None:
             return []
-        th, spans = start.th, []
-        # A conversion of plain Python values (``np.array(out.tolist())``: a wait with no
-        # arrays) goes on until the thread's next event: freeing the list it converted
-        # happens after its hook returned, and is the readback's too.
-        freed_from: int | None = None
+        th = start.th
+        spans: list[tuple[int, int]] = []
+        callbacks: list[tuple[int, int]] = []
         for event in self.inside:
             if event.th != th or event.cpu is None:
                 continue
-            if freed_from is not None:
-                spans.append((freed_from, event.cpu))
-                freed_from = None
-            if isinstance(event, Wait) and not event.arrays and event.cpu0 is not None:
-                freed_from = event.cpu
             if isinstance(event, Call):
                 ret = self.index.returns.get(event.seq)
                 if ret is not None and ret.cpu is not None:
                     spans.append((event.cpu, ret.cpu))
+                continue
+            span = event.cpu_span
+            if span is None:
+                continue
+            if isinstance(event, HostCallback):
+                callbacks.append(span)
+            elif isinstance(event, Wait) and event.holes:  # a poll loop's body is not
+                spans.extend(_without([span], event.holes))
             elif isinstance(event, (Wait, Placement)):
-                end = getattr(event, "cpu_end", None)
-                if end is not None:
-                    spans.append((event.cpu, end))
-                elif event.cpu0 is not None:
-                    spans.append((event.cpu0, event.cpu))
-        if freed_from is not None:
-            spans.append((freed_from, stop.cpu))
-        spans.extend((e.cpu0, e.cpu) for e in self._eager_split[0]
-                     if e.th == th and e.cpu0 is not None and e.cpu is not None)
-        spans.extend((g.cpu, g.cpu_end) for g in self.index.of_kind("gc")
-                     if g.th == th and g.cpu is not None)
-        return _merged(spans, start.cpu, stop.cpu)
+                spans.append(span)
+                if isinstance(event, Wait) and not event.arrays and event.cpu0 is not None:
+                    spans.append((span[1], 2 * span[1] - span[0]))  # freeing its list
+        spans.extend(span for e in self._eager_split[0]
+                     if e.th == th and (span := e.cpu_span) is not None)
+        spans.extend(span for g in self.index.of_kind("gc")
+                     if g.th == th and (span := g.cpu_span) is not None)
+        return _without(_merged(spans, start.cpu, stop.cpu), callbacks)
+
+    @cached_property
+    def host_callbacks(self) -> list[HostCallback]:
+        """Runs of a compiled program's host callbacks inside (any thread)."""
+        return self._between("callback")
+
+    @cached_property
+    def inside_host_callbacks(self) -> frozenset[int]:
+        """Sequence numbers of the events recorded while a host callback inside ran (on
+        its thread, inside its CPU span): the callback's own conversions and prints, part
+        of that callback's run, not operations of their own."""
+        spans = [(c.th, span) for c in self.host_callbacks if (span := c.cpu_span)]
+        if not spans:
+            return frozenset()
+        return frozenset(e.seq for e in self.inside
+                         if not isinstance(e, HostCallback) and e.cpu is not None
+                         and any(e.th == th and lo <= e.cpu <= hi for th, (lo, hi) in spans))
 
     @cached_property
     def unexplained_cpu_ns(self) -> int | None:
@@ -378,9 +411,9 @@ class Interval:
         for event in self.inside:
             if event.th == th and event.cpu is not None and not isinstance(event, Pair):
                 points.append((event.cpu, event))
-                end = getattr(event, "cpu_end", None)
-                if isinstance(event, Wait) and end is not None:
-                    points.append((end, event))
+                span = event.cpu_span
+                points.extend((edge, event) for edge in span or ()
+                              if edge != event.cpu)
         points.append((self.stop.cpu or 0, self.stop))
         points.sort(key=lambda p: p[0])
         best: tuple[Event, Event, int] | None = None
@@ -438,6 +471,23 @@ def _merged(spans: Iterable[tuple[int, int]], lo: int, hi: int) -> list[tuple[in
         else:
             merged.append((a, b))
     return merged
+
+
+def _without(spans: list[tuple[int, int]], holes: Iterable[tuple[int, int]]
+             ) -> list[tuple[int, int]]:
+    """``spans`` (merged, in order) less every ``holes`` span, still merged and in order."""
+    for lo, hi in holes:
+        kept: list[tuple[int, int]] = []
+        for a, b in spans:
+            if b <= lo or a >= hi:
+                kept.append((a, b))
+                continue
+            if a < lo:
+                kept.append((a, lo))
+            if b > hi:
+                kept.append((hi, b))
+        spans = kept
+    return spans
 
 
 def _seconds(start: TimerRead, stop: TimerRead) -> float:

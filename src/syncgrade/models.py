@@ -151,9 +151,9 @@ class PictureEvent(_Frozen):
     same event (:class:`TimelineEntry` ``what``, ``detail`` and ``note``)."""
 
     kind: str = Field(description="timer start, timer stop, call, compile, placement, wait, "
-                      "readback, clock read, print, sleep, eager, host work (the interval's "
-                      "unexplained host CPU time, as a segment of its own), or gap (events "
-                      "left out of the picture)")
+                      "readback, clock read, print, sleep, eager, host callback, host work (the "
+                      "interval's unexplained host CPU time, as a segment of its own), or gap "
+                      "(events left out of the picture)")
     label: str = Field(description="the text timeline's `what` for this event")
     detail: str = ""
     line: int | None = Field(None, description="the learner's line, when the event is theirs")

@@ -28,6 +28,15 @@ class _Event(BaseModel):
     cpu: Cpu | None = None
     th: int = 0
 
+    @property
+    def cpu_span(self) -> tuple[int, int] | None:
+        """The operation's own CPU-time span (ns, on thread ``th``): from its begin stamp
+        to its end stamp, ``None`` for an event that is no timed operation (a clock read,
+        a print) or lacks a stamp. The one place each kind says what its stamps mean
+        (``cpu``/``cpu0``/``cpu_end``); interval accounting credits exactly this span
+        (a call's span needs its return: :meth:`analysis.Interval.explained_cpu`)."""
+        return None
+
 
 class TimerRead(_Event):
     """One learner clock read. ``value`` is an exact int for the nanosecond clocks
@@ -116,6 +125,20 @@ class Wait(_Event):
     site: Site = None
     cpu0: Cpu | None = None
     cpu_end: Cpu | None = None
+    holes: list[tuple[Cpu, Cpu]] = []
+    """An ``is_ready()`` poll loop's gaps between polls (CPU ns, begin and end) that were
+    longer than a bare loop's: work in the loop's body, no part of the wait."""
+
+    @property
+    def cpu_span(self) -> tuple[int, int] | None:
+        """Recorded before waiting: ``cpu`` to ``cpu_end``; recorded after (NumPy's
+        conversions, an ``is_ready()`` poll loop that ended ready): ``cpu0`` to ``cpu``
+        (a poll loop's :attr:`holes` are inside it, not part of it)."""
+        if self.cpu is None:
+            return None
+        if self.cpu_end is not None:
+            return (self.cpu, self.cpu_end)
+        return (self.cpu0, self.cpu) if self.cpu0 is not None else None
 
 
 class Placement(_Event):
@@ -129,6 +152,10 @@ class Placement(_Event):
     site: Site = None
     host: int = 1
     cpu0: Cpu | None = None
+
+    @property
+    def cpu_span(self) -> tuple[int, int] | None:
+        return _after(self.cpu0, self.cpu)
     host_leaves: list[bool] | None = None
     """For each of ``arrays``: whether that leaf came from host memory (``None``: not
     recorded leaf by leaf; then ``host`` alone decides, for every array)."""
@@ -182,6 +209,28 @@ class Eager(_Event):
     site: Site = None
     cpu0: Cpu | None = None
 
+    @property
+    def cpu_span(self) -> tuple[int, int] | None:
+        return _after(self.cpu0, self.cpu)
+
+
+class HostCallback(_Event):
+    """One run of a host callback of a compiled program (``jax.pure_callback``,
+    ``io_callback``, ``jax.debug.callback``/``print``...: every one lowers through jax's
+    ``emit_python_callback``), recorded after it returned: ``cpu0`` to ``cpu`` on thread
+    ``th`` (the dispatching thread when XLA ran it inline, else one of XLA's).
+    ``line``: the learner's line that made the callback (from the lowering's traceback),
+    ``None`` when not in the learner's file."""
+
+    kind: Literal["callback"]
+    line: int | None = None
+    site: Site = None
+    cpu0: Cpu | None = None
+
+    @property
+    def cpu_span(self) -> tuple[int, int] | None:
+        return _after(self.cpu0, self.cpu)
+
 
 class GcPause(_Event):
     """A garbage collection on thread ``th``, from CPU time ``cpu`` to ``cpu_end`` (its
@@ -189,6 +238,14 @@ class GcPause(_Event):
 
     kind: Literal["gc"]
     cpu_end: Cpu = 0
+
+    @property
+    def cpu_span(self) -> tuple[int, int] | None:
+        return _after(self.cpu, self.cpu_end)
+
+
+def _after(begin: int | None, end: int | None) -> tuple[int, int] | None:
+    return (begin, end) if begin is not None and end is not None else None
 
 
 class Given(_Event):
@@ -200,7 +257,7 @@ class Given(_Event):
 
 Event = Annotated[
     TimerRead | Pair | Readiness | Call | Return | Wait | Placement | Compile | Given
-    | Write | Sleep | Eager | GcPause,
+    | Write | Sleep | Eager | GcPause | HostCallback,
     Field(discriminator="kind"),
 ]
 

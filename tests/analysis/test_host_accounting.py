@@ -108,3 +108,64 @@ def test_voluntary_switches_raise_the_cpu_bound_by_their_allowance() -> None:
     for interval in (_switching(None, 160), _switching(160, 10)):
         assert interval.voluntary_switches == 0 and interval.over_cpu_bound
     assert _switching(10, 160, stop_th=1).voluntary_switches == 0
+
+
+# --------------------------------------------------------------------------- own spans (issue 33)
+
+
+def test_a_list_conversion_is_credited_its_own_span_not_the_work_after_it() -> None:
+    # `np.asarray([0.0])` after the wait, then 2.5 ms of NumPy work before the stop read:
+    # the conversion (20 µs) and the freeing of its list (at most as long again) are
+    # explained, the work after them is not.
+    wait = {**WAIT, "cpu_end": 2_100_000}
+    convert = {"seq": 5, "kind": "wait", "how": "numpy.asarray", "arrays": [], "site": SITE,
+               "cpu0": 2_200_000, "cpu": 2_220_000}
+    interval = _interval(*CALL, wait, convert)
+    assert interval.unexplained_cpu_ns == 4_000_000 - 900_000 - 50_000 - 40_000
+    assert interval.over_cpu_bound
+    # A long readback of a list (`np.array(out.tolist())`) frees its list after it.
+    readback = {**convert, "cpu0": 2_100_000, "cpu": 3_600_000}
+    assert _interval(*CALL, wait, readback).unexplained_cpu_ns == 150_000
+
+
+def test_a_host_callback_inside_the_call_is_not_explained_by_the_call() -> None:
+    # XLA ran the program's host callback inline, inside the call's span: its 0.8 ms
+    # is host Python, not device work.
+    callback = {"seq": 2, "kind": "callback", "line": 7, "cpu0": 1_150_000,
+                "cpu": 1_950_000}
+    call = [{**CALL[0], "seq": 3}, {**CALL[1], "seq": 4, "call": 3}]
+    wait = {**WAIT, "seq": 5}
+    interval = _interval(callback, *call, wait)
+    assert interval.unexplained_cpu_ns == 200_000 + 800_000
+    assert [c.line for c in interval.host_callbacks] == [7]
+    # One on another thread (XLA's) takes nothing from this thread's accounting.
+    other = {**callback, "th": 1}
+    assert _interval(other, *call, wait).unexplained_cpu_ns == 200_000
+
+
+def test_an_is_ready_poll_loop_is_credited_as_a_wait() -> None:
+    # `while not out.is_ready(): pass`: the hook records the loop's first poll (cpu0)
+    # and the poll that found the output ready (cpu).
+    poll = {"seq": 4, "kind": "wait", "how": "is_ready", "arrays": [5], "site": SITE,
+            "cpu0": 2_010_000, "cpu": 4_900_000}
+    interval = _interval(*CALL, poll)
+    assert interval.unexplained_cpu_ns == 4_000_000 - 900_000 - 2_890_000
+    assert interval.waits_on_timed_output() == [interval.waits[0]]
+    # A single poll that found it ready at once explains nothing more.
+    once = {**poll, "cpu0": None}
+    assert _interval(*CALL, once).unexplained_cpu_ns == 4_000_000 - 900_000
+
+
+def test_the_gaps_of_a_poll_loop_are_no_part_of_its_wait() -> None:
+    # `while not out.is_ready(): work()`: the hook records the gaps between polls that
+    # were longer than a bare loop's; the loop body's 1.5 ms is the learner's.
+    poll = {"seq": 4, "kind": "wait", "how": "is_ready", "arrays": [5], "site": SITE,
+            "cpu0": 2_010_000, "cpu": 4_900_000,
+            "holes": [[2_500_000, 3_000_000], [3_500_000, 4_500_000]]}
+    interval = _interval(*CALL, poll)
+    assert interval.unexplained_cpu_ns == 4_000_000 - 900_000 - 2_890_000 + 1_500_000
+    assert interval.over_cpu_bound
+    # A GC pause inside a gap is still the collector's.
+    gc = {"seq": 60, "kind": "gc", "cpu": 3_600_000, "cpu_end": 4_500_000}
+    assert _interval(*CALL, poll, gc).unexplained_cpu_ns == (
+        4_000_000 - 900_000 - 2_890_000 + 500_000 + 100_000)

@@ -140,6 +140,38 @@ def test_jitted_fails_an_eager_workload() -> None:
     assert outcome.status == "failed" and "eagerly" in outcome.message
 
 
+def _with_callbacks(n: int, in_interval: set[int]) -> list[dict[str, Any]]:
+    """``n`` timed calls, each waited; in the intervals ``in_interval`` a host callback
+    (made on line 9) ran inside the call, recorded before the call's own record as the
+    child records it (a call is recorded once it returned)."""
+    raw: list[dict[str, Any]] = []
+    for i in range(n):
+        start = len(raw) + 1
+        raw.append(read(float(i)))
+        if i in in_interval:
+            raw.append({"kind": "callback", "line": 9})
+        raw.append(call([1]))
+        raw.append(ret(len(raw), [10 + i]))
+        raw.append(wait([10 + i]))
+        raw.append(read(i + 0.5))
+        raw.append(pair(start, len(raw)))
+    return raw
+
+
+def test_a_timed_program_that_calls_back_to_the_host_is_no_jitted_computation() -> None:
+    clean = context("exercise-5", trace(*_with_callbacks(3, set())), NO_VALUE)
+    assert c.jitted(clean, "main").status == "passed"
+    assert c.interval_clean(clean, "main").status == "passed"
+    ctx = context("exercise-5", trace(*_with_callbacks(3, {1})), NO_VALUE)
+    outcome = c.jitted(ctx, "main")
+    assert outcome.status == "failed"
+    assert outcome.message.startswith("Timed interval 2: the compiled program of the call "
+                                      "on line 2 calls back to the host")
+    assert "made on line 9" in outcome.message and outcome.hint
+    clean_check = c.interval_clean(ctx, "main")
+    assert clean_check.status == "failed" and "made on line 9" in clean_check.message
+
+
 def test_reference_with_any_jax_event_fails() -> None:
     host = {"t": "ndarray", "dtype": "float64", "shape": [0], "data": ""}
     ctx = context("exercise-5", trace(compile_event()), host)

@@ -110,6 +110,16 @@ class Sim:
         self._host(2e-6)
         self._add("wait", how=how, arrays=arrays, site=[F, line])  # recorded on return
 
+    def eager(self, inputs: list[int], line: int = 12) -> int:
+        """An eager operation on ``inputs`` (``out.sum()``), dispatched after everything
+        before it; recorded after it returned. Returns its result's token."""
+        self.token += 1
+        done = max([self.device_free, *(self.finish[a] for a in inputs)]) + 10e-6
+        self.device_free = self.finish[self.token] = done
+        self._add("eager", fun="sum", arrays=[*inputs, self.token], inputs=len(inputs),
+                  site=[F, line])
+        return self.token
+
     def sleep(self, seconds: float, line: int = 12) -> None:
         self._add("sleep", seconds=seconds, site=[F, line])  # recorded before it sleeps
         self.now += seconds * float(self.rng.uniform(1.0, 1.1))  # never shorter
@@ -535,6 +545,13 @@ def _ex3(*steps: str, seed: int = 9) -> tuple[Sim, list[Any]]:
             sim.wait([sim.call([], numpy_args=2, line=7)], line=8)
         elif step == "sleep":
             sim.sleep(0.5)  # long enough on this model's device, and still no evidence
+        elif step == "fresh-put-wait":  # fresh inputs placed and waited on, then timed
+            args = sim.put(2, line=9)
+            sim.wait(args, line=9)
+        elif step == "later-call-wait":  # a call dispatched after the warm-up, waited on
+            sim.wait([sim.call(args, line=9)], line=9)
+        elif step == "sum-wait" and warm is not None:  # float(warm.sum())
+            sim.wait([sim.eager([warm], line=9)], how="host conversion", line=9)
     return sim, [None, timed_loop(sim, "method_wait", exercise_3_rubric.REPEATS, args)]
 
 
@@ -559,6 +576,28 @@ def test_warmup_excluded_fails_an_unwaited_warm_up_even_after_a_long_sleep() -> 
         outcome = _warmup(*_ex3(*steps))
         assert outcome.status == "failed", steps
         assert "Nothing waited for the output of the call on line 7" in outcome.message
+
+
+@pytest.mark.parametrize("readiness", [True, False])
+def test_warmup_excluded_follows_order_and_data_not_readiness(readiness: bool) -> None:
+    """Whether the warm-up's output happened to be ready at the first start read never
+    decides (issue 33, item 6): a wait on freshly placed inputs covers nothing (a
+    transfer is not ordered after a computation); a wait on a later call's output, or on
+    a value computed from the warm-up's, does."""
+    cases = {
+        ("put", "wait-args", "warm", "fresh-put-wait"): "failed",
+        ("put", "wait-args", "warm", "later-call-wait"): "passed",
+        ("put", "wait-args", "warm", "sum-wait"): "passed",
+    }
+    for steps, status in cases.items():
+        sim, value = _ex3(*steps)
+        for raw in sim.raw:
+            if raw["kind"] == "ready":
+                raw["ready"] = readiness
+        outcome = _warmup(sim, value)
+        assert outcome.status == status, (steps, outcome.message)
+        if status == "failed":
+            assert "Nothing waited for the output of the call on line 7" in outcome.message
 
 
 def test_warmup_excluded_fails_a_compile_in_a_later_interval() -> None:

@@ -63,6 +63,13 @@ _IS_DELETED: Callable[[Any], bool] = xc.ArrayImpl.__dict__["is_deleted"]
 _thread_time_ns = time.thread_time_ns
 _get_ident = _thread.get_ident
 HOST_CONVERSIONS = ("asarray", "array", "asanyarray")
+POLL_GAP_NS = 100_000
+"""The most CPU time (ns) from one ``is_ready()`` poll's end to the next poll's start that
+is part of a poll loop's wait: a bare loop polls again within 40 µs (measured beside a
+loaded machine's noise); a longer gap is work in the loop's body (or a GC pause, which is
+credited as one), left out of the wait."""
+MAX_POLL_HOLES = 32
+"""The most gaps one poll run records; a run with more starts again at its latest poll."""
 COMPILE_EVENTS = (
     "/jax/core/compile/jaxpr_trace_duration",
     "/jax/core/compile/jaxpr_to_mlir_module_duration",
@@ -430,6 +437,62 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
     return hooked
 
 
+def _is_ready_hook(recorder: Recorder, original_is_ready: Callable[[Any], Any]) -> Any:
+    send, lock = recorder._send, recorder._lock
+    # A poll loop (``while not out.is_ready(): pass``) is a wait. The polls that find the
+    # array not ready send nothing (a loop polls thousands of times): the run is kept
+    # here, as (the array, weakly; the polling thread; the CPU time when its first poll
+    # began; when its latest poll ended; the gaps between polls longer than POLL_GAP_NS).
+    # The poll that finds the array ready is recorded as a wait from the run's first poll
+    # (``cpu0``; a poll alone: from its own start, one ``is_ready()`` can take a quarter
+    # of a millisecond) less those gaps (``holes``): the loop body's work, or a GC pause
+    # (credited as one), is no part of the wait. A run ends where another array or thread
+    # polls; past MAX_POLL_HOLES gaps it starts again at the latest poll.
+    polling: list[Any] = [None, 0, 0, 0, []]
+
+    def is_ready(self: Any) -> bool:
+        began = _thread_time_ns()
+        ready = bool(original_is_ready(self))
+        ref, thread, first, last, holes = polling
+        same = ref is not None and ref() is self and thread == _get_ident()
+        if same and began - last > POLL_GAP_NS:
+            if len(holes) < MAX_POLL_HOLES:
+                holes.append([last, began])
+            else:  # too many: the run starts again at this poll
+                first, holes = began, []
+                polling[2], polling[4] = first, holes
+        if not ready:
+            ended = _thread_time_ns()
+            if same:
+                polling[3] = ended
+            else:
+                try:
+                    polling[:] = [weakref.ref(self), _get_ident(), began, ended, []]
+                except TypeError:  # not weak-referenceable: no run kept
+                    polling[0] = None
+            return False
+        polling[0] = None
+        # A poll that saw completion (if recording), from the run's first poll.
+        fields = {"how": "is_ready", "arrays": [self], "site": None,
+                  "cpu0": first if same else began,
+                  "holes": _poll_holes(holes, first, began) if same else []}
+        with lock:
+            send((_OP_SITED, "wait", fields, "arrays", 2, recorder.learner_files))
+        return ready
+
+    return is_ready
+
+
+def _poll_holes(holes: Any, first: int, last: int) -> list[list[int]]:
+    """A poll run's gaps as exact ints inside ``[first, last]``: the list is reachable from
+    learner code, and a malformed entry must not make the call's frame invalid."""
+    try:
+        return [[a, b] for a, b in holes
+                if type(a) is int and type(b) is int and first <= a <= b <= last]
+    except Exception:  # rewritten by the learner: no gaps claimed
+        return []
+
+
 def _install_waits(inst: Installation, recorder: Recorder) -> None:
     for name, how in (
         ("block_until_ready", "block_until_ready"),
@@ -441,21 +504,12 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
         inst.patch(ArrayImpl, name, hook)
         inst.sends(hook, "wait")
 
-    original_is_ready = ArrayImpl.__dict__["is_ready"]
-    send, lock = recorder._send, recorder._lock
-
-    def is_ready(self: Any) -> bool:
-        ready = bool(original_is_ready(self))
-        if ready:  # a learner polling loop that saw completion (if recording)
-            with lock:
-                send((_OP_SITED, "wait", {"how": "is_ready", "arrays": [self], "site": None},
-                      "arrays", 2, recorder.learner_files))
-        return ready
-
+    is_ready = _is_ready_hook(recorder, ArrayImpl.__dict__["is_ready"])
     inst.patch(ArrayImpl, "is_ready", is_ready)
     inst.sends(is_ready, "wait")
 
     original_batched = xc.batched_block_until_ready
+    send, lock = recorder._send, recorder._lock
 
     def batched_block_until_ready(arrays: Any) -> Any:
         # Recorded before the wait and withdrawn if it raises, as ``_wait_hook`` does.
@@ -854,7 +908,7 @@ def _install_jit(inst: Installation, recorder: Recorder) -> None:
 # its end)`` from the wait hooks, ``(-1, start CPU ns, end CPU ns, thread)`` per GC pause.
 _MARKS: list[Any] = []
 _MARKS_CAP = 100_000  # GC pauses between calls are not kept beyond this
-_GC_STARTED = [0]
+_GC_STARTED: list[int | None] = [None]  # the current collection's start, until marked
 # Array methods that compute eagerly (outside a jitted function): recorded as "eager".
 EAGER_METHODS = (
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
@@ -903,14 +957,70 @@ def _install_host_activity(inst: Installation, recorder: Recorder) -> None:
                        _eager_hook(recorder, name.strip("_"), ArrayImpl.__dict__[name]))
     inst.sends(_record_eager, "eager")
 
-    def on_gc(phase: str, info: Any) -> None:
-        if phase == "start":
-            _GC_STARTED[0] = _thread_time_ns()
-        elif len(_MARKS) < _MARKS_CAP:
-            _MARKS.append((-1, _GC_STARTED[0], _thread_time_ns(), _get_ident()))
+    _install_gc_marks(inst)
 
-    gc.callbacks.append(on_gc)
-    inst.restores.append(lambda: gc.callbacks.remove(on_gc))
+
+def _install_gc_marks(inst: Installation) -> None:
+    """GC pauses as end marks, the collector's own time only: the learner's own
+    ``gc.callbacks`` entries run learner code inside a collection, so the pause is
+    stamped after every "start" entry and before every "stop" entry. The grader keeps two
+    entries in the list, ``gc_stop`` first (it stamps the end) and ``gc_start`` last (it
+    stamps the start, and again each time it is called: the last call wins). CPython
+    calls the entries by index over the live list, so they are put back in place only in
+    ways that call no entry twice but these two and skip none: ``gc_start`` appends
+    itself and inserts ``gc_stop`` at the front when the learner added or moved entries
+    (it is then called once more, last); ``gc_stop``, the first entry called for "stop",
+    tidies the entries after it. The entries present at install are the libraries' (jax
+    frees XLA's garbage at every phase): each is marked as part of the collection.
+    Finalizers (``__del__``, ``weakref.finalize``) that a collection runs are still
+    inside the pause (docs/checks.md, "interval-clean")."""
+    callbacks = gc.callbacks
+
+    def gc_start(phase: str, info: Any) -> None:
+        if phase != "start":
+            return
+        _GC_STARTED[0] = _thread_time_ns()
+        if callbacks[-1] is not gc_start:
+            callbacks.append(gc_start)
+        if callbacks[0] is not gc_stop:
+            callbacks.insert(0, gc_stop)  # the entries from here on move one place on
+
+    def gc_stop(phase: str, info: Any) -> None:
+        began = _GC_STARTED[0]
+        if phase != "stop" or began is None:
+            return  # not a stop, or another copy of this entry marked the pause already
+        _GC_STARTED[0] = None
+        if len(_MARKS) < _MARKS_CAP:
+            _MARKS.append((-1, began, _thread_time_ns(), _get_ident()))
+        if callbacks[0] is gc_stop:  # called first, at index 0: the rest is still to come
+            callbacks[1:] = [*(c for c in callbacks[1:]
+                               if c is not gc_stop and c is not gc_start), gc_start]
+
+    # The entries already there are the libraries' (jax's XLA garbage collection runs
+    # at every phase): the collection's own work, credited as pauses of their own.
+    originals: dict[Any, Any] = {_library_gc_entry(entry): entry for entry in callbacks}
+    callbacks[:] = [gc_stop, *originals, gc_start]
+
+    def restore() -> None:
+        callbacks[:] = [originals.get(c, c) for c in callbacks
+                        if c is not gc_stop and c is not gc_start]
+
+    inst.restores.append(restore)
+
+
+def _library_gc_entry(entry: Callable[..., Any]) -> Callable[[Any, Any], Any]:
+    """A ``gc.callbacks`` entry of a library (present before any learner code), run as
+    before and marked as part of the collection (an end mark of its own)."""
+
+    def library_entry(phase: Any, info: Any) -> Any:
+        began = _thread_time_ns()
+        try:
+            return entry(phase, info)
+        finally:
+            if len(_MARKS) < _MARKS_CAP:
+                _MARKS.append((-1, began, _thread_time_ns(), _get_ident()))
+
+    return library_entry
 
 
 def _eager_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
@@ -987,6 +1097,60 @@ class _Stream:
         return getattr(self._stream, name)
 
 
+# --------------------------------------------------------------------------- host callbacks
+
+
+def _install_host_callbacks(inst: Installation, recorder: Recorder) -> None:
+    """Every run of a compiled program's host callback, as a "callback" event.
+
+    Every host callback jax offers (``jax.pure_callback``, ``io_callback``,
+    ``jax.debug.callback``, ``jax.debug.print``, checkify's) is lowered into the program
+    through one function, ``jax._src.callback.emit_python_callback``, which receives the
+    Python function XLA will call. The hook hands it a wrapper that records each run
+    (its CPU span, on the thread XLA ran it on) and the learner's line that made the
+    callback (from the lowering's traceback). A program lowered before this hook (none:
+    it is installed before any learner code) would go unseen."""
+    from jax._src import callback as callback_module
+
+    original = callback_module.emit_python_callback
+
+    @functools.wraps(original)
+    def emit_python_callback(ctx: Any, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        line = _traceback_line(getattr(ctx, "traceback", None), recorder.learner_files)
+
+        def counted(*values: Any) -> Any:
+            began = _thread_time_ns()
+            try:
+                return callback(*values)
+            finally:
+                _record_host_callback(recorder, line, began)
+
+        return original(ctx, counted, *args, **kwargs)
+
+    inst.patch(callback_module, "emit_python_callback", emit_python_callback)
+    inst.sends(_record_host_callback, "callback")
+
+
+def _traceback_line(traceback: Any, files: frozenset[str]) -> int | None:
+    """The innermost line of a learner file in a jax traceback (``None``: none there)."""
+    try:
+        frames = traceback.frames if traceback is not None else []
+        for frame in frames:
+            if frame.file_name in files:
+                return int(frame.line_num)
+    except Exception:  # an unexpected traceback type: no line, the run is still recorded
+        return None
+    return None
+
+
+def _record_host_callback(recorder: Recorder, line: int | None, began: int) -> None:
+    """Record one run of a host callback (one send, straight to the core, which tests
+    that recording is on): ``cpu0`` when it began, the core stamps its end."""
+    with recorder._lock:
+        recorder._send((_OP_SITED, "callback", {"line": line, "site": None, "cpu0": began},
+                        None, 3, recorder.learner_files))
+
+
 # --------------------------------------------------------------------------- compilation
 
 
@@ -1037,6 +1201,7 @@ def install(recorder: Recorder) -> Installation:
     inst.sends(listener, "compile")
     inst.sends(_record_call, "call", "return")
     _install_host_activity(inst, recorder)
+    _install_host_callbacks(inst, recorder)
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
     recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals(), _MARKS)
@@ -1045,4 +1210,4 @@ def install(recorder: Recorder) -> Installation:
 
 # Module-level functions that send events themselves (the recorder checks their globals).
 # ``_record_pair`` sends nothing: it appends to ``_PAIRS``, whose entries the core checks.
-EMITTING_HELPERS = [_record_call, _record_eager]
+EMITTING_HELPERS = [_record_call, _record_eager, _record_host_callback]

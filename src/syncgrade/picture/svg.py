@@ -503,7 +503,7 @@ def _marker(kind: str, x: float, y: float) -> str:
                 'width="28" height="12" rx="2"/>')
     if kind == "no readback":  # where a readback belongs, and none is: an empty outline
         return (f'<path class="sg-missing" d="M{x - 7:.1f},{y - 8:.0f} h14 l-14,16 h14 z"/>')
-    if kind in ("print", "sleep", "eager"):
+    if kind in ("print", "sleep", "eager", "host callback"):
         return f'<path {cls} d="M{x:.1f},{y - 9:.0f} l8,16 h-16 z"/>'
     return "".join(f'<circle {cls} cx="{x + dx:.1f}" cy="{y:.0f}" r="2"/>'
                    for dx in (-7, 0, 7))  # events left out: three dots

@@ -38,6 +38,7 @@ import numpy as np
 
 from syncgrade.analysis import (
     CPU_CLOCKS,
+    HostWork,
     Interval,
     SampleMatch,
 )
@@ -61,8 +62,8 @@ from syncgrade.rubric.intervals import (
 from syncgrade.trace import (
     Call,
     Compile,
-    Eager,
     Event,
+    HostCallback,
     Sleep,
     Write,
 )
@@ -485,6 +486,9 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
                 iv.with_timeline(ctx, call, interval,
                                  **iv.flaw_facts("", interval, follows="jit disabled")),
             )
+        callback = _callback_problem(ctx, call, index, interval)
+        if callback is not None:
+            return callback
     recompiles = _compiles_between(ctx, call, intervals[0].stop.seq, intervals[-1].stop.seq)
     if recompiles:
         where = iv.line_of(recompiles[0])
@@ -501,6 +505,34 @@ def jitted(ctx: Context, call: str, samples: ValuePath | None = None) -> Outcome
                              **iv.flaw_facts("", recompiled)),
         )
     return Outcome.ok("Every sample times the same compiled `jax.jit` function.")
+
+
+CALLBACK_HINT = ("Write the computation with `jax.numpy` operations inside the jitted "
+                 "function, so that XLA compiles it for the device; keep NumPy and prints "
+                 "outside it (and outside the timer).")
+
+
+def _callback_made(event: HostCallback) -> str:
+    """``"The host callback made on line 16"``: where the learner made it, if known."""
+    return ("The host callback (`jax.pure_callback`, `io_callback`, `jax.debug.*`)"
+            + (f" made on line {event.line}" if event.line else ""))
+
+
+def _callback_problem(ctx: Context, call: str, index: int, interval: Interval
+                      ) -> Outcome | None:
+    """A failure when the timed call's compiled program called back to the host inside
+    interval ``index``: its work (or part of it) is host Python, not device work."""
+    if not interval.host_callbacks:
+        return None
+    timed = interval.calls[-1].call
+    return Outcome.fail(
+        f"Timed interval {index + 1}: the compiled program of the call on line "
+        f"{iv.line_of(timed)} calls back to the host. {_callback_made(interval.host_callbacks[0])} "
+        "runs Python on the host inside the call, so the samples time host work, not a "
+        "computation compiled for the device.",
+        CALLBACK_HINT,
+        iv.with_timeline(ctx, call, interval, **iv.flaw_facts("host work", interval)),
+    )
 
 
 def _no_jit_call(ctx: Context, call: str, index: int, interval: Interval) -> Outcome:
@@ -627,8 +659,11 @@ def _over_cpu_bound(intervals: list[Interval]) -> Interval | None:
     return over[0] if 2 * len(over) > len(judged) else None
 
 
-def _activity(event: Write | Sleep | Eager) -> tuple[str, str]:
+def _activity(event: HostWork) -> tuple[str, str]:
     """The message and hint for one piece of the learner's host work inside."""
+    if isinstance(event, HostCallback):
+        return (f"{_callback_made(event)} runs inside the timed call: XLA stops to run "
+                "that Python on the host, and the sample includes it.", CALLBACK_HINT)
     line = line_of(event)
     who = f"Line {line}" if line else "Your code"
     if isinstance(event, Write):

@@ -17,9 +17,10 @@ contract declares it (docs/checks.md, "The measurement contract"). Each is a pur
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Any
 
-from syncgrade.analysis import Interval, analyse, waits_on_output
+from syncgrade.analysis import EventIndex, Interval, analyse
 from syncgrade.models import Evidence
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
@@ -35,7 +36,7 @@ from syncgrade.rubric.intervals import (
     timed_intervals,
     with_timeline,
 )
-from syncgrade.trace import READBACK_WAYS, Call, Given, Placement, Wait
+from syncgrade.trace import READBACK_WAYS, Call, Eager, Given, Placement, Return, Wait
 
 # --------------------------------------------------------------------------- placement-excluded
 
@@ -109,8 +110,7 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     dispatched = [e for e in before if isinstance(e, Call) and e.seq in returns
                   and returns[e.seq].outputs and e.seq not in timed_before]
     if dispatched and dispatched[-1].seq > _completed_upto(before, returns) and not (
-            waits_on_output(analysis.index, dispatched[-1], first.start.seq,
-                            analysis.index.readiness.get(first.start.seq) is True)):
+            waited_in_order(analysis.index, dispatched[-1], first.start.seq)):
         pending = dispatched[-1]
         return Outcome.fail(
             f"Nothing waited for the output of the call on line {line_of(pending)} before the "
@@ -123,6 +123,29 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
                           **flaw_facts("warm-up not waited", first)),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
+
+
+def waited_in_order(index: EventIndex, call: Call, before: int) -> bool:
+    """Whether a wait after ``call`` and before sequence number ``before`` provably
+    completed it: a wait on its outputs, or on the output of any computation dispatched
+    after it (a later jitted call, or an eager operation such as the ``out.sum()`` of
+    ``float(out.sum())``, which also covers every value computed from the outputs). A
+    device runs the computations dispatched to it in dispatch order (XLA's
+    ``last_enqueue_event``; docs/checks.md, "warmup-excluded"), so that output is ready
+    only once ``call``'s is. Decided from the event order and the arrays alone, never from
+    whether the outputs happened to be ready: a wait on a freshly placed input
+    (``jax.device_put``: a transfer, no computation, not ordered after the call) or on an
+    array of unknown origin proves nothing, whatever the machine finished in time."""
+    later: set[int] = set()
+    for event in index.events[bisect_right(index.seqs, call.seq):
+                              bisect_left(index.seqs, before)]:
+        if isinstance(event, Return) and event.call >= call.seq:
+            later.update(event.outputs)
+        elif isinstance(event, Eager):
+            later.update(event.arrays[event.inputs:])
+        elif isinstance(event, Wait) and later.intersection(event.arrays):
+            return True
+    return False
 
 
 def _eager_compile(interval: Interval) -> tuple[str, str, str] | None:

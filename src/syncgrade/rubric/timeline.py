@@ -34,6 +34,7 @@ from syncgrade.trace import (
     Compile,
     Eager,
     Event,
+    HostCallback,
     Placement,
     Return,
     Site,
@@ -98,6 +99,9 @@ def _entry(event: Event, interval: Interval, file: str,
                              line=_line(event.site, file), note=COMPILES)
     if isinstance(event, TimerRead):
         return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site, file))
+    if isinstance(event, HostCallback) and event in interval.host_activity():
+        return TimelineEntry(what="host callback", detail="Python on the host, inside the call",
+                             line=event.line or _line(event.site, file), note=HOST_WORK)
     if isinstance(event, (Write, Sleep, Eager)) and event in interval.host_activity():
         what, detail = (("print", f"writes to {event.stream}") if isinstance(event, Write)
                         else ("sleep", "time.sleep") if isinstance(event, Sleep)
@@ -199,7 +203,10 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
     compiles_seen = False
     inside: list[_Step] = []
     open_calls: dict[int, int] = {}  # a call's seq -> its step's index, until it returns
+    in_callbacks = interval.inside_host_callbacks
     for event in interval.inside:
+        if event.seq in in_callbacks:
+            continue  # drawn as the host callback it is part of
         if isinstance(event, Return):
             open_calls.pop(event.call, None)
             continue
@@ -226,9 +233,26 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
         if isinstance(event, Call):
             open_calls[event.seq] = len(inside)
         inside.append(step)
-    return [s if s.repeats == 1 else _Step(
+    return _callbacks_in_calls([s if s.repeats == 1 else _Step(
         s.entry.model_copy(update={"detail": f"{s.entry.detail} ({s.repeats} times)"}),
-        s.event, s.kind) for s in inside]
+        s.event, s.kind) for s in inside])
+
+
+def _callbacks_in_calls(steps: list[_Step]) -> list[_Step]:
+    """``steps`` with each host callback drawn right after the call it ran inside: a
+    call is recorded once it returned, after the callback runs it made inline, but it
+    was dispatched first."""
+    ordered: list[_Step] = []
+    waiting: list[_Step] = []
+    for step in steps:
+        if isinstance(step.event, HostCallback):
+            waiting.append(step)
+            continue
+        ordered.append(step)
+        if isinstance(step.event, Call):
+            ordered += waiting
+            waiting = []
+    return ordered + waiting
 
 
 def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:

@@ -1,5 +1,6 @@
-# flaw: a `gc.callbacks` entry of the learner's recomputes with NumPy, and a collection
-#       runs inside the timer: the callback is the learner's host work, not the collector's
+# flaw: a `gc.callbacks` entry of the learner's recomputes with NumPy as a collection
+#       starts, and a collection runs inside the timer: the callback is the learner's
+#       host work, not the collector's
 # expect-fail: interval-clean
 import gc
 import time
@@ -10,7 +11,8 @@ _scratch = np.random.default_rng(0).normal(size=(200_000,))
 
 
 def _on_gc(phase, info):
-    np.sort(_scratch)
+    if phase == "start":  # inside the pause, before the collector runs
+        np.sort(_scratch)
 
 
 def synchronized_samples(fn, args, repeats):
