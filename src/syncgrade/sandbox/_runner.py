@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from . import _procs
 from ._capture import BoundedBytes, FrameDecoder, StreamExcerpt
 from ._classify import classify
 from ._environment import default_environment
+from ._launcher import hidden_paths_problem
 from ._process import ForkedProcess, LauncherProcess, RunProcess
 from ._pump import Pump, Sink, enlarge_pipe
 from ._workdir import RunDir
@@ -96,6 +98,17 @@ def default_exposures(argv0: str, path_var: str) -> list[str]:
     if exe:
         paths.add(os.path.realpath(exe))
     return sorted(paths)
+
+
+def unprotected_reason(argv0: str, hidden: Sequence[str], *,
+                       jail: bool | None = None) -> str | None:
+    """Why a child ``argv0`` started now could read any of ``hidden``, or None when the
+    hidden-path protection will hold (:func:`._launcher.hidden_paths_problem`): it needs
+    what the launcher needs, the interpreter's prefixes and the temporary folder.
+    ``jail``: whether the namespace jail can be built (default: ask the kernel)."""
+    needed = [*default_exposures(argv0, os.environ.get("PATH", os.defpath)),
+              tempfile.gettempdir()]
+    return hidden_paths_problem([str(p) for p in hidden], needed, _UID_BASE, jail)
 
 
 def _pick_uid() -> int | None:
