@@ -127,6 +127,7 @@ def container() -> Iterator[dict[str, Any]]:
         setup = subprocess.run([str(root / "source" / "setup.sh")], env=env,
                                capture_output=True, text=True, timeout=300)
         assert setup.returncode == 0, setup.stderr
+        assert "the course's hidden files stay protected" in setup.stdout, setup.stdout
         (root / "submission").mkdir()
         probe = PROBE.format(patterns=[CONTROL, *answer_files(root, venv)], out=str(probes),
                              control=CONTROL)
