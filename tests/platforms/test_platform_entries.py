@@ -362,8 +362,12 @@ def test_without_protection_the_entry_refuses_unless_the_operator_opts_in(
     asked: list[list[str]] = []
     graded: list[Any] = []
     real = syncgrade.grading.grade_result
-    monkeypatch.setattr(syncgrade.grading, "grade_result",
-                        lambda *a, **k: graded.append(a) or real(*a, **k))
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        graded.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(syncgrade.grading, "grade_result", counted)
 
     def unprotected(argv0: str, hidden: list[str], **_: Any) -> str:
         asked.append(hidden)
