@@ -30,6 +30,7 @@ from syncgrade.service.config import LAST_CALLBACKS_S, ServiceConfig
 from syncgrade.service.guard import BodyGuard, add_error_handlers, error
 from syncgrade.service.jobs import (
     HEARTBEAT_S,
+    ORPHANED,
     Job,
     JobBody,
     JobStore,
@@ -297,8 +298,37 @@ class Service:
                          name="syncgrade-jobs-heartbeat").start()
 
     def _heartbeat(self) -> None:
+        """Every :data:`HEARTBEAT_S`: this replica is alive, and the jobs of replicas
+        that are not are taken over (:meth:`adopt_orphans`)."""
         while not self._stopped.wait(HEARTBEAT_S):
-            self.jobs.beat()
+            try:
+                self.jobs.beat()
+                if self._deadline is None:  # a draining replica takes on nothing
+                    self.adopt_orphans()
+            except Exception as exc:  # a locked or broken store: the next beat retries
+                log("heartbeat failed", 40, error=f"{type(exc).__name__}: {exc}")
+
+    def adopt_orphans(self) -> int:
+        """Take over the jobs of dead replicas (:meth:`JobStore.claim_orphans`): grade
+        each once more here, or, when it was graded again already, has no task kept or
+        finds no room, end it ``failed`` and call it back. How many were taken over."""
+        again, ended = self.jobs.claim_orphans()
+        for job, task in again:
+            log("job requeued", 30, request_id=task.request_id, job=job.id,
+                exercise=task.exercise)
+            try:
+                self.submit(task, job)
+            except RunnerFull:
+                body = self.jobs.finish(job, None, ORPHANED)
+                if body is not None:
+                    ended.append((job, body))
+        for job, body in ended:
+            log("job orphaned", 40, request_id=job.request_id, job=job.id,
+                exercise=job.exercise, error=body.error)
+            self.metrics.jobs.labels(status=body.status).inc()
+            if job.callback_url:
+                self._call_back(job, body)
+        return len(again) + len(ended)
 
     def begin_drain(self) -> None:
         """A shutdown began (SIGTERM, Ctrl-C): not ready from now on, and the drain's
@@ -439,7 +469,8 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
             if problem:
                 return error(422, problem)
         job = service.jobs.new(task.exercise, task.request_id, body.callback_url,
-                               staff=is_staff(request.scope, service.config.staff_token))
+                               staff=is_staff(request.scope, service.config.staff_token),
+                               task=task)
         try:
             service.submit(task, job)
         except RunnerFull as exc:
