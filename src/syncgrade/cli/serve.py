@@ -318,7 +318,8 @@ def cmd_serve(argv: Sequence[str]) -> int:
 
     try:
         app = create_app(config, grade=grade,
-                         cluster=client.problem if client is not None else None)
+                         cluster=client.problem if client is not None else None,
+                         workers=client.threads if client is not None else None)
     except (OSError, sqlite3.Error) as exc:  # the job store cannot be opened there
         raise UsageError(f"--job-store: cannot open {config.job_store}: {exc}") from None
     log("serving", course=course.title, exercises=len(course.exercises),

@@ -127,7 +127,8 @@ class Service:
 
     def __init__(self, config: ServiceConfig, course: Course, runner: JobRunner | None,
                  grade: Callable[[GradeTask], GradeReport] | None = None,
-                 cluster: Callable[[], str] | None = None) -> None:
+                 cluster: Callable[[], str] | None = None,
+                 workers: Callable[[], int] | None = None) -> None:
         self.config = config
         self.course = course
         self.pool: WarmPool | None = None
@@ -137,7 +138,7 @@ class Service:
         self.runner = runner or LocalJobRunner(self.grade_one, config.workers, config.queue)
         self.jobs = JobStore(config.max_jobs, config.job_store)
         self.readiness = Readiness(choose_self_test(course) if config.self_test else None,
-                                   cluster)
+                                   cluster, workers or (lambda: config.workers))
         self.metrics = ServiceMetrics(lambda: self.runner, lambda: self.pool,
                                       self.readiness.ready)
         self.callbacks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="callback")
@@ -373,19 +374,23 @@ class Service:
 def create_app(config: ServiceConfig | None = None, *,
                runner: JobRunner | None = None,
                grade: Callable[[GradeTask], GradeReport] | None = None,
-               cluster: Callable[[], str] | None = None) -> FastAPI:
+               cluster: Callable[[], str] | None = None,
+               workers: Callable[[], int] | None = None) -> FastAPI:
     """The FastAPI application for ``config`` (defaults: :class:`ServiceConfig`).
     ``runner``: where grades run (default: a :class:`LocalJobRunner` of ``workers``
     threads and a queue of ``queue``). ``grade``: how one task is graded by the default
     runner and the self-test (default: here, in this service's warm pool; see
     :func:`syncgrade.service.runner.cluster_grade` for a Dask cluster). ``cluster``:
     why the cluster cannot be used now ("" when it can; e.g.
-    :meth:`syncgrade.cluster.Reconnecting.problem`): not ready meanwhile. Raises
+    :meth:`syncgrade.cluster.Reconnecting.problem`): not ready meanwhile. ``workers``:
+    how many grades can run at once now (default: ``config.workers``; with a cluster
+    :meth:`syncgrade.cluster.Reconnecting.threads`): ``/readyz`` says it, and 0 is not
+    ready. Raises
     :class:`~syncgrade.courses.CourseError` when its course cannot be opened."""
     from syncgrade.courses import open_course
 
     config = config or ServiceConfig()
-    service = Service(config, open_course(config.course), runner, grade, cluster)
+    service = Service(config, open_course(config.course), runner, grade, cluster, workers)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -525,8 +530,9 @@ def _add_info_routes(app: FastAPI, service: Service) -> None:
     @app.get("/readyz", response_model=ReadyBody, summary="Readiness",
              responses={503: {"model": ReadyBody, "description": "not ready (yet)"}})
     async def readyz() -> Any:
-        """200 once the warm pool has filled and the self-test grade passed; 503 before,
-        and while shutting down."""
+        """200 once the warm pool has filled and the self-test grade passed, while some
+        worker can grade (``workers``); 503 before, while no worker can, and while
+        draining."""
         body = service.readiness.body()
         return JSONResponse(body.model_dump(), status_code=200 if body.ready else 503)
 
