@@ -261,7 +261,8 @@ class WarmPool:
             return run_cold(stdin, files, limits, hidden=hidden)
         delivered = timing.monotonic()
         try:
-            outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s)
+            outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s,
+                                    end_s=limits.end_s)
         except sandbox.SandboxError:
             if not child.forked:
                 raise
@@ -500,15 +501,16 @@ that lives on, e.g. a test calling ``cli.main``) is discarded after this long.""
 
 
 def _less_startup(limits: sandbox.Limits, spent: float) -> sandbox.Limits:
-    """``limits`` with ``spent`` seconds less of start-up (the grade's overall deadline
-    sized it), never below a hair."""
-    if limits.startup_s is None:
-        return limits
-    return dataclasses.replace(limits, startup_s=max(limits.startup_s - spent, 0.001))
+    """``limits`` with ``spent`` seconds less of start-up and of the whole run (the
+    grade's overall deadline sized them), never below a hair."""
+    return dataclasses.replace(
+        limits,
+        startup_s=None if limits.startup_s is None else max(limits.startup_s - spent, 0.001),
+        end_s=None if limits.end_s is None else max(limits.end_s - spent, 0.001))
 
 
 def _without_wall(limits: sandbox.Limits) -> sandbox.Limits:
-    return dataclasses.replace(limits, wall_s=1.0, startup_s=None)
+    return dataclasses.replace(limits, wall_s=1.0, startup_s=None, end_s=None)
 
 
 def _clock_budget(limits: sandbox.Limits) -> float:

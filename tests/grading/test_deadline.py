@@ -23,7 +23,7 @@ import pytest
 
 from syncgrade import grading, pool, sandbox, timing
 from syncgrade.grading import pipeline
-from syncgrade.grading.cause import GraderKilled, OutOfTime, fault_cause
+from syncgrade.grading.cause import GraderKilled, OutOfTime, StartupOverrun, fault_cause
 from syncgrade.grading.run import ChildRun
 from syncgrade.limits import STOP_RESERVE_S, check_overhead
 from syncgrade.platforms import entry
@@ -81,13 +81,40 @@ def test_each_start_up_gets_what_the_earlier_stages_left(
     deadline = 10.0 + 20.0  # timeout 10, overhead 20, from 0
     pipeline.run_group(runs, run, sandbox.Limits(), 10.0, deadline)
     pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
-    assert [lim.startup_s for lim in seen] == [30 - 10 - STOP_RESERVE_S,
-                                              30 - 6 - 8 - STOP_RESERVE_S]
+    # The learner's time is not set aside before the start-up (that would charge a slow
+    # start-up to it): each start-up, and the whole child, may take what is left before
+    # the deadline, less the stop's reserve; the child then must end by it.
+    assert [lim.startup_s for lim in seen] == [30 - STOP_RESERVE_S, 30 - 6 - STOP_RESERVE_S]
+    assert [lim.end_s for lim in seen] == [lim.startup_s for lim in seen]
     assert [lim.wall_s for lim in seen] == [10.0, 8.0]
-    # 13 s gone, 8 s of learner time still to give: the third start-up gets 6 s, not
-    # the 17 s the first one had; a per-stage budget would have given it as much.
+    # 13 s gone: the third child gets 14 s in all, not the 27 s the first one had; a
+    # per-stage budget would have given it as much.
     pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
-    assert seen[-1].startup_s == pytest.approx(30 - 13 - 8 - STOP_RESERVE_S)
+    assert seen[-1].end_s == pytest.approx(30 - 13 - STOP_RESERVE_S)
+
+
+def test_the_grader_time_a_child_ran_out_of_is_never_the_learners(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start-up past the budget it was given names that budget and where it came from
+    (not the 120 s cap that did not apply); a child the deadline stopped before it had
+    its full timeout is a grader fault, not charged, never the learner's timeout."""
+    clock = _fake_clock(monkeypatch)
+
+    def ended(**fields: Any) -> Any:
+        def run(limits: sandbox.Limits) -> ChildRun:
+            clock.now += limits.end_s or 0.0
+            outcome = dataclasses.replace(_outcome(0.0), termination="timeout", **fields)
+            return ChildRun(outcome, b"", ())
+        return run
+
+    with pytest.raises(StartupOverrun, match=r"start-up budget of 14\.0 s \(what was left "
+                       r"before the grade's deadline \(timeout \+ overhead\), less 3 s"):
+        pipeline.run_group([], ended(startup_timeout=True), sandbox.Limits(), 8.0, 17.0)
+    clock.now = 0.0
+    with pytest.raises(OutOfTime, match=r"start-up took 9\.0 s.*after 5\.0 s of its 8 s: "
+                       "not charged"):
+        pipeline.run_group([], ended(cut_short=True, wall_s=14.0, clock_s=5.0),
+                           sandbox.Limits(), 8.0, 17.0)
 
 
 def test_no_time_left_for_a_start_up_is_a_grader_fault(monkeypatch: pytest.MonkeyPatch
@@ -146,6 +173,18 @@ def test_a_slow_start_up_ends_within_timeout_plus_overhead(
     assert time.monotonic() - started <= 3 + 6
     assert (report.status, report.cause) == ("error", "grader_fault"), report.summary
     assert fault_cause(report.grading.internal_error) == "startup"
+
+
+def test_a_start_up_longer_than_the_overhead_is_not_charged_to_the_learner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: a start-up that takes longer than the overhead (a loaded machine's
+    ``import jax``) uses the learner's time not yet spent: the grade passes. When the
+    learner's full timeout was set aside first, the start-up had 8 - 3 = 5 s here, and
+    this 6 s sleep alone overran it."""
+    _slow_start(monkeypatch, 6.0)
+    report = grading.grade("exercise-1", SOLUTION_1, timeout=30, overhead=8)
+    assert (report.status, report.cause) == ("passed", "graded"), (
+        report.summary, report.grading.internal_error)
 
 
 def test_a_hanging_submission_ends_within_timeout_plus_overhead() -> None:
