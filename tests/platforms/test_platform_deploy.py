@@ -353,6 +353,8 @@ def test_the_dockerfile_recipe_has_the_service_and_worker_images() -> None:
     assert 'syncgrade[serve,cluster] @ file://' in text
     assert "\nUSER syncgrade\n" in text and "useradd" in text
     assert 'CMD ["grade", "serve", "--host", "0.0.0.0", "--port", "8000"]' in text
+    health = next(line for line in text.splitlines() if "urlopen(" in line)
+    assert "/readyz" in health and "/healthz" not in health  # readiness, not liveness
     assert "FROM runtime AS exercism" in text and "COPY bin/run.sh" in text
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert ignored[2] == "*" and "!src/" in ignored and "!pyproject.toml" in ignored

@@ -214,3 +214,44 @@ def test_a_job_of_a_replica_killed_outright_is_graded_again_and_called_back(
         log = [json.loads(line) for line in b.log.read_text().splitlines()]
         assert [e["job"] for e in log if e["event"] == "job requeued"] == [job]
         assert len([body for body in hooks.bodies() if body["id"] == job]) == 1
+
+
+def test_a_drain_answers_503_cancels_the_queue_and_lets_running_grades_finish(
+        tmp_path: Path) -> None:
+    """Issue 36: after SIGTERM the replica keeps answering while its grades run:
+    ``/readyz`` 503 (not a refused connection), a new grade 503; a job still queued ends
+    ``failed`` at once and is called back; the running ones finish and are called back
+    ``done``; then the process exits, long before its drain deadline."""
+    store = tmp_path / "jobs.sqlite3"
+    gates = [new_gate(), new_gate()]
+    with callback_server() as hooks, _replica(tmp_path / "a", store,
+                                              SYNCGRADE_SERVE_DRAIN_TIMEOUT="300") as a:
+        def job(source: str) -> str:
+            return str(json_body(http_request(a.port, "POST", "/v1/jobs", json.dumps(
+                {"exercise": "exercise-1", "source": source,
+                 "callback_url": hooks.url}).encode(),
+                {"Content-Type": "application/json"}))["id"])
+
+        running = [job(gated(gate, "x = 1\n")) for gate in gates]  # both workers busy
+        for gate in gates:
+            find_gate(a.tmp, gate)
+        queued = job(SYNTAX_ERROR)
+        assert _job(a.port, queued)["status"] == "queued"
+        a.process.send_signal(signal.SIGTERM)
+        cancelled = wait_until(lambda: hooks.for_job(queued), 120, interval=0.1,
+                               what="the queued job's callback")
+        assert cancelled[0]["status"] == "failed"
+        assert "stopped before the grade started" in cancelled[0]["error"]
+        status, _, body = http_request(a.port, "GET", "/readyz")  # still answering
+        assert status == 503 and json.loads(body)["ready"] is False
+        refused = _submit(a.port, SYNTAX_ERROR, "/v1/grade")
+        assert refused[0] == 503 and "shutting down" in json_body(refused)["error"]
+        assert [_job(a.port, j)["status"] for j in running] == ["running", "running"]
+        for gate in gates:
+            release(a.tmp, gate)
+        assert a.process.wait(timeout=240) in (0, -signal.SIGTERM)
+        ended = wait_until(lambda: all(hooks.for_job(j) for j in running) and [
+            hooks.for_job(j) for j in running], 60, interval=0.1, what="their callbacks")
+        assert [hook[0]["status"] for hook in ended if hook] == ["done", "done"]
+    log = [json.loads(line) for line in a.log.read_text().splitlines()]
+    assert [e["abandoned"] for e in log if e["event"] == "stopped"] == [0]

@@ -332,17 +332,34 @@ class Service:
         return len(again) + len(ended)
 
     def begin_drain(self) -> None:
-        """A shutdown began (SIGTERM, Ctrl-C): not ready from now on, and the drain's
-        deadline, ``drain_timeout`` from now, is set; at it every grade still in flight
-        is abandoned (:meth:`_abandon`). Idempotent, and quick (a signal handler calls
+        """A shutdown began (SIGTERM, Ctrl-C): not ready from now on, nothing more is
+        admitted (a grade asked for answers 503), the grades still queued are cancelled
+        at once (their jobs end ``failed`` and are called back), and the drain's
+        deadline, ``drain_timeout`` from now, is set; at it every grade still running is
+        abandoned (:meth:`_abandon`). Idempotent, and quick (a signal handler calls
         it)."""
         if self._deadline is not None:
             return
         self._deadline = timing.monotonic() + self.config.drain_timeout
         self.readiness.stop()
+        self.runner.drain()
         timer = threading.Timer(self.config.drain_timeout, self._abandon)
         timer.daemon = True
         timer.start()
+
+    @property
+    def draining(self) -> bool:
+        """Whether a shutdown's drain has begun."""
+        return self._deadline is not None
+
+    def wait_drained(self) -> None:
+        """Block until no grade is in flight, or the drain's deadline passed (begun by
+        :meth:`begin_drain`); polled, as grades end on other threads."""
+        while self._deadline is not None and timing.monotonic() < self._deadline:
+            with self._inflight_lock:
+                if not self._inflight:
+                    return
+            timing.sleep(0.05)
 
     def stop(self) -> int:
         """Not ready; queued grades are cancelled (their jobs end ``failed``), running
@@ -421,7 +438,10 @@ def create_app(config: ServiceConfig | None = None, *,
     return app
 
 
-def _busy(exc: RunnerFull) -> JSONResponse:
+def _busy(exc: RunnerFull, service: Service) -> JSONResponse:
+    if service.draining:  # not a full queue: this replica is going away
+        return error(503, "the service is shutting down; submit it again (another "
+                          "replica, or this one once restarted)", {"Retry-After": "5"})
     return error(429, str(exc), {"Retry-After": str(exc.retry_after_s)})
 
 
@@ -441,7 +461,7 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
         try:
             future = service.submit(task)
         except RunnerFull as exc:
-            return _busy(exc)
+            return _busy(exc, service)
         staff = is_staff(request.scope, service.config.staff_token)
         try:
             report = await asyncio.wrap_future(future)
@@ -480,7 +500,7 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
             service.submit(task, job)
         except RunnerFull as exc:
             service.jobs.forget(job)
-            return _busy(exc)
+            return _busy(exc, service)
         url = f"{JOBS_PATH}/{job.id}"
         return JSONResponse(JobAccepted(id=job.id, url=url).model_dump(), status_code=202,
                             headers={"Location": url})
