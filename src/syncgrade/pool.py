@@ -274,9 +274,15 @@ class WarmPool:
             with self._cond:
                 self._in_use -= 1
                 self._cond.notify_all()
+        if not outcome.frames and outcome.unexplained_kill:
+            # Killed from outside before it read the job: this grade's child, lost. The
+            # engine counts it toward its one retry after a kill (as a kill in a cold
+            # child's start-up is), rather than a hidden rerun here that no count sees.
+            self._count_fallback("killed at delivery")
+            return outcome
         if not outcome.frames and outcome.termination in ("exited", "signal"):
             # Not one frame: the child was gone before it read the job (the hello frame
-            # comes before any learner code), e.g. killed between the liveness check
+            # comes before any learner code), e.g. exited between the liveness check
             # and delivery. Never the learner's doing; run the same job cold.
             self._count_fallback("lost at delivery")
             return run_cold(stdin, files, _less_startup(limits, timing.monotonic() - delivered),

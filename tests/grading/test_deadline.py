@@ -211,3 +211,21 @@ def test_a_platform_run_ends_within_its_configured_budget(
     assert code == 0
     results = (tmp_path / "out" / "results.json").read_text()
     assert '"status": "error"' in results
+
+
+def test_the_run_after_a_kill_is_the_retry_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: the run after a kill from outside is made by ``retry`` (the engine's:
+    a cold child, whose start-up is this grade's, so a kill in it counts as the second;
+    a pool would wait for a pooled child and hide its death in start-up by starting
+    another). Two kills, one of them in that start-up, are a grader fault."""
+    clock = _fake_clock(monkeypatch)
+    first: list[sandbox.Limits] = []
+    again: list[sandbox.Limits] = []
+    with pytest.raises(GraderKilled, match="twice"):
+        pipeline.run_group([], _runner(clock, [(1.0, True)], first), sandbox.Limits(),
+                           5.0, 60.0, retry=_runner(clock, [(0.5, True)], again))
+    assert (len(first), len(again)) == (1, 1)
+    runs: list[ChildRun] = []
+    pipeline.run_group(runs, _runner(clock, [(1.0, False)], []), sandbox.Limits(), 5.0,
+                       60.0, retry=_runner(clock, [], again))
+    assert len(runs) == 1 and len(again) == 1  # no kill: no retry

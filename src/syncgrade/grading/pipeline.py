@@ -215,9 +215,10 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
     references (:func:`.hidden.hidden_data`); ``hidden``: what the child must not see."""
     used = 0.0  # the learner's time in the children so far: they share one budget
     for calls in call_groups(exercise):
-        run_group(runs, functools.partial(run_child, exercise, submission, data.npz,
-                                           calls, pool=pool, hidden=hidden),
-                   limits, max(limits.wall_s - used, MIN_RUN_S), deadline)
+        one = functools.partial(run_child, exercise, submission, data.npz, calls,
+                                pool=pool, hidden=hidden)
+        run_group(runs, one, limits, max(limits.wall_s - used, MIN_RUN_S), deadline,
+                  retry=functools.partial(one, cold=True))
         used += runs[-1].outcome.clock_s
         if runs[-1].outcome.termination != "exited":
             break
@@ -226,7 +227,8 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
 
 
 def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
-              limits: sandbox.Limits, wall_s: float, deadline: float) -> None:
+              limits: sandbox.Limits, wall_s: float, deadline: float, *,
+              retry: Callable[[sandbox.Limits], ChildRun] | None = None) -> None:
     """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
     time for the grade's ``deadline`` (:func:`syncgrade.timing.monotonic`); append each
     attempt to ``runs``. A child is started (a killed one once more) only while the
@@ -241,7 +243,11 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     Raises grader faults: :class:`OutOfTime` when the learner's time no longer fits
     before the deadline or the deadline cut the learner's time short,
     :class:`StartupOverrun` (naming the budget that applied) when the start-up overran
-    it, and :class:`GraderKilled` for a kill from outside that cannot be retried."""
+    it, and :class:`GraderKilled` for a kill from outside that cannot be retried.
+
+    ``retry``: how the run after a kill is made (default: ``run``; the engine's is a
+    cold child, so that its start-up is this grade's and a kill in it counts: a pool
+    would wait for, and silently replace, a pooled child killed while it starts)."""
     killed: str | None = None
     for _ in range(2):
         left = deadline - timing.monotonic() - STOP_RESERVE_S
@@ -251,8 +257,9 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
                                 "a grading child")
             raise GraderKilled(f"{killed}; no time was left to run it again")
         startup = min(STARTUP_TIMEOUT_S, left)
-        child = run(dataclasses.replace(limits, wall_s=wall_s, startup_s=startup,
-                                        end_s=left))
+        make = run if killed is None or retry is None else retry
+        child = make(dataclasses.replace(limits, wall_s=wall_s, startup_s=startup,
+                                         end_s=left))
         if killed is not None:
             runs.pop()  # the killed attempt: only the retry's results are graded
         runs.append(child)
