@@ -136,7 +136,9 @@ def test_a_kill_from_outside_is_retried_only_within_the_deadline(
     assert not runs[0].outcome.unexplained_kill
     # Killed late: the retry would not fit before the deadline.
     clock.now, seen = 0.0, []
-    with pytest.raises(GraderKilled, match="no time was left to run it again"):
+    with pytest.raises(GraderKilled, match="could not be run again: 5.0 s were left before "
+                       r"the grade's deadline \(timeout \+ overhead\), too few for the "
+                       "learner's 5 s"):
         pipeline.run_group([], _runner(clock, [(15.0, True)], seen), sandbox.Limits(),
                            5.0, 20.0)
     assert len(seen) == 1

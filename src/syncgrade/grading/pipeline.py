@@ -252,10 +252,12 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     for _ in range(2):
         left = deadline - timing.monotonic() - STOP_RESERVE_S
         if left <= wall_s:  # not even the learner's own time fits, start-up aside
+            why = (f"{max(left, 0.0) + STOP_RESERVE_S:.1f} s were left before the grade's "
+                   f"deadline (timeout + overhead), too few for the learner's {wall_s:g} s "
+                   f"and the {STOP_RESERVE_S:g} s kept to stop a child")
             if killed is None:
-                raise OutOfTime("no time was left in the grader's overhead budget to start "
-                                "a grading child")
-            raise GraderKilled(f"{killed}; no time was left to run it again")
+                raise OutOfTime(f"no grading child was started: {why}; not charged")
+            raise GraderKilled(f"{killed}; it could not be run again: {why}")
         startup = min(STARTUP_TIMEOUT_S, left)
         make = run if killed is None or retry is None else retry
         child = make(dataclasses.replace(limits, wall_s=wall_s, startup_s=startup,

@@ -67,6 +67,7 @@ cleaned of control characters and cut to a line (:func:`~.common.clean_name`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform as _platform
@@ -564,8 +565,8 @@ def gradescope_main(argv: Sequence[str] | None = None, *,
     """``run_autograder``: grade ``ROOT/submission`` into ``ROOT/results/results.json``."""
     from syncgrade.platforms import gradescope
 
-    return run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv,
-                     started_at=_program_start(argv, started_at))
+    return _ended(run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv,
+                            started_at=_program_start(argv, started_at)), argv)
 
 
 def prairielearn_main(argv: Sequence[str] | None = None, *,
@@ -573,8 +574,8 @@ def prairielearn_main(argv: Sequence[str] | None = None, *,
     """The external-grader entry: grade ``ROOT/student`` into ``ROOT/results/results.json``."""
     from syncgrade.platforms import prairielearn
 
-    return run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv,
-                     started_at=_program_start(argv, started_at))
+    return _ended(run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv,
+                            started_at=_program_start(argv, started_at)), argv)
 
 
 EXERCISM_USAGE = ("usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR [options] "
@@ -600,9 +601,10 @@ def exercism_main(argv: Sequence[str] | None = None, *,
     solution = _exercism_solution(Path(input_dir))
     if solution:
         defaults["submission"] = solution
-    return run_entry(exercism.layout(),
-                     ["--root", input_dir, "--output", output_dir, *rest], defaults=defaults,
-                     started_at=_program_start(argv, started_at))
+    return _ended(run_entry(exercism.layout(),
+                            ["--root", input_dir, "--output", output_dir, *rest],
+                            defaults=defaults, started_at=_program_start(argv, started_at)),
+                  argv)
 
 
 def process_started() -> float:
@@ -622,6 +624,19 @@ def _overhead_left(overhead: float, begun: float) -> float:
     """What is left of ``overhead`` since ``begun``, for the grade; at least a hair over
     the stop reserve (the grade then ends at once, a grader fault)."""
     return max(overhead - (time.monotonic() - begun), STOP_RESERVE_S + 0.001)
+
+
+def _ended(code: int, argv: Sequence[str] | None) -> int:
+    """``code``; run as the program (``argv`` None), the process ends here, now that the
+    results file and the logs are written: the interpreter's own teardown (a reference
+    computation still on a daemon thread, every module's cleanup) took seconds of the
+    platform's limit on a loaded machine, for nothing the platform reads."""
+    if argv is None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+    return code
 
 
 def _program_start(argv: Sequence[str] | None, started_at: float | None) -> float | None:
@@ -654,4 +669,4 @@ if __name__ == "__main__":  # python -m syncgrade.platforms.entry PLATFORM [opti
         print(f"usage: python -m syncgrade.platforms.entry {{{','.join(MAINS)}}} [options]",
               file=sys.stderr)
         sys.exit(2)
-    sys.exit(MAINS[sys.argv[1]](sys.argv[2:], started_at=process_started()))
+    sys.exit(_ended(MAINS[sys.argv[1]](sys.argv[2:], started_at=process_started()), None))
