@@ -122,7 +122,8 @@ def container() -> Iterator[dict[str, Any]]:
                "SYNCGRADE_VENV": str(venv),
                "SYNCGRADE_PIP": f"{sys.executable} -m pip --python {venv / 'bin' / 'python'}",
                "SYNCGRADE_PIP_ARGS": "--no-deps --no-index -q"}
-        for name in ("SYNCGRADE_EXERCISE", "SYNCGRADE_COURSE", "SYNCGRADE_WARM_POOL"):
+        for name in ("SYNCGRADE_EXERCISE", "SYNCGRADE_COURSE", "SYNCGRADE_WARM_POOL",
+                     "SYNCGRADE_ALLOW_UNPROTECTED"):  # the refusal is tested here
             env.pop(name, None)
         setup = subprocess.run([str(root / "source" / "setup.sh")], env=env,
                                capture_output=True, text=True, timeout=300)
