@@ -39,8 +39,10 @@ RUN useradd --system --create-home --home-dir /home/syncgrade --uid 10001 syncgr
 USER syncgrade
 WORKDIR /home/syncgrade
 EXPOSE 8000
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
+# Readiness, not liveness: /readyz is 503 (urlopen raises) until the warm pool filled and
+# the self-test passed, while no Dask worker is connected (--cluster) and while draining.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=120s \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=4)"]
 # Jobs are kept in ~/.local/state/syncgrade/jobs.sqlite3: mount a volume there (or set
 # SYNCGRADE_SERVE_JOB_STORE) to keep them across containers and share them between replicas.
 # Off loopback `grade serve` needs a token: set SYNCGRADE_SERVE_TOKEN (or mount a file and

@@ -12,6 +12,14 @@ developer's home, and never grade through a developer's running grader daemon
 (issue 27); removed at exit. ``SYNCGRADE_VALIDATE_CACHE``: the fingerprints `grade
 validate` records of valid exercises (``--changed``), there too.
 
+``SYNCGRADE_ALLOW_UNPROTECTED``: set only where this machine could not keep learner code
+from any hidden path (no namespaces, and no per-run uid that can start this Python: e.g.
+an unprivileged CI user without user namespaces). The platform entry points refuse to
+grade there by default (docs/security.md, "Fail closed"); the tests that run them check
+everything else, so they opt in as an operator may. The refusal itself is tested with
+the protection's answer faked (tests/platforms/test_platform_entries.py) and for real
+without CAP_SYS_ADMIN (tests/platforms/test_bundle_capabilities.py, which clears it).
+
 ``built_wheel``: the project's wheel, built once per test process (test_start.py and
 test_course_outside.py share it).
 """
@@ -34,6 +42,16 @@ atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
 os.environ["XDG_STATE_HOME"] = os.path.join(_STATE, "state")
 os.environ["SYNCGRADE_DAEMON_DIR"] = os.path.join(_STATE, "daemon")
 os.environ["SYNCGRADE_VALIDATE_CACHE"] = os.path.join(_STATE, "validate.json")
+
+
+def _where_nothing_can_be_hidden() -> None:
+    from syncgrade import sandbox
+
+    if sandbox.unprotected_reason(sys.executable, []) is not None:
+        os.environ["SYNCGRADE_ALLOW_UNPROTECTED"] = "1"
+
+
+_where_nothing_can_be_hidden()
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -36,7 +36,13 @@ from syncgrade.grading import GradeResult, Submission
 from syncgrade.grading import grade as grade_locally
 from syncgrade.grading.report import internal_error_report
 from syncgrade.grading.submission import decode_submission
-from syncgrade.limits import DEFAULT_TIMEOUT_S, check_memory_bytes, check_timeout
+from syncgrade.limits import (
+    DEFAULT_OVERHEAD_S,
+    DEFAULT_TIMEOUT_S,
+    check_memory_bytes,
+    check_overhead,
+    check_timeout,
+)
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
 
@@ -51,6 +57,31 @@ RETRIES = 2
 """How many times a grade that raised on a worker is run again (a worker's death is
 counted separately by Dask's ``distributed.scheduler.allowed-failures``, default 3)."""
 INSTALL_HINT = "grading on a cluster needs Dask: pip install 'syncgrade[cluster]'"
+TRANSFER_S = 10.0
+"""The seconds :func:`grade` allows besides the grade's own ``timeout + overhead`` on the
+worker: the scheduler's, the transfer's and the report's. Past them the grade is a
+grader fault that says no worker returned it (a worker lost with no other to run it)."""
+NO_WORKERS = ("no Dask worker is connected to the scheduler at {address} (keep the "
+              "workers supervised so that they come back: docs/platforms.md, \"Supervising "
+              "Dask workers\")")
+
+
+class ClusterTimeout(Exception):
+    """No worker returned a grade within its bound (:data:`TRANSFER_S`)."""
+
+
+def _threads_now(client: Any) -> str:
+    """:func:`live_threads`, or ``"?"`` when the scheduler does not answer."""
+    try:
+        return str(live_threads(client))
+    except Exception:  # gone: the fault's message must still be made
+        return "?"
+
+
+def live_threads(client: Any) -> int:
+    """How many grades the workers connected to ``client``'s scheduler can run at once
+    (their threads; 0: no worker). One call to the scheduler."""
+    return sum(int(n) for n in client.nthreads().values())
 
 
 class ClusterError(Exception):
@@ -159,6 +190,7 @@ class Reconnecting:
         self._timeout = timeout
         self._client = connect(self.address, timeout=timeout)
         self._why = ""  # why the last new client could not be made
+        self._threads = self._count(self._client)  # the workers' threads, last counted
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._watcher = threading.Thread(target=self._watch, args=(retry_s,), daemon=True,
@@ -166,13 +198,16 @@ class Reconnecting:
         self._watcher.start()
 
     def problem(self) -> str:
-        """"" when the client is connected, else one line: ``reconnecting: ...`` while
-        Dask's client still tries, ``unreachable: ...`` once a new one is needed."""
+        """"" when the client is connected and some worker is, else one line:
+        ``reconnecting: ...`` while Dask's client still tries, ``unreachable: ...`` once a
+        new one is needed, ``no workers: ...`` while no worker is connected (counted
+        every :data:`RECONNECT_S`: a grade asked for then would wait for ever)."""
         with self._lock:
-            client, why = self._client, self._why
+            client, why, threads = self._client, self._why, self._threads
         status = getattr(client, "status", "closed")
         if status == "running":
-            return ""
+            return "" if threads else "no workers: " + NO_WORKERS.format(
+                address=self.address)
         if status in ("connecting", "newly-created"):
             return f"reconnecting: lost the Dask scheduler at {self.address}"
         return f"unreachable: {why or f'the Dask scheduler at {self.address} went away'}"
@@ -185,11 +220,27 @@ class Reconnecting:
         with self._lock:
             return self._client
 
+    def threads(self) -> int:
+        """The connected workers' threads, as last counted (0 while not connected)."""
+        with self._lock:
+            running = getattr(self._client, "status", "closed") == "running"
+            return self._threads if running else 0
+
+    def _count(self, client: Any) -> int:
+        """The workers' threads of ``client``, or 0 when the scheduler does not say."""
+        try:
+            return live_threads(client)
+        except Exception:  # the scheduler went away meanwhile: the watcher sees it
+            return 0
+
     def _watch(self, retry_s: float) -> None:
         while not self._closed.wait(retry_s):
             with self._lock:
                 old = self._client
             if getattr(old, "status", "closed") not in ("closing", "closed"):
+                threads = self._count(old) if getattr(old, "status", "") == "running" else 0
+                with self._lock:
+                    self._threads = threads
                 continue
             try:
                 new = connect(self.address, timeout=self._timeout)
@@ -197,8 +248,9 @@ class Reconnecting:
                 with self._lock:
                     self._why = str(exc)
                 continue
+            threads = self._count(new)
             with self._lock:
-                self._client, self._why = new, ""
+                self._client, self._why, self._threads = new, "", threads
             _close_quietly(old)
 
     def close(self) -> None:
@@ -264,16 +316,19 @@ def _worker_threads() -> int:
 
 
 def grade_task(exercise_id: str, data: bytes, display_name: str, timeout: float,
-               memory_bytes: int | None, course: str | None) -> str:
+               memory_bytes: int | None, course: str | None,
+               overhead: float = DEFAULT_OVERHEAD_S) -> str:
     """One grade, run on a worker: ``data`` (the submission's bytes, as read from its file)
-    graded by :func:`syncgrade.grading.grade` in this worker's warm pool; returns the
-    report as JSON. Raises only for the usage errors ``grade`` raises."""
+    graded by :func:`syncgrade.grading.grade` in this worker's warm pool, within
+    ``timeout + overhead``; returns the report as JSON. Raises only for the usage errors
+    ``grade`` raises."""
     with tempfile.TemporaryDirectory(prefix="syncgrade-task-") as folder:
         path = Path(folder) / "submission.py"
         path.write_bytes(data)
         report = grade_locally(exercise_id, path, timeout=timeout, memory_bytes=memory_bytes,
                                display_name=display_name, course=_worker_course(course),
-                               pool=worker_pool(timeout, memory_bytes, course))
+                               pool=worker_pool(timeout, memory_bytes, course),
+                               overhead=overhead)
     return report.model_dump_json()
 
 
@@ -365,14 +420,20 @@ def grade(cluster: Client | str, exercise_id: str, path: Path | None = None, *,
           source: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
           memory_bytes: int | None = None, display_name: str | None = None,
           course: str | os.PathLike[str] | Course | None = None,
-          retries: int = RETRIES) -> GradeReport:
+          retries: int = RETRIES, overhead: float = DEFAULT_OVERHEAD_S) -> GradeReport:
     """:func:`syncgrade.grading.grade` run on a worker of ``cluster`` (a Client, or a
     scheduler address: a client made and closed for this one grade); blocks until the
     report is back, so call it from a thread (e.g. the service's job runner). Same
-    arguments, same report, same usage errors, plus :class:`ClusterError`; a grade that
-    keeps failing on the workers raises what it raised there."""
+    arguments, same report, same usage errors, plus :class:`ClusterError`
+    (:class:`ClusterUnavailable` at once when no worker is connected); a grade that
+    keeps failing on the workers raises what it raised there. Returns within
+    ``timeout + overhead +`` :data:`TRANSFER_S` seconds: a grade no worker returned by
+    then (its worker lost, no other connected) is a grader-fault report that says so."""
+    from syncgrade.courses import open_course
     from syncgrade.grading import SubmissionError, read_submission
 
+    begun = time.perf_counter()
+    overhead = check_overhead(overhead)
     timeout = check_timeout(timeout)
     memory_bytes = None if memory_bytes is None else check_memory_bytes(memory_bytes)
     # Checked (and named) as a local grade would; the worker gets the bytes themselves, so
@@ -386,12 +447,26 @@ def grade(cluster: Client | str, exercise_id: str, path: Path | None = None, *,
     else:
         assert source is not None
         data = source.encode("utf-8", "surrogatepass")
+    exercise = open_course(course).get(exercise_id)
     client = _client(cluster)
     try:
+        if not live_threads(client):  # the task would wait for a worker for ever
+            raise ClusterUnavailable(NO_WORKERS.format(address=client.scheduler.address))
         future = client.submit(grade_task, exercise_id, data, submission.display_name,
-                               timeout, memory_bytes, _course_spec(course), retries=retries,
-                               pure=False)
-        return GradeReport.model_validate_json(future.result())
+                               timeout, memory_bytes, _course_spec(course), overhead,
+                               retries=retries, pure=False)
+        bound = timeout + overhead + TRANSFER_S
+        try:
+            return GradeReport.model_validate_json(future.result(timeout=bound))
+        except TimeoutError:
+            future.cancel()
+            fault = ClusterTimeout(
+                f"no Dask worker returned this grade within {bound:g} s (the timeout, the "
+                f"grader's overhead and {TRANSFER_S:g} s); {_threads_now(client)} worker "
+                "thread(s) connected now")
+            return internal_error_report(exercise, submission, None,
+                                         sandbox.Limits(wall_s=timeout), fault,
+                                         time.perf_counter() - begun)
     finally:
         if client is not cluster:
             client.close()

@@ -21,7 +21,8 @@ Defined elsewhere (tests/architecture/test_imports.py keeps this list complete):
   ``ClusterUnavailable`` (cluster.py);
 - internal signals, never raised to a caller: ``SandboxError`` (sandbox/models.py),
   ``GraderKilled``, ``StartupOverrun`` and ``OutOfTime`` (grading/cause.py),
-  ``RunnerFull`` (service/runner.py), ``Drained`` (service/app.py), ``Skip``
+  ``ClusterTimeout`` (cluster.py: a grade's fault report), ``RunnerFull``
+  (service/runner.py), ``Drained`` (service/app.py), ``Skip``
   (rubric/base.py), ``Verdict`` (rubric/intervals.py), ``DeclarationProblem``
   (rubric/declaration.py, turned into a ``RubricError``), ``DaemonUnavailable``
   (daemon.py: the CLI then grades cold).

@@ -261,7 +261,8 @@ class WarmPool:
             return run_cold(stdin, files, limits, hidden=hidden)
         delivered = timing.monotonic()
         try:
-            outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s)
+            outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s,
+                                    end_s=limits.end_s)
         except sandbox.SandboxError:
             if not child.forked:
                 raise
@@ -273,9 +274,15 @@ class WarmPool:
             with self._cond:
                 self._in_use -= 1
                 self._cond.notify_all()
+        if not outcome.frames and outcome.unexplained_kill:
+            # Killed from outside before it read the job: this grade's child, lost. The
+            # engine counts it toward its one retry after a kill (as a kill in a cold
+            # child's start-up is), rather than a hidden rerun here that no count sees.
+            self._count_fallback("killed at delivery")
+            return outcome
         if not outcome.frames and outcome.termination in ("exited", "signal"):
             # Not one frame: the child was gone before it read the job (the hello frame
-            # comes before any learner code), e.g. killed between the liveness check
+            # comes before any learner code), e.g. exited between the liveness check
             # and delivery. Never the learner's doing; run the same job cold.
             self._count_fallback("lost at delivery")
             return run_cold(stdin, files, _less_startup(limits, timing.monotonic() - delivered),
@@ -500,15 +507,16 @@ that lives on, e.g. a test calling ``cli.main``) is discarded after this long.""
 
 
 def _less_startup(limits: sandbox.Limits, spent: float) -> sandbox.Limits:
-    """``limits`` with ``spent`` seconds less of start-up (the grade's overall deadline
-    sized it), never below a hair."""
-    if limits.startup_s is None:
-        return limits
-    return dataclasses.replace(limits, startup_s=max(limits.startup_s - spent, 0.001))
+    """``limits`` with ``spent`` seconds less of start-up and of the whole run (the
+    grade's overall deadline sized them), never below a hair."""
+    return dataclasses.replace(
+        limits,
+        startup_s=None if limits.startup_s is None else max(limits.startup_s - spent, 0.001),
+        end_s=None if limits.end_s is None else max(limits.end_s - spent, 0.001))
 
 
 def _without_wall(limits: sandbox.Limits) -> sandbox.Limits:
-    return dataclasses.replace(limits, wall_s=1.0, startup_s=None)
+    return dataclasses.replace(limits, wall_s=1.0, startup_s=None, end_s=None)
 
 
 def _clock_budget(limits: sandbox.Limits) -> float:

@@ -13,41 +13,15 @@ gave up and when it is connected again), never on a sleep."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from builders import wait_until
+from cluster_support import can_connect, start_cluster, stop
 from service_support import free_port, grade_serve, http_request, json_body
 
-DASK = str(Path(sys.executable).with_name("dask"))
 SYNTAX_ERROR = {"exercise": "exercise-1", "source": "def broken(:\n"}
-
-
-def start_cluster(port: int, logs: Path) -> list[subprocess.Popen[bytes]]:
-    """A scheduler on ``port`` and one worker (one thread), both on loopback."""
-    address = f"tcp://127.0.0.1:{port}"
-    with (logs / "dask.log").open("ab") as log:
-        scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port",
-                                      str(port), "--no-dashboard"], stdout=log, stderr=log)
-        worker = subprocess.Popen([DASK, "worker", address, "--nworkers", "1", "--nthreads",
-                                   "1", "--no-dashboard", "--host", "127.0.0.1"],
-                                  stdout=log, stderr=log)
-    return [worker, scheduler]
-
-
-def stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _ready(port: int) -> tuple[int, dict[str, Any]]:
@@ -70,7 +44,7 @@ def test_the_service_grades_again_after_a_scheduler_outage(tmp_path: Path) -> No
     port = free_port()
     cluster = start_cluster(port, tmp_path)
     try:
-        wait_until(lambda: _can_connect(port), 120, interval=0.2, what="the scheduler")
+        wait_until(lambda: can_connect(port), 120, interval=0.2, what="the scheduler")
         with grade_serve(tmp_path / "serve", "--cluster", f"tcp://127.0.0.1:{port}",
                          "--workers", "1") as server:
             status, _, body = _grade(server.port)
@@ -98,11 +72,3 @@ def test_the_service_grades_again_after_a_scheduler_outage(tmp_path: Path) -> No
         stop(cluster)
     entries = [json.loads(line) for line in log]  # every line one JSON object
     assert any(e["logger"].startswith("distributed") for e in entries), entries[-5:]
-
-
-def _can_connect(port: int) -> bool:
-    import socket
-
-    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-        return True
-    return False

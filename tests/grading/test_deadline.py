@@ -23,7 +23,7 @@ import pytest
 
 from syncgrade import grading, pool, sandbox, timing
 from syncgrade.grading import pipeline
-from syncgrade.grading.cause import GraderKilled, OutOfTime, fault_cause
+from syncgrade.grading.cause import GraderKilled, OutOfTime, StartupOverrun, fault_cause
 from syncgrade.grading.run import ChildRun
 from syncgrade.limits import STOP_RESERVE_S, check_overhead
 from syncgrade.platforms import entry
@@ -81,13 +81,40 @@ def test_each_start_up_gets_what_the_earlier_stages_left(
     deadline = 10.0 + 20.0  # timeout 10, overhead 20, from 0
     pipeline.run_group(runs, run, sandbox.Limits(), 10.0, deadline)
     pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
-    assert [lim.startup_s for lim in seen] == [30 - 10 - STOP_RESERVE_S,
-                                              30 - 6 - 8 - STOP_RESERVE_S]
+    # The learner's time is not set aside before the start-up (that would charge a slow
+    # start-up to it): each start-up, and the whole child, may take what is left before
+    # the deadline, less the stop's reserve; the child then must end by it.
+    assert [lim.startup_s for lim in seen] == [30 - STOP_RESERVE_S, 30 - 6 - STOP_RESERVE_S]
+    assert [lim.end_s for lim in seen] == [lim.startup_s for lim in seen]
     assert [lim.wall_s for lim in seen] == [10.0, 8.0]
-    # 13 s gone, 8 s of learner time still to give: the third start-up gets 6 s, not
-    # the 17 s the first one had; a per-stage budget would have given it as much.
+    # 13 s gone: the third child gets 14 s in all, not the 27 s the first one had; a
+    # per-stage budget would have given it as much.
     pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
-    assert seen[-1].startup_s == pytest.approx(30 - 13 - 8 - STOP_RESERVE_S)
+    assert seen[-1].end_s == pytest.approx(30 - 13 - STOP_RESERVE_S)
+
+
+def test_the_grader_time_a_child_ran_out_of_is_never_the_learners(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start-up past the budget it was given names that budget and where it came from
+    (not the 120 s cap that did not apply); a child the deadline stopped before it had
+    its full timeout is a grader fault, not charged, never the learner's timeout."""
+    clock = _fake_clock(monkeypatch)
+
+    def ended(**fields: Any) -> Any:
+        def run(limits: sandbox.Limits) -> ChildRun:
+            clock.now += limits.end_s or 0.0
+            outcome = dataclasses.replace(_outcome(0.0), termination="timeout", **fields)
+            return ChildRun(outcome, b"", ())
+        return run
+
+    with pytest.raises(StartupOverrun, match=r"start-up budget of 14\.0 s \(what was left "
+                       r"before the grade's deadline \(timeout \+ overhead\), less 3 s"):
+        pipeline.run_group([], ended(startup_timeout=True), sandbox.Limits(), 8.0, 17.0)
+    clock.now = 0.0
+    with pytest.raises(OutOfTime, match=r"start-up took 9\.0 s.*after 5\.0 s of its 8 s: "
+                       "not charged"):
+        pipeline.run_group([], ended(cut_short=True, wall_s=14.0, clock_s=5.0),
+                           sandbox.Limits(), 8.0, 17.0)
 
 
 def test_no_time_left_for_a_start_up_is_a_grader_fault(monkeypatch: pytest.MonkeyPatch
@@ -109,7 +136,9 @@ def test_a_kill_from_outside_is_retried_only_within_the_deadline(
     assert not runs[0].outcome.unexplained_kill
     # Killed late: the retry would not fit before the deadline.
     clock.now, seen = 0.0, []
-    with pytest.raises(GraderKilled, match="no time was left to run it again"):
+    with pytest.raises(GraderKilled, match="could not be run again: 5.0 s were left before "
+                       r"the grade's deadline \(timeout \+ overhead\), too few for the "
+                       "learner's 5 s"):
         pipeline.run_group([], _runner(clock, [(15.0, True)], seen), sandbox.Limits(),
                            5.0, 20.0)
     assert len(seen) == 1
@@ -148,6 +177,18 @@ def test_a_slow_start_up_ends_within_timeout_plus_overhead(
     assert fault_cause(report.grading.internal_error) == "startup"
 
 
+def test_a_start_up_longer_than_the_overhead_is_not_charged_to_the_learner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: a start-up that takes longer than the overhead (a loaded machine's
+    ``import jax``) uses the learner's time not yet spent: the grade passes. When the
+    learner's full timeout was set aside first, the start-up had 8 - 3 = 5 s here, and
+    this 6 s sleep alone overran it."""
+    _slow_start(monkeypatch, 6.0)
+    report = grading.grade("exercise-1", SOLUTION_1, timeout=30, overhead=8)
+    assert (report.status, report.cause) == ("passed", "graded"), (
+        report.summary, report.grading.internal_error)
+
+
 def test_a_hanging_submission_ends_within_timeout_plus_overhead() -> None:
     source = "while True:\n    pass\n"
     started = time.monotonic()
@@ -172,3 +213,21 @@ def test_a_platform_run_ends_within_its_configured_budget(
     assert code == 0
     results = (tmp_path / "out" / "results.json").read_text()
     assert '"status": "error"' in results
+
+
+def test_the_run_after_a_kill_is_the_retry_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: the run after a kill from outside is made by ``retry`` (the engine's:
+    a cold child, whose start-up is this grade's, so a kill in it counts as the second;
+    a pool would wait for a pooled child and hide its death in start-up by starting
+    another). Two kills, one of them in that start-up, are a grader fault."""
+    clock = _fake_clock(monkeypatch)
+    first: list[sandbox.Limits] = []
+    again: list[sandbox.Limits] = []
+    with pytest.raises(GraderKilled, match="twice"):
+        pipeline.run_group([], _runner(clock, [(1.0, True)], first), sandbox.Limits(),
+                           5.0, 60.0, retry=_runner(clock, [(0.5, True)], again))
+    assert (len(first), len(again)) == (1, 1)
+    runs: list[ChildRun] = []
+    pipeline.run_group(runs, _runner(clock, [(1.0, False)], []), sandbox.Limits(), 5.0,
+                       60.0, retry=_runner(clock, [], again))
+    assert len(runs) == 1 and len(again) == 1  # no kill: no retry

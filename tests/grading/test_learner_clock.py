@@ -106,7 +106,7 @@ def test_a_start_up_past_the_graders_budget_is_a_grader_fault(
     assert time.monotonic() - started < min(budget.bound(20.0), 2 * bound)
     assert (report.status, report.cause) == ("error", "grader_fault"), report.summary
     assert report.grading.internal_error is not None
-    assert "start-up budget (1 s)" in report.grading.internal_error
+    assert "start-up budget of 1.0 s (the start-up cap)" in report.grading.internal_error
 
 
 def test_isolated_calls_share_only_the_learners_time() -> None:

@@ -32,6 +32,7 @@ from venv_support import venv_without_syncgrade
 
 from syncgrade import cli, sandbox
 from syncgrade.cli.package import build_wheel
+from syncgrade.platforms.entry import MISCONFIGURED
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ["package", "gradescope", "--no-validate"]  # validation: tests/cli/test_package.py
@@ -121,11 +122,13 @@ def container() -> Iterator[dict[str, Any]]:
                "SYNCGRADE_VENV": str(venv),
                "SYNCGRADE_PIP": f"{sys.executable} -m pip --python {venv / 'bin' / 'python'}",
                "SYNCGRADE_PIP_ARGS": "--no-deps --no-index -q"}
-        for name in ("SYNCGRADE_EXERCISE", "SYNCGRADE_COURSE", "SYNCGRADE_WARM_POOL"):
+        for name in ("SYNCGRADE_EXERCISE", "SYNCGRADE_COURSE", "SYNCGRADE_WARM_POOL",
+                     "SYNCGRADE_ALLOW_UNPROTECTED"):  # the refusal is tested here
             env.pop(name, None)
         setup = subprocess.run([str(root / "source" / "setup.sh")], env=env,
                                capture_output=True, text=True, timeout=300)
         assert setup.returncode == 0, setup.stderr
+        assert "the course's hidden files stay protected" in setup.stdout, setup.stdout
         (root / "submission").mkdir()
         probe = PROBE.format(patterns=[CONTROL, *answer_files(root, venv)], out=str(probes),
                              control=CONTROL)
@@ -135,15 +138,16 @@ def container() -> Iterator[dict[str, Any]]:
         shutil.rmtree(where, ignore_errors=True)
 
 
-def run_without_sys_admin(container: dict[str, Any]) -> tuple[subprocess.CompletedProcess[str],
-                                                              dict[str, Any], list[Any]]:
-    """``run_autograder`` without CAP_SYS_ADMIN: the process, the results file and what
-    each run of the submission's probe reported."""
+def run_without_sys_admin(container: dict[str, Any], **env: str
+                          ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], list[Any]]:
+    """``run_autograder`` without CAP_SYS_ADMIN (``env``: more variables): the process,
+    the results file and what each run of the submission's probe reported."""
     for old in container["probes"].iterdir():
         old.unlink()
     root = container["root"]
-    run = subprocess.run([*NO_SYS_ADMIN, str(root / "run_autograder")], env=container["env"],
-                         capture_output=True, text=True, timeout=600, cwd=root)
+    run = subprocess.run([*NO_SYS_ADMIN, str(root / "run_autograder")],
+                         env={**container["env"], **env}, capture_output=True, text=True,
+                         timeout=600, cwd=root)
     assert run.returncode == 0, run.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     probes = [json.loads(p.read_text()) for p in sorted(container["probes"].iterdir())]
@@ -176,13 +180,23 @@ def test_learner_code_reads_no_answer_without_cap_sys_admin(container: dict[str,
     assert locked.stat().st_mode & 0o777 == 0o700 and locked.stat().st_uid == 0
 
 
-def test_the_staff_log_warns_when_nothing_can_be_hidden(container: dict[str, Any]) -> None:
-    """An interpreter no other uid can reach (here: the venv made root-only) leaves the
-    child running as root, so nothing can be hidden: graded still, and stderr says so."""
+def test_nothing_is_graded_when_nothing_can_be_hidden(container: dict[str, Any]) -> None:
+    """An interpreter no other uid can reach (here: the venv made root-only) would leave
+    the child running as root, so nothing could be hidden: the entry point refuses before
+    any learner code runs (the probe never ran), the learner reads "not set up
+    correctly" and the staff log says why in one line. With the operator's opt-in it
+    grades, as root, and stderr warns (docs/security.md, "Fail closed")."""
     venv = container["venv"]
     venv.chmod(0o700)
     try:
         run, results, probes = run_without_sys_admin(container)
+        check_gradescope(results)
+        assert results["output"] == MISCONFIGURED and probes == []
+        refusal = [line for line in run.stdout.splitlines() if "refused to grade" in line]
+        assert len(refusal) == 1 and "would run as ROOT" in refusal[0], run.stdout[-3000:]
+        assert str(venv) in refusal[0]  # what the uid could not reach
+        run, results, probes = run_without_sys_admin(container,
+                                                     SYNCGRADE_ALLOW_UNPROTECTED="1")
     finally:
         venv.chmod(0o755)
     check_gradescope(results)
@@ -190,6 +204,28 @@ def test_the_staff_log_warns_when_nothing_can_be_hidden(container: dict[str, Any
     assert "WARNING: learner code could read the course's hidden files" in run.stderr
     assert "child runs as ROOT" in run.stderr
     assert probes and all(p["uid"] == 0 and len(p["read"]) > 5 for p in probes)  # the doc
+
+
+def test_the_check_names_a_hidden_path_an_unprivileged_uid_can_read(
+        container: dict[str, Any]) -> None:
+    """From an interpreter other uids reach, without the jail: a hidden folder of mode
+    0755 is named (the entry point would refuse), one of mode 0700 owned by root is not."""
+    where = container["root"].parent
+    shut, open_ = where / "shut", where / "open"
+    for folder, mode in ((shut, 0o700), (open_, 0o755)):
+        folder.mkdir(exist_ok=True)
+        folder.chmod(mode)
+    check = ("import sys; from syncgrade import sandbox; "
+             "print(sandbox.unprotected_reason(sys.executable, sys.argv[1:], jail=False))")
+    python = str(container["venv"] / "bin" / "python")
+
+    def reason(*hidden: Path) -> str:
+        return subprocess.run([python, "-c", check, *map(str, hidden)], capture_output=True,
+                              text=True, timeout=120, check=True, cwd=where).stdout.strip()
+
+    assert reason(shut) == "None"
+    assert reason(shut, open_) == (f"an unprivileged uid can read {open_} (make them mode "
+                                   "0700, owned by root)")
 
 
 def test_the_probe_reads_nothing_with_full_isolation(container: dict[str, Any]) -> None:

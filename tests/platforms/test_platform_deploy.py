@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -99,22 +100,40 @@ def test_setup_and_run_autograder_on_a_simulated_root(bundle: Path, tmp_path: Pa
     assert "exercise-1 submission.py: failed (graded)" in run.stdout  # the staff log
 
 
-def test_setup_makes_its_own_venv_when_there_is_none(bundle: Path, tmp_path: Path) -> None:
+def test_setup_makes_its_own_venv_when_there_is_none(bundle: Path) -> None:
     """The path Gradescope takes: no venv yet, so setup.sh makes one (with pip) and
-    installs the wheel into it (here without its dependencies: no network in tests)."""
-    root = tmp_path / "autograder"
-    with zipfile.ZipFile(bundle) as archive:
-        archive.extractall(root / "source")
-    (root / "source" / "setup.sh").chmod(0o755)
-    env = {**os.environ, "SYNCGRADE_AUTOGRADER_ROOT": str(root),
-           "SYNCGRADE_PYTHON": sys.executable, "SYNCGRADE_PIP_ARGS": "--no-deps --no-index -q"}
-    env.pop("SYNCGRADE_VENV", None)
-    env.pop("SYNCGRADE_PIP", None)
-    setup = subprocess.run([str(root / "source" / "setup.sh")], env=env, capture_output=True,
-                           text=True, timeout=300)
-    assert setup.returncode == 0, setup.stderr
-    assert "syncgrade 0.1.0 installed" in setup.stdout
-    assert (root / "venv" / "bin" / "syncgrade-gradescope").is_file()
+    installs the wheel into it (here without its dependencies: no network in tests). As
+    root it makes the venv from a Python an unprivileged uid can start: the one
+    SYNCGRADE_PYTHON names sits in a root-only folder, so it is skipped, and the script
+    says which it took and that learner code will be kept from the answers."""
+    where = Path(tempfile.mkdtemp(prefix="syncgrade-setup-"))  # others may traverse it
+    try:
+        where.chmod(0o755)
+        root = where / "autograder"
+        with zipfile.ZipFile(bundle) as archive:
+            archive.extractall(root / "source")
+        (root / "source" / "setup.sh").chmod(0o755)
+        private = where / "private"
+        private.mkdir(mode=0o700)
+        hidden_python = private / "python3"
+        hidden_python.symlink_to(os.path.realpath(sys.executable))
+        env = {**os.environ, "SYNCGRADE_AUTOGRADER_ROOT": str(root),
+               "SYNCGRADE_PYTHON": str(hidden_python),
+               "SYNCGRADE_PIP_ARGS": "--no-deps --no-index -q"}
+        env.pop("SYNCGRADE_VENV", None)
+        env.pop("SYNCGRADE_PIP", None)
+        setup = subprocess.run([str(root / "source" / "setup.sh")], env=env,
+                               capture_output=True, text=True, timeout=300)
+        assert setup.returncode == 0, setup.stderr
+        assert "syncgrade 0.1.0 installed" in setup.stdout
+        assert (root / "venv" / "bin" / "syncgrade-gradescope").is_file()
+        made = next(line for line in setup.stdout.splitlines() if "making" in line)
+        if os.geteuid() == 0:  # only root drops to another uid, so only root must choose
+            assert f"skipped {hidden_python}" in setup.stderr
+            assert str(hidden_python) not in made
+            assert "the course's hidden files stay protected" in setup.stdout, setup.stdout
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def test_run_autograder_without_setup_still_writes_results(tmp_path: Path) -> None:
@@ -334,6 +353,8 @@ def test_the_dockerfile_recipe_has_the_service_and_worker_images() -> None:
     assert 'syncgrade[serve,cluster] @ file://' in text
     assert "\nUSER syncgrade\n" in text and "useradd" in text
     assert 'CMD ["grade", "serve", "--host", "0.0.0.0", "--port", "8000"]' in text
+    health = next(line for line in text.splitlines() if "urlopen(" in line)
+    assert "/readyz" in health and "/healthz" not in health  # readiness, not liveness
     assert "FROM runtime AS exercism" in text and "COPY bin/run.sh" in text
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert ignored[2] == "*" and "!src/" in ignored and "!pyproject.toml" in ignored

@@ -345,3 +345,89 @@ def test_the_staff_warning_names_what_the_sandbox_said() -> None:
                                            detail="uid 7 could not")])
     assert len(alert) == 1 and "WARNING" in alert[0]
     assert "child runs as ROOT" in alert[0] and "uid 7 could not" in alert[0]
+
+
+@pytest.mark.parametrize("platform", ["gradescope", "exercism"])
+def test_without_protection_the_entry_refuses_unless_the_operator_opts_in(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Fail closed (docs/security.md): when the sandbox says a child could read the
+    course's hidden files, no learner code runs, the learner reads "not set up
+    correctly" and the staff log one line naming why; ``SYNCGRADE_ALLOW_UNPROTECTED=1``
+    grades anyway, with the staff warning."""
+    import syncgrade.grading
+    from syncgrade import sandbox
+    from syncgrade.platforms.entry import UNPROTECTED_ENV
+
+    asked: list[list[str]] = []
+    graded: list[Any] = []
+    real = syncgrade.grading.grade_result
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        graded.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(syncgrade.grading, "grade_result", counted)
+
+    def unprotected(argv0: str, hidden: list[str], **_: Any) -> str:
+        asked.append(hidden)
+        return "an unprivileged uid cannot reach /opt/py, so learner code would run as ROOT"
+
+    monkeypatch.setattr(sandbox, "unprotected_reason", unprotected)
+    monkeypatch.delenv(UNPROTECTED_ENV, raising=False)
+    root = tmp_path / "root"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "submission.py").write_text("def f(:\n")
+
+    def run(*extra: str) -> dict[str, Any]:
+        if platform == "gradescope":
+            assert gradescope_main(["--root", str(root), "--exercise", "exercise-1",
+                                    *extra]) == 0
+            results = json.loads((root / "results" / "results.json").read_text())
+            check_gradescope(results)
+            return results
+        assert exercism_main(["exercise-1", str(root / "submission"), str(root / "out"),
+                              *extra]) == 0
+        results = json.loads((root / "out" / "results.json").read_text())
+        check_exercism(results)
+        return results
+
+    results = run()
+    out = capsys.readouterr().out
+    assert MISCONFIGURED in json.dumps(results) and graded == []  # nothing ran
+    refusal = [line for line in out.splitlines() if "refused to grade" in line]
+    assert len(refusal) == 1 and "would run as ROOT" in refusal[0]
+    assert UNPROTECTED_ENV in refusal[0] and "/opt/py" not in json.dumps(results)
+    assert any(str(COURSE.resolve()) in map(str, hidden) for hidden in asked)
+    for allow in (["--allow-unprotected"], []):
+        if not allow:
+            monkeypatch.setenv(UNPROTECTED_ENV, "1")
+        results = run(*allow)
+        assert MISCONFIGURED not in json.dumps(results) and graded
+        assert "refused" not in capsys.readouterr().out
+        graded.clear()
+
+
+def test_a_run_that_was_not_protected_after_all_is_not_shown(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The check before the grade said the protection would hold, the run says it did
+    not: the learner still reads "not set up correctly", never what the run printed."""
+    import syncgrade.grading
+    from syncgrade.models import Protection
+
+    real = syncgrade.grading.grade_result
+
+    def unprotected_run(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        hidden = Protection(name="hidden-paths", applied=False, detail="child runs as ROOT")
+        grading = result.report.grading.model_copy(update={"protections": [hidden]})
+        report = result.report.model_copy(update={"grading": grading})
+        return type(result)(report=report, source_lines=result.source_lines)
+
+    monkeypatch.setattr(syncgrade.grading, "grade_result", unprotected_run)
+    code, results = _gradescope(tmp_path, {"submission.py": "print('secret-ish')\ndef f(:\n"},
+                                {"exercise": "exercise-1"})
+    assert code == 0 and results["output"] == MISCONFIGURED
+    assert "secret-ish" not in json.dumps(results)
+    assert "refused to grade: learner code could read" in capsys.readouterr().out

@@ -60,7 +60,7 @@ def run_main(source: str, *, isolation: Isolation, wall_s: float = 10.0,
     started = start_sandboxed(MAIN_MODULE_ARGV, isolation=isolation, limits=limits,
                               zygote=zygote, readable_paths=readable, **kwargs)
     return started.deliver(stdin, {**files, "_delivered": b""}, limits.wall_s,
-                           startup_s=limits.startup_s)
+                           startup_s=limits.startup_s, end_s=limits.end_s)
 
 
 def namespaces_possible() -> bool:

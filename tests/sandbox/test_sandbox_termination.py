@@ -180,3 +180,22 @@ def test_file_size_limit_stops_big_writes(run: Runner) -> None:
     )
     assert out.applied("file-size-limit")
     assert out.stdout.text == "EFBIG\n"
+
+
+def test_the_callers_deadline_cuts_a_run_short_and_says_so(run: Runner) -> None:
+    """``Limits.end_s`` caps start-up and wall time together: a child still running then,
+    before its own wall limit, is stopped without a stack dump and ``cut_short``; one
+    that reaches its wall limit first is a plain timeout (on the stepping clock: counted
+    in reads, not in this machine's load)."""
+    looping = ARM_STACK_DUMP + _SLOW_START.format(delay=0) + "while True:\n    pass\n"
+    with use_clock(_SteppingClock(step=0.25)):
+        cut = run(looping, limits=Limits(wall_s=30, startup_s=30, end_s=5.0,
+                                         stack_grace_s=1))
+        own = run(looping, limits=Limits(wall_s=2.0, startup_s=30, end_s=30,
+                                         stack_grace_s=1))
+    assert (cut.termination, cut.cut_short, cut.startup_timeout) == ("timeout", True, False)
+    assert cut.stack_dump is None and cut.frames == [b"hello"]
+    assert 5.0 <= cut.wall_s < 30, cut.wall_s  # the deadline, never the 30 s limit
+    assert (own.termination, own.cut_short) == ("timeout", False)
+    wall = cut.protection("wall-limit")
+    assert wall is not None and "the whole run within 5.0 s" in wall.detail, wall

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import logging.config
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
@@ -318,7 +319,8 @@ def cmd_serve(argv: Sequence[str]) -> int:
 
     try:
         app = create_app(config, grade=grade,
-                         cluster=client.problem if client is not None else None)
+                         cluster=client.problem if client is not None else None,
+                         workers=client.threads if client is not None else None)
     except (OSError, sqlite3.Error) as exc:  # the job store cannot be opened there
         raise UsageError(f"--job-store: cannot open {config.job_store}: {exc}") from None
     log("serving", course=course.title, exercises=len(course.exercises),
@@ -345,8 +347,12 @@ def cmd_serve(argv: Sequence[str]) -> int:
 
 
 def _run(app: Any, host: str, port: int) -> None:
-    """uvicorn, whose first SIGTERM or Ctrl-C also starts the service's drain (readiness
-    off at once, the deadline set; :meth:`~syncgrade.service.app.Service.begin_drain`)."""
+    """uvicorn, whose first SIGTERM or Ctrl-C starts the service's drain
+    (:meth:`~syncgrade.service.app.Service.begin_drain`: readiness off, the queue
+    cancelled, the deadline set) while it keeps serving: ``/readyz`` answers 503 and a
+    grade asked for 503, rather than a refused connection, until the grades running
+    have ended or the deadline passed; only then does uvicorn stop listening and shut
+    down. A second signal stops uvicorn at once."""
     import uvicorn
 
     from syncgrade.service.config import LAST_CALLBACKS_S
@@ -355,8 +361,16 @@ def _run(app: Any, host: str, port: int) -> None:
 
     class Draining(uvicorn.Server):
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if service.draining:  # a second signal: no more waiting
+                super().handle_exit(sig, frame)
+                return
             service.begin_drain()
-            super().handle_exit(sig, frame)
+
+            def then_exit() -> None:
+                service.wait_drained()
+                super(Draining, self).handle_exit(sig, frame)
+
+            threading.Thread(target=then_exit, daemon=True, name="syncgrade-drain").start()
 
     # uvicorn's own bound on held-open requests: a backstop, as the service answers
     # them by the drain's deadline itself

@@ -244,18 +244,22 @@ def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits
     """(what happened, what to change) when the child did not finish on its own.
 
     Raises ``RuntimeError`` (an internal error) when the child exited, died or overran
-    its start-up budget (``Limits.startup_s``) before its ``hello`` frame: that is before
-    any learner code ran, so it is the grader's fault.
+    its start-up budget (``Limits.startup_s``) before its ``hello`` frame (before any
+    learner code ran), or the caller's deadline cut it short (``Limits.end_s``): the
+    grader's fault.
     """
     if outcome.frames_truncated:
         return (f"your code produced more data for the grader than it accepts "
                 f"({limits.result_bytes / 2**20:.0f} MiB of results and trace events)",
                 "Return only what the exercise asks for, and make only the calls and "
                 "clock readings it needs (not millions).")
-    if outcome.startup_timeout:
-        raise StartupOverrun(f"the grading child did not start within the grader's start-up "
-                           f"budget ({limits.startup_s or 0:g} s), before loading the "
-                           f"submission: {outcome.stderr.text[-1500:]}")
+    if outcome.startup_timeout:  # (the engine raises first, naming the budget it gave)
+        raise StartupOverrun(f"the grading child did not start within its start-up budget "
+                             f"(stopped after {outcome.wall_s:.1f} s), before loading the "
+                             f"submission: {outcome.stderr.text[-1500:]}")
+    if outcome.cut_short:
+        raise OutOfTime(f"the grade's deadline stopped the submission after "
+                        f"{outcome.clock_s:.1f} s of its {limits.wall_s:g} s: not charged")
     if outcome.termination in ("exited", "signal") and not said_hello(outcome.frames):
         status = outcome.signal_name or f"status {outcome.returncode}"
         raise RuntimeError(f"the grading child stopped before loading the submission "

@@ -28,6 +28,7 @@ from syncgrade.grading.cause import (
     CHANNEL_TAMPERED,
     GraderKilled,
     OutOfTime,
+    StartupOverrun,
     cause_of,
     charge_stop,
     describe_termination,
@@ -215,9 +216,10 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
     references (:func:`.hidden.hidden_data`); ``hidden``: what the child must not see."""
     used = 0.0  # the learner's time in the children so far: they share one budget
     for calls in call_groups(exercise):
-        run_group(runs, functools.partial(run_child, exercise, submission, data.npz,
-                                           calls, pool=pool, hidden=hidden),
-                   limits, max(limits.wall_s - used, MIN_RUN_S), deadline)
+        one = functools.partial(run_child, exercise, submission, data.npz, calls,
+                                pool=pool, hidden=hidden)
+        run_group(runs, one, limits, max(limits.wall_s - used, MIN_RUN_S), deadline,
+                  retry=functools.partial(one, cold=True))
         used += runs[-1].outcome.clock_s
         if runs[-1].outcome.termination != "exited":
             break
@@ -226,32 +228,69 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
 
 
 def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
-              limits: sandbox.Limits, wall_s: float, deadline: float) -> None:
+              limits: sandbox.Limits, wall_s: float, deadline: float, *,
+              retry: Callable[[sandbox.Limits], ChildRun] | None = None) -> None:
     """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
     time for the grade's ``deadline`` (:func:`syncgrade.timing.monotonic`); append each
-    attempt to ``runs``. A child killed from outside is run once more if the deadline
-    leaves room for a start-up and ``wall_s``.
+    attempt to ``runs``. A child is started (a killed one once more) only while the
+    deadline leaves room for the learner's ``wall_s`` at least.
 
-    Raises :class:`OutOfTime` when no start-up fits before the deadline and
-    :class:`GraderKilled` for a kill from outside that cannot be retried: grader faults.
-    """
+    The start-up is never charged to the learner: it may take whatever is left before
+    the deadline (less :data:`~syncgrade.limits.STOP_RESERVE_S`, at most
+    :data:`~syncgrade.limits.STARTUP_TIMEOUT_S`), and the whole child must end by then
+    (``Limits.end_s``); a child the deadline stopped before it had its full ``wall_s``
+    is the grader's fault, never the learner's timeout.
+
+    Raises grader faults: :class:`OutOfTime` when the learner's time no longer fits
+    before the deadline or the deadline cut the learner's time short,
+    :class:`StartupOverrun` (naming the budget that applied) when the start-up overran
+    it, and :class:`GraderKilled` for a kill from outside that cannot be retried.
+
+    ``retry``: how the run after a kill is made (default: ``run``; the engine's is a
+    cold child, so that its start-up is this grade's and a kill in it counts: a pool
+    would wait for, and silently replace, a pooled child killed while it starts)."""
     killed: str | None = None
     for _ in range(2):
-        startup = min(STARTUP_TIMEOUT_S,
-                      deadline - timing.monotonic() - wall_s - STOP_RESERVE_S)
-        if startup <= 0:
+        left = deadline - timing.monotonic() - STOP_RESERVE_S
+        if left <= wall_s:  # not even the learner's own time fits, start-up aside
+            why = (f"{max(left, 0.0) + STOP_RESERVE_S:.1f} s were left before the grade's "
+                   f"deadline (timeout + overhead), too few for the learner's {wall_s:g} s "
+                   f"and the {STOP_RESERVE_S:g} s kept to stop a child")
             if killed is None:
-                raise OutOfTime("no time was left in the grader's overhead budget to start "
-                                "a grading child")
-            raise GraderKilled(f"{killed}; no time was left to run it again")
-        child = run(dataclasses.replace(limits, wall_s=wall_s, startup_s=startup))
+                raise OutOfTime(f"no grading child was started: {why}; not charged")
+            raise GraderKilled(f"{killed}; it could not be run again: {why}")
+        startup = min(STARTUP_TIMEOUT_S, left)
+        make = run if killed is None or retry is None else retry
+        child = make(dataclasses.replace(limits, wall_s=wall_s, startup_s=startup,
+                                         end_s=left))
         if killed is not None:
             runs.pop()  # the killed attempt: only the retry's results are graded
         runs.append(child)
         killed = killed_from_outside(child.outcome)
         if killed is None:
+            not_charged(child.outcome, startup, wall_s)
             return
     raise GraderKilled(f"{killed}, twice")
+
+
+def not_charged(outcome: sandbox.SandboxOutcome, startup: float, wall_s: float) -> None:
+    """Raise the grader fault when ``outcome`` ended on the grader's time, not the
+    learner's: its start-up overran the ``startup`` budget it was given
+    (:class:`StartupOverrun`, naming that budget and where it came from), or the grade's
+    deadline stopped it before it had its ``wall_s`` (:class:`OutOfTime`)."""
+    if outcome.startup_timeout:
+        source = ("the start-up cap" if startup >= STARTUP_TIMEOUT_S else
+                  "what was left before the grade's deadline (timeout + overhead), less "
+                  f"{STOP_RESERVE_S:g} s to stop the child")
+        raise StartupOverrun(f"the grading child did not start within its start-up budget "
+                             f"of {startup:.1f} s ({source}), before loading the "
+                             f"submission: {outcome.stderr.text[-1500:]}")
+    if outcome.cut_short:
+        took = outcome.wall_s - outcome.clock_s
+        raise OutOfTime(f"the grading child's start-up took {took:.1f} s, so the grade's "
+                        f"deadline (timeout + overhead) stopped the submission after "
+                        f"{outcome.clock_s:.1f} s of its {wall_s:g} s: not charged; grade it "
+                        "again when the machine is less loaded")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,17 +31,17 @@ class ChildRun:
 def run_child(exercise: Exercise, submission: Submission, inputs_npz: bytes,
                calls: Sequence[GraderCall], limits: sandbox.Limits, *,
                pool: WarmPool | None = None,
-               hidden: Sequence[Path] | None = None) -> ChildRun:
+               hidden: Sequence[Path] | None = None, cold: bool = False) -> ChildRun:
     """One child run of ``calls`` with the hidden inputs ``inputs_npz``
     (:func:`syncgrade.grading.hidden.npz_bytes`): in ``pool`` (or the process-wide pool)
-    when given, else cold. The job, with its fresh key, exists only from here on.
-    ``hidden``: the course folder the child must not see (default: the exercise's,
-    :func:`hidden_paths`)."""
+    when given, else cold; ``cold``: cold whatever the pool (the retry after a kill).
+    The job, with its fresh key, exists only from here on. ``hidden``: the course folder
+    the child must not see (default: the exercise's, :func:`hidden_paths`)."""
     assert submission.source is not None
     job = build_job(exercise, submission, calls)
     stdin = json.dumps(job).encode()
     files = {"submission.py": submission.source.encode(), "inputs.npz": inputs_npz}
-    pool = pool if pool is not None else shared_pool()
+    pool = None if cold else pool if pool is not None else shared_pool()
     hidden = hidden_paths(exercise) if hidden is None else tuple(hidden)
     outcome = (pool.run(stdin, files, limits, hidden=hidden) if pool is not None
                else run_cold(stdin, files, limits, hidden=hidden))

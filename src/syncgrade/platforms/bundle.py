@@ -166,22 +166,68 @@ SETUP_SH = r"""#!/usr/bin/env bash
 # syncgrade: Gradescope's setup.sh (made by `grade package gradescope`). Gradescope runs it
 # once, as root, when it builds the autograder image: Python 3.11+, a venv, and the
 # syncgrade wheel shipped in this zip with its dependencies (jax, numpy, pydantic).
+#
+# Without CAP_SYS_ADMIN (Gradescope's default) learner code is kept from the answers only
+# by running as an unprivileged uid, which must be able to start the interpreter: one
+# under a folder other users cannot read (/root/.pyenv, a root-only conda) would leave it
+# running as root, and run_autograder then refuses to grade. So the interpreter is the
+# first Python 3.11+ an unprivileged uid can start, of SYNCGRADE_PYTHON, python3,
+# python3.13, python3.12, python3.11, /usr/bin/python3 (apt's python3.11 if none), and
+# this script says which (docs/security.md, "Fail closed").
 set -euo pipefail
+umask 022  # the venv must be readable by that uid
 ROOT="${SYNCGRADE_AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 VENV="${SYNCGRADE_VENV:-$ROOT/venv}"
-PYTHON="${SYNCGRADE_PYTHON:-python3}"
+# usable PYTHON [IMPORT]: Python 3.11+ that an unprivileged uid (nobody) can start and
+# import IMPORT (default: the standard library) with; as non-root, any Python 3.11+.
+usable() {
+  "$1" - "${2:-json}" 2>/dev/null <<'PY'
+import os, sys
+if sys.version_info < (3, 11):
+    sys.exit(1)
+if os.geteuid() == 0:
+    os.chdir("/")
+    os.setgroups([])
+    os.setresgid(65534, 65534, 65534)
+    os.setresuid(65534, 65534, 65534)
+    os.execv(sys.executable, [sys.executable, "-c", "import " + sys.argv[1]])
+PY
+}
+pick_python() {
+  local candidate
+  for candidate in ${SYNCGRADE_PYTHON:-} python3 python3.13 python3.12 python3.11 \
+                   /usr/bin/python3; do
+    command -v "$candidate" >/dev/null 2>&1 || continue
+    if usable "$candidate"; then
+      command -v "$candidate"
+      return 0
+    fi
+    echo "syncgrade: skipped $candidate: not Python 3.11+, or an unprivileged uid cannot" \
+         "start it" >&2
+  done
+  return 1
+}
 if [ ! -x "$VENV/bin/python" ]; then
-  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  if ! PYTHON=$(pick_python); then
     apt-get update && apt-get install -y python3.11 python3.11-venv
-    PYTHON=python3.11
+    PYTHON=$(pick_python) || PYTHON=python3.11
   fi
+  echo "syncgrade: making $VENV from $PYTHON ($("$PYTHON" --version 2>&1))"
   "$PYTHON" -m venv "$VENV"
 fi
 PIP="${SYNCGRADE_PIP:-$VENV/bin/python -m pip}"
 # shellcheck disable=SC2086  # PIP and SYNCGRADE_PIP_ARGS are word lists on purpose
 $PIP install ${SYNCGRADE_PIP_ARGS:-} "$SOURCE"/wheels/syncgrade-*.whl
 "$VENV/bin/python" -c 'import syncgrade; print("syncgrade", syncgrade.__version__, "installed")'
+if usable "$VENV/bin/python" syncgrade; then
+  echo "syncgrade: learner code will run from $VENV/bin/python, which an unprivileged uid" \
+       "can start: the course's hidden files stay protected"
+else
+  echo "syncgrade: WARNING: an unprivileged uid cannot start $VENV/bin/python (a folder" \
+       "above it, or its base Python, is not readable by other users): run_autograder will" \
+       "refuse to grade unless SYNCGRADE_ALLOW_UNPROTECTED=1 (docs/security.md)"
+fi
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash

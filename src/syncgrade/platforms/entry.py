@@ -67,6 +67,7 @@ cleaned of control characters and cut to a line (:func:`~.common.clean_name`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform as _platform
@@ -103,6 +104,10 @@ from syncgrade.platforms.common import Layout as Layout  # re-exported
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
 COURSE_ENV = "SYNCGRADE_COURSE"  # syncgrade.courses.COURSE_ENV
+UNPROTECTED_ENV = "SYNCGRADE_ALLOW_UNPROTECTED"
+"""``1`` (or ``--allow-unprotected``): grade even where the hidden-path protection cannot
+be applied (the operator's choice; never a configuration file's, which may sit beside
+the learner's files). Default: refuse (:func:`refuse_unprotected`)."""
 CONFIG_KEYS = frozenset({"exercise", "course", "timeout", "overhead", "memory_gib",
                          "submission", "reveal", "html"})
 EXERCISM_TIMEOUT_S = 8.0
@@ -160,6 +165,9 @@ def _parser(layout: Layout) -> argparse.ArgumentParser:
                              "(PrairieLearn); Exercism stays text")
     parser.add_argument("--output", type=Path, metavar="DIR",
                         help="write the results file in DIR (default: the platform's place)")
+    parser.add_argument("--allow-unprotected", action="store_true",
+                        help="grade even where learner code could read the course's hidden "
+                             f"files (also {UNPROTECTED_ENV}=1; default: refuse)")
     return parser
 
 
@@ -201,10 +209,13 @@ def run_entry(layout: Layout, argv: Sequence[str],
         args = _parser(layout).parse_args(list(argv))
         root = args.root
         results_path = results_path_of(layout, root, args.output)
-        config = load_config(layout, root, vars(args),
-                             os.environ if environ is None else environ, defaults)
+        env = os.environ if environ is None else environ
+        config = load_config(layout, root, vars(args), env, defaults)
+        allowed = bool(args.allow_unprotected) or env.get(UNPROTECTED_ENV, "") == "1"
         lock_answers(layout, root, config, alerts)
-        results = _grade(layout, root, config, log, alerts, begun)
+        if not allowed:
+            refuse_unprotected(hidden_folders(layout, root, config))
+        results = _grade(layout, root, config, log, alerts, begun, allowed=allowed)
     except (ConfigError, RubricError) as exc:  # a RubricError: a declared workload's bug
         log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
@@ -234,16 +245,11 @@ def lock_answers(layout: Layout, root: Path, config: Config, alerts: list[str]) 
     if os.name != "posix" or os.geteuid() != 0:
         return []
     from syncgrade import sandbox
-    from syncgrade.courses import open_course
-    from syncgrade.pool import child_command
 
     if sandbox.namespaces_available():
         return []
-    staff = [(root / name).parent for name in layout.config_files]
-    folders = [*child_command(open_course(config.course).hidden_paths).hidden_paths,
-               *(Path(os.path.realpath(f)) for f in staff if f.resolve() != root.resolve())]
     locked = []
-    for folder in dict.fromkeys(folders):
+    for folder in hidden_folders(layout, root, config):
         if not folder.is_dir():
             continue
         try:
@@ -254,6 +260,39 @@ def lock_answers(layout: Layout, root: Path, config: Config, alerts: list[str]) 
             alerts.append(f"syncgrade: WARNING: cannot lock {folder} away from learner "
                           f"code: {exc}")
     return locked
+
+
+def hidden_folders(layout: Layout, root: Path, config: Config) -> list[Path]:
+    """What learner code must not read, real paths, once each: the grading child's hidden
+    paths (the rubric library, the course and its solutions) and the platform's own
+    folder of configuration (Gradescope's ``source/``), unless that is the root itself."""
+    from syncgrade.courses import open_course
+    from syncgrade.pool import child_command
+
+    staff = [(root / name).parent for name in layout.config_files]
+    folders = [*child_command(open_course(config.course).hidden_paths).hidden_paths,
+               *(Path(os.path.realpath(f)) for f in staff if f.resolve() != root.resolve())]
+    return list(dict.fromkeys(folders))
+
+
+REFUSED = ("refused to grade: learner code could read the course's hidden files "
+           "(solutions, declarations)")
+
+
+def refuse_unprotected(hidden: Sequence[Path]) -> None:
+    """Fail closed: raise :class:`ConfigError` (the learner reads :data:`MISCONFIGURED`,
+    the staff log one line) when a child started now could read any of ``hidden`` (no
+    namespace jail, and no per-run uid that both starts and is kept out by permissions;
+    :func:`syncgrade.sandbox.unprotected_reason`). Checked before any learner code runs;
+    the operator may opt in with ``--allow-unprotected`` or :data:`UNPROTECTED_ENV`."""
+    from syncgrade import sandbox
+
+    why = sandbox.unprotected_reason(sys.executable, [str(p) for p in hidden])
+    if why:
+        raise ConfigError(f"{REFUSED}: {why}. Give the container CAP_SYS_ADMIN or install "
+                          "Python and the grader where other users can read them "
+                          f"(docs/security.md, \"Fail closed\"); {UNPROTECTED_ENV}=1 grades "
+                          "anyway")
 
 
 def hidden_paths_alert(protections: Sequence[Any]) -> list[str]:
@@ -459,10 +498,12 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
 
 
 def _grade(layout: Layout, root: Path, config: Config, log: list[str],
-           alerts: list[str], begun: float) -> dict[str, Any]:
+           alerts: list[str], begun: float, *, allowed: bool) -> dict[str, Any]:
     """Grade the submission under ``root``; the staff log's lines go to ``log``, its
     warnings to ``alerts``. The grade ends within ``config.timeout + config.overhead`` of
-    ``begun`` (``time.monotonic()``)."""
+    ``begun`` (``time.monotonic()``). A run whose hidden-path protection was not applied
+    after all (the check before it said it would be) raises :class:`ConfigError` unless
+    ``allowed``: what it read never reaches the learner's results."""
     from syncgrade.grading import SubmissionError, grade_result
     from syncgrade.render import render
 
@@ -492,7 +533,10 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str],
                f"{report.status} ({report.cause}) {report.score:g}/{report.max_score:g}")
     if report.grading.internal_error:
         log.append(f"syncgrade: {report.grading.internal_error}")
-    alerts.extend(hidden_paths_alert(report.grading.protections))
+    unprotected = hidden_paths_alert(report.grading.protections)
+    if unprotected and not allowed:
+        raise ConfigError(f"{REFUSED}: the run said so: {unprotected[0]}")
+    alerts.extend(unprotected)
     if layout.log_full_report:
         log.append(render(report, source_lines).rstrip("\n"))
     return layout.render(report, reveal=config.reveal, source_lines=source_lines,
@@ -521,8 +565,8 @@ def gradescope_main(argv: Sequence[str] | None = None, *,
     """``run_autograder``: grade ``ROOT/submission`` into ``ROOT/results/results.json``."""
     from syncgrade.platforms import gradescope
 
-    return run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv,
-                     started_at=_program_start(argv, started_at))
+    return _ended(run_entry(gradescope.layout(), sys.argv[1:] if argv is None else argv,
+                            started_at=_program_start(argv, started_at)), argv)
 
 
 def prairielearn_main(argv: Sequence[str] | None = None, *,
@@ -530,8 +574,8 @@ def prairielearn_main(argv: Sequence[str] | None = None, *,
     """The external-grader entry: grade ``ROOT/student`` into ``ROOT/results/results.json``."""
     from syncgrade.platforms import prairielearn
 
-    return run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv,
-                     started_at=_program_start(argv, started_at))
+    return _ended(run_entry(prairielearn.layout(), sys.argv[1:] if argv is None else argv,
+                            started_at=_program_start(argv, started_at)), argv)
 
 
 EXERCISM_USAGE = ("usage: syncgrade-exercism SLUG INPUT_DIR OUTPUT_DIR [options] "
@@ -557,9 +601,10 @@ def exercism_main(argv: Sequence[str] | None = None, *,
     solution = _exercism_solution(Path(input_dir))
     if solution:
         defaults["submission"] = solution
-    return run_entry(exercism.layout(),
-                     ["--root", input_dir, "--output", output_dir, *rest], defaults=defaults,
-                     started_at=_program_start(argv, started_at))
+    return _ended(run_entry(exercism.layout(),
+                            ["--root", input_dir, "--output", output_dir, *rest],
+                            defaults=defaults, started_at=_program_start(argv, started_at)),
+                  argv)
 
 
 def process_started() -> float:
@@ -579,6 +624,19 @@ def _overhead_left(overhead: float, begun: float) -> float:
     """What is left of ``overhead`` since ``begun``, for the grade; at least a hair over
     the stop reserve (the grade then ends at once, a grader fault)."""
     return max(overhead - (time.monotonic() - begun), STOP_RESERVE_S + 0.001)
+
+
+def _ended(code: int, argv: Sequence[str] | None) -> int:
+    """``code``; run as the program (``argv`` None), the process ends here, now that the
+    results file and the logs are written: the interpreter's own teardown (a reference
+    computation still on a daemon thread, every module's cleanup) took seconds of the
+    platform's limit on a loaded machine, for nothing the platform reads."""
+    if argv is None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+    return code
 
 
 def _program_start(argv: Sequence[str] | None, started_at: float | None) -> float | None:
@@ -611,4 +669,4 @@ if __name__ == "__main__":  # python -m syncgrade.platforms.entry PLATFORM [opti
         print(f"usage: python -m syncgrade.platforms.entry {{{','.join(MAINS)}}} [options]",
               file=sys.stderr)
         sys.exit(2)
-    sys.exit(MAINS[sys.argv[1]](sys.argv[2:], started_at=process_started()))
+    sys.exit(_ended(MAINS[sys.argv[1]](sys.argv[2:], started_at=process_started()), None))

@@ -24,6 +24,7 @@ from ._runner import (
     PreStarted,
     run_sandboxed,
     start_sandboxed,
+    unprotected_reason,
 )
 from ._workdir import RunDir, remove_tree
 from ._zygote import Zygote
@@ -56,4 +57,5 @@ __all__ = [
     "remove_tree",
     "run_sandboxed",
     "start_sandboxed",
+    "unprotected_reason",
 ]

@@ -760,6 +760,63 @@ def namespaces_available() -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def hidden_paths_problem(hidden: list[str], needed: list[str], uid: int,
+                         jail: bool | None = None) -> str | None:
+    """Why a child started now could read a hidden path, or None when it could not: the
+    namespace jail masks them; failing that (root without ``CAP_SYS_ADMIN``) a child
+    switched to ``uid`` (or ``nobody``, as :func:`drop_privileges` falls back) must reach
+    every ``needed`` path (else it would stay root) and read none of ``hidden``. Checked
+    as that uid in a forked process, by the same rules the launcher uses, before any
+    learner code runs: the container entry points refuse to grade when this says why
+    (docs/security.md, "Fail closed"). One line. ``jail``: whether the jail can be built
+    (default: :func:`namespaces_available` says)."""
+    if not LINUX:
+        return "not Linux: no namespaces and no per-run uid"
+    if namespaces_available() if jail is None else jail:
+        return None
+    if os.geteuid() != 0:
+        return (f"no namespaces, and the grader is not root, so learner code would run as "
+                f"the grader's uid {os.geteuid()}, which reads the course")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the probe: as the child's uid, the launcher's own checks; never returns
+        why = "the probe failed"
+        with contextlib.suppress(BaseException):
+            os.close(read_end)
+            why = _as_child_uid(hidden, needed, uid) or ""
+        with contextlib.suppress(BaseException):
+            os.write(write_end, why.encode()[:4000])
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        why = answer.read().decode(errors="replace")
+    os.waitpid(pid, 0)
+    return why or None
+
+
+def _as_child_uid(hidden: list[str], needed: list[str], uid: int) -> str | None:
+    """In the probe: switch to ``uid`` (else ``nobody``), then what would keep the child
+    root, or the first hidden path it can read."""
+    for candidate in (uid, NOBODY):
+        try:
+            _switch_uid(candidate)
+            break
+        except OSError:
+            continue
+    else:
+        return "no uid to switch to (setuid failed): learner code would run as ROOT"
+    for path in needed:
+        if not (os.access(path, os.X_OK) if os.path.isdir(path) else os.access(path, os.R_OK)):
+            return (f"an unprivileged uid cannot reach {path}, so learner code would run as "
+                    "ROOT (install Python and the grader where other users can read them)")
+    readable = [p for p in hidden if _can_read(p)]
+    if readable:
+        return (f"an unprivileged uid can read {readable[0]}"
+                + (f" and {len(readable) - 1} more hidden path(s)" if len(readable) > 1 else "")
+                + " (make them mode 0700, owned by root)")
+    return None
+
+
 def supervise(cfg: dict[str, Any], prot: Protections, status: Status,
               become: Become | None = None) -> None:
     """Fork init into the new pid namespace and mirror its exit. Never returns."""

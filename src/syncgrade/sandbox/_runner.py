@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import secrets
 import select
@@ -12,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,7 @@ from . import _procs
 from ._capture import BoundedBytes, FrameDecoder, StreamExcerpt
 from ._classify import classify
 from ._environment import default_environment
+from ._launcher import hidden_paths_problem
 from ._process import ForkedProcess, LauncherProcess, RunProcess
 from ._pump import Pump, Sink, enlarge_pipe
 from ._workdir import RunDir
@@ -98,6 +101,17 @@ def default_exposures(argv0: str, path_var: str) -> list[str]:
     return sorted(paths)
 
 
+def unprotected_reason(argv0: str, hidden: Sequence[str], *,
+                       jail: bool | None = None) -> str | None:
+    """Why a child ``argv0`` started now could read any of ``hidden``, or None when the
+    hidden-path protection will hold (:func:`._launcher.hidden_paths_problem`): it needs
+    what the launcher needs, the interpreter's prefixes and the temporary folder.
+    ``jail``: whether the namespace jail can be built (default: ask the kernel)."""
+    needed = [*default_exposures(argv0, os.environ.get("PATH", os.defpath)),
+              tempfile.gettempdir()]
+    return hidden_paths_problem([str(p) for p in hidden], needed, _UID_BASE, jail)
+
+
 def _pick_uid() -> int | None:
     """A fresh unprivileged uid for this run, or None when we cannot switch uids."""
     if os.name != "posix" or os.geteuid() != 0:
@@ -120,6 +134,8 @@ def _parent_protections(limits: Limits, isolation_used: str) -> list[Protection]
                    + ("" if limits.startup_s is None else
                       f" from the child's first result frame (start-up: "
                       f"{limits.startup_s:g} s of its own)")
+                   + ("" if limits.end_s is None else
+                      f", the whole run within {limits.end_s:.1f} s (the caller's deadline)")
                    + f", then SIGUSR1 stack dump ({limits.stack_grace_s:g} s grace) "
                    "and SIGKILL"),
         Protection("output-cap", True, f"{limits.output_bytes} bytes kept per stream"),
@@ -166,6 +182,7 @@ class _Run:
         # and clock of a run reads the grader's clock seam (a test may fake it).
         self.start = 0.0
         self.startup_timed_out = False  # stopped at Limits.startup_s, before any frame
+        self.cut_short = False  # stopped at Limits.end_s before its full wall_s
         self.clock_s = 0.0  # seconds counted against Limits.wall_s
         self.stopped = False  # the sandbox itself killed the child (a limit, the cap)
         self.proc: RunProcess
@@ -345,17 +362,21 @@ class _Run:
             return pump.exited() or self.frames.truncated
 
         clock: float | None = start
+        end = math.inf if self.limits.end_s is None else start + self.limits.end_s
         if self.limits.startup_s is not None:
             # The child's start-up has its own budget; the wall limit counts from its
             # first write on the result channel (the grading child's hello frame).
-            began = pump.run(start + self.limits.startup_s,
+            began = pump.run(min(start + self.limits.startup_s, end),
                              lambda: over() or self.frames.total > 0)
             clock = timing.monotonic() if began and self.frames.total > 0 else None
             self.startup_timed_out = not began
-        timed_out = self.startup_timed_out or not pump.run(
-            (clock or start) + self.limits.wall_s, over)
+        limit = (clock or start) + self.limits.wall_s
+        timed_out = self.startup_timed_out or not pump.run(min(limit, end), over)
+        # Stopped by the caller's deadline before its own limit: no stack dump (no
+        # learner line to name; the time is the grader's to account for).
+        self.cut_short = timed_out and not self.startup_timed_out and end < limit
         if timed_out:
-            self.stop(proc, pump)
+            self.stop(proc, pump, dump=not self.cut_short)
         elif not pump.exited():
             self.stop(proc, pump, dump=False)
         wall = timing.monotonic() - start
@@ -423,15 +444,19 @@ class _Run:
             isolation=used,
             frames_incomplete=self.frames.incomplete, cpu_s=cpu,
             stderr_flags=ending.memory_flags, startup_timeout=self.startup_timed_out,
-            clock_s=self.clock_s, unexplained_kill=ending.unexplained_kill,
+            cut_short=self.cut_short, clock_s=self.clock_s,
+            unexplained_kill=ending.unexplained_kill,
         )
 
 
-def _check_clocks(wall_s: float, startup_s: float | None) -> None:
+def _check_clocks(wall_s: float, startup_s: float | None, end_s: float | None = None
+                  ) -> None:
     if not wall_s > 0:
         raise ValueError("Limits.wall_s must be positive")
     if startup_s is not None and not startup_s > 0:
         raise ValueError("Limits.startup_s must be positive (or None)")
+    if end_s is not None and not end_s > 0:
+        raise ValueError("Limits.end_s must be positive (or None)")
 
 
 def _signal(pid: int, sig: int) -> None:
@@ -472,7 +497,7 @@ def run_sandboxed(
     """
     if not argv:
         raise ValueError("argv must name a program")
-    _check_clocks(limits.wall_s, limits.startup_s)
+    _check_clocks(limits.wall_s, limits.startup_s, limits.end_s)
     rundir = RunDir()
     try:
         rundir.write_files(files)
@@ -538,19 +563,22 @@ class PreStarted:
         return not (self._used or self._gone or self._run.pump.exited())
 
     def deliver(self, stdin: bytes, files: Mapping[str, bytes], wall_s: float, *,
-                startup_s: float | None = None) -> SandboxOutcome:
+                startup_s: float | None = None, end_s: float | None = None
+                ) -> SandboxOutcome:
         """Write ``files`` into the workdir, then ``stdin`` (and EOF) to the child, and
         run it to the end with ``wall_s`` of wall time counted from now, or, given
         ``startup_s`` (``Limits.startup_s``), with ``startup_s`` from now for the rest
-        of the child's start-up and ``wall_s`` from its first result frame. Same outcome
-        and same cleanup as :func:`run_sandboxed`; raises only for grader faults."""
+        of the child's start-up and ``wall_s`` from its first result frame; ``end_s``
+        (``Limits.end_s``) caps the whole from now. Same outcome and same cleanup as
+        :func:`run_sandboxed`; raises only for grader faults."""
         if self._used:
             raise RuntimeError("a pre-started sandbox run can be used only once")
-        _check_clocks(wall_s, startup_s)
+        _check_clocks(wall_s, startup_s, end_s)
         self._used = True
         run = self._run
         try:
-            run.limits = dataclasses.replace(run.limits, wall_s=wall_s, startup_s=startup_s)
+            run.limits = dataclasses.replace(run.limits, wall_s=wall_s, startup_s=startup_s,
+                                             end_s=end_s)
             try:
                 run.rundir.write_files(files)
             except BaseException:
@@ -634,7 +662,7 @@ def start_sandboxed(
     """
     if not argv:
         raise ValueError("argv must name a program")
-    _check_clocks(limits.wall_s, limits.startup_s)
+    _check_clocks(limits.wall_s, limits.startup_s, limits.end_s)
     rundir = RunDir(base)
     try:
         if zygote is not None:

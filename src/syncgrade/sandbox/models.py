@@ -59,6 +59,12 @@ class Limits:
     not written by then is stopped as a timeout with ``SandboxOutcome.startup_timeout``
     set: the start-up overran, not the code the wall limit is for. ``None``: no separate
     start-up, ``wall_s`` counts from spawn (or delivery)."""
+    end_s: float | None = None
+    """A cap on the whole run, start-up and wall time together, from spawn (or delivery):
+    a child still running then is stopped (no stack dump) with
+    ``SandboxOutcome.cut_short`` set when it had not had its full ``wall_s`` yet (the
+    caller's own deadline cut it, not the limit the wall time is for). ``None``: no cap
+    besides ``startup_s`` and ``wall_s``."""
     memory_bytes: int = DEFAULT_MEMORY_BYTES
     """RLIMIT_AS. jax + XLA CPU needs more than 1 GiB of address space; 2 GiB works."""
     cpu_s: float | None = None
@@ -147,6 +153,10 @@ class SandboxOutcome:
     """True when the child was stopped because it had not written to the result channel
     within ``Limits.startup_s`` (``termination`` is then ``timeout``): its own start-up
     overran, before anything the wall limit is for ran."""
+    cut_short: bool = False
+    """True when the child was stopped at ``Limits.end_s`` before it had its full
+    ``Limits.wall_s`` (``termination`` is then ``timeout``): the caller's deadline, not
+    the child's own time limit, ended it."""
     clock_s: float = 0.0
     """The seconds counted against ``Limits.wall_s``: ``wall_s`` less the start-up when
     ``Limits.startup_s`` is set (0 when the child never wrote to the result channel)."""

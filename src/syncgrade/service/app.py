@@ -30,6 +30,7 @@ from syncgrade.service.config import LAST_CALLBACKS_S, ServiceConfig
 from syncgrade.service.guard import BodyGuard, add_error_handlers, error
 from syncgrade.service.jobs import (
     HEARTBEAT_S,
+    ORPHANED,
     Job,
     JobBody,
     JobStore,
@@ -126,7 +127,8 @@ class Service:
 
     def __init__(self, config: ServiceConfig, course: Course, runner: JobRunner | None,
                  grade: Callable[[GradeTask], GradeReport] | None = None,
-                 cluster: Callable[[], str] | None = None) -> None:
+                 cluster: Callable[[], str] | None = None,
+                 workers: Callable[[], int] | None = None) -> None:
         self.config = config
         self.course = course
         self.pool: WarmPool | None = None
@@ -136,7 +138,7 @@ class Service:
         self.runner = runner or LocalJobRunner(self.grade_one, config.workers, config.queue)
         self.jobs = JobStore(config.max_jobs, config.job_store)
         self.readiness = Readiness(choose_self_test(course) if config.self_test else None,
-                                   cluster)
+                                   cluster, workers or (lambda: config.workers))
         self.metrics = ServiceMetrics(lambda: self.runner, lambda: self.pool,
                                       self.readiness.ready)
         self.callbacks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="callback")
@@ -297,21 +299,67 @@ class Service:
                          name="syncgrade-jobs-heartbeat").start()
 
     def _heartbeat(self) -> None:
+        """Every :data:`HEARTBEAT_S`: this replica is alive, and the jobs of replicas
+        that are not are taken over (:meth:`adopt_orphans`)."""
         while not self._stopped.wait(HEARTBEAT_S):
-            self.jobs.beat()
+            try:
+                self.jobs.beat()
+                if self._deadline is None:  # a draining replica takes on nothing
+                    self.adopt_orphans()
+            except Exception as exc:  # a locked or broken store: the next beat retries
+                log("heartbeat failed", 40, error=f"{type(exc).__name__}: {exc}")
+
+    def adopt_orphans(self) -> int:
+        """Take over the jobs of dead replicas (:meth:`JobStore.claim_orphans`): grade
+        each once more here, or, when it was graded again already, has no task kept or
+        finds no room, end it ``failed`` and call it back. How many were taken over."""
+        again, ended = self.jobs.claim_orphans()
+        for job, task in again:
+            log("job requeued", 30, request_id=task.request_id, job=job.id,
+                exercise=task.exercise)
+            try:
+                self.submit(task, job)
+            except RunnerFull:
+                body = self.jobs.finish(job, None, ORPHANED)
+                if body is not None:
+                    ended.append((job, body))
+        for job, body in ended:
+            log("job orphaned", 40, request_id=job.request_id, job=job.id,
+                exercise=job.exercise, error=body.error)
+            self.metrics.jobs.labels(status=body.status).inc()
+            if job.callback_url:
+                self._call_back(job, body)
+        return len(again) + len(ended)
 
     def begin_drain(self) -> None:
-        """A shutdown began (SIGTERM, Ctrl-C): not ready from now on, and the drain's
-        deadline, ``drain_timeout`` from now, is set; at it every grade still in flight
-        is abandoned (:meth:`_abandon`). Idempotent, and quick (a signal handler calls
+        """A shutdown began (SIGTERM, Ctrl-C): not ready from now on, nothing more is
+        admitted (a grade asked for answers 503), the grades still queued are cancelled
+        at once (their jobs end ``failed`` and are called back), and the drain's
+        deadline, ``drain_timeout`` from now, is set; at it every grade still running is
+        abandoned (:meth:`_abandon`). Idempotent, and quick (a signal handler calls
         it)."""
         if self._deadline is not None:
             return
         self._deadline = timing.monotonic() + self.config.drain_timeout
         self.readiness.stop()
+        self.runner.drain()
         timer = threading.Timer(self.config.drain_timeout, self._abandon)
         timer.daemon = True
         timer.start()
+
+    @property
+    def draining(self) -> bool:
+        """Whether a shutdown's drain has begun."""
+        return self._deadline is not None
+
+    def wait_drained(self) -> None:
+        """Block until no grade is in flight, or the drain's deadline passed (begun by
+        :meth:`begin_drain`); polled, as grades end on other threads."""
+        while self._deadline is not None and timing.monotonic() < self._deadline:
+            with self._inflight_lock:
+                if not self._inflight:
+                    return
+            timing.sleep(0.05)
 
     def stop(self) -> int:
         """Not ready; queued grades are cancelled (their jobs end ``failed``), running
@@ -343,19 +391,23 @@ class Service:
 def create_app(config: ServiceConfig | None = None, *,
                runner: JobRunner | None = None,
                grade: Callable[[GradeTask], GradeReport] | None = None,
-               cluster: Callable[[], str] | None = None) -> FastAPI:
+               cluster: Callable[[], str] | None = None,
+               workers: Callable[[], int] | None = None) -> FastAPI:
     """The FastAPI application for ``config`` (defaults: :class:`ServiceConfig`).
     ``runner``: where grades run (default: a :class:`LocalJobRunner` of ``workers``
     threads and a queue of ``queue``). ``grade``: how one task is graded by the default
     runner and the self-test (default: here, in this service's warm pool; see
     :func:`syncgrade.service.runner.cluster_grade` for a Dask cluster). ``cluster``:
     why the cluster cannot be used now ("" when it can; e.g.
-    :meth:`syncgrade.cluster.Reconnecting.problem`): not ready meanwhile. Raises
+    :meth:`syncgrade.cluster.Reconnecting.problem`): not ready meanwhile. ``workers``:
+    how many grades can run at once now (default: ``config.workers``; with a cluster
+    :meth:`syncgrade.cluster.Reconnecting.threads`): ``/readyz`` says it, and 0 is not
+    ready. Raises
     :class:`~syncgrade.courses.CourseError` when its course cannot be opened."""
     from syncgrade.courses import open_course
 
     config = config or ServiceConfig()
-    service = Service(config, open_course(config.course), runner, grade, cluster)
+    service = Service(config, open_course(config.course), runner, grade, cluster, workers)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -386,7 +438,10 @@ def create_app(config: ServiceConfig | None = None, *,
     return app
 
 
-def _busy(exc: RunnerFull) -> JSONResponse:
+def _busy(exc: RunnerFull, service: Service) -> JSONResponse:
+    if service.draining:  # not a full queue: this replica is going away
+        return error(503, "the service is shutting down; submit it again (another "
+                          "replica, or this one once restarted)", {"Retry-After": "5"})
     return error(429, str(exc), {"Retry-After": str(exc.retry_after_s)})
 
 
@@ -406,7 +461,7 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
         try:
             future = service.submit(task)
         except RunnerFull as exc:
-            return _busy(exc)
+            return _busy(exc, service)
         staff = is_staff(request.scope, service.config.staff_token)
         try:
             report = await asyncio.wrap_future(future)
@@ -439,12 +494,13 @@ def _add_grade_routes(app: FastAPI, service: Service) -> None:
             if problem:
                 return error(422, problem)
         job = service.jobs.new(task.exercise, task.request_id, body.callback_url,
-                               staff=is_staff(request.scope, service.config.staff_token))
+                               staff=is_staff(request.scope, service.config.staff_token),
+                               task=task)
         try:
             service.submit(task, job)
         except RunnerFull as exc:
             service.jobs.forget(job)
-            return _busy(exc)
+            return _busy(exc, service)
         url = f"{JOBS_PATH}/{job.id}"
         return JSONResponse(JobAccepted(id=job.id, url=url).model_dump(), status_code=202,
                             headers={"Location": url})
@@ -494,8 +550,9 @@ def _add_info_routes(app: FastAPI, service: Service) -> None:
     @app.get("/readyz", response_model=ReadyBody, summary="Readiness",
              responses={503: {"model": ReadyBody, "description": "not ready (yet)"}})
     async def readyz() -> Any:
-        """200 once the warm pool has filled and the self-test grade passed; 503 before,
-        and while shutting down."""
+        """200 once the warm pool has filled and the self-test grade passed, while some
+        worker can grade (``workers``); 503 before, while no worker can, and while
+        draining."""
         body = service.readiness.body()
         return JSONResponse(body.model_dump(), status_code=200 if body.ready else 503)
 

@@ -5,11 +5,15 @@ A job is ``queued`` when admitted, ``running`` once its grade starts, then ``don
 the report, whatever its verdict, a grader fault included) or ``failed`` (no report: the
 service could not grade it, e.g. it stopped before the job started; ``error`` says why).
 Every admitted job ends ``done`` or ``failed``: the runner resolves every future it
-accepted (:class:`~syncgrade.service.runner.JobRunner`).
+accepted (:class:`~syncgrade.service.runner.JobRunner`), and a job whose replica died
+(``kill -9``, a lost node) is taken over by a live replica that shares the store
+(:meth:`JobStore.claim_orphans`): graded once more, or ``failed`` and called back.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import ipaddress
 import json
 import sqlite3
@@ -28,6 +32,7 @@ from pydantic import BaseModel, Field
 from syncgrade import timing
 from syncgrade.models import GradeReport
 from syncgrade.service.config import ANY_HOST
+from syncgrade.service.runner import GradeTask
 
 JobState = Literal["queued", "running", "done", "failed"]
 FINISHED: frozenset[str] = frozenset({"done", "failed"})
@@ -71,7 +76,10 @@ class JobStore:
     Every store writes a heartbeat (:meth:`beat`; :class:`~syncgrade.service.app.Service`
     calls it every :data:`HEARTBEAT_S`). A job left ``queued`` or ``running`` by a
     store whose heartbeat is older than :data:`STALE_S` (its process was killed: a clean
-    stop ends every job) is read, and recorded, as ``failed``, so no job waits forever."""
+    stop ends every job) is an orphan: the next live store to call
+    :meth:`claim_orphans` (every service does, with each heartbeat) takes it over, to
+    grade it once more (its task is kept with it) or to end it ``failed`` and call it
+    back, so no job waits forever or ends unannounced."""
 
     def __init__(self, max_finished: int, path: str = ":memory:") -> None:
         self.max_finished = max_finished
@@ -86,6 +94,11 @@ class JobStore:
             if path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(_SCHEMA)
+            present = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
+            for name, kind in _ADDED_COLUMNS:
+                if name not in present:
+                    with contextlib.suppress(sqlite3.OperationalError):  # another replica
+                        self._db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
         self.beat()
 
     def beat(self) -> None:
@@ -95,14 +108,18 @@ class JobStore:
                              (self.owner, time.time()))
 
     def new(self, exercise: str, request_id: str, callback_url: str | None,
-            staff: bool = False) -> Job:
+            staff: bool = False, task: GradeTask | None = None) -> Job:
+        """A ``queued`` job owned by this store. ``task``: what to grade, kept with the
+        job so that another replica can grade it if this one dies (None: it cannot)."""
         job = Job(id=uuid.uuid4().hex, exercise=exercise, request_id=request_id,
                   callback_url=callback_url, staff=staff)
+        kept = None if task is None else json.dumps(
+            {"task": dataclasses.asdict(task), "callback_url": callback_url, "staff": staff})
         with self._lock:
             self._db.execute(
-                "INSERT INTO jobs (id, exercise, status, submitted_at, owner) "
-                "VALUES (?, ?, 'queued', ?, ?)",
-                (job.id, exercise, job.submitted_at, self.owner))
+                "INSERT INTO jobs (id, exercise, status, submitted_at, owner, task) "
+                "VALUES (?, ?, 'queued', ?, ?, ?)",
+                (job.id, exercise, job.submitted_at, self.owner, kept))
         return job
 
     def forget(self, job: Job) -> None:
@@ -111,24 +128,48 @@ class JobStore:
             self._db.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
 
     def get(self, job_id: str) -> JobBody | None:
-        """The job (its full report: callers choose the view), or None."""
+        """The job (its full report: callers choose the view), or None. An orphan reads
+        as it was left until a live store claims it (:meth:`claim_orphans`)."""
         with self._lock:
             row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?",
                                    (job_id,)).fetchone()
-            if row is not None and row[1] not in FINISHED and self._orphaned(job_id):
-                row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?",
-                                       (job_id,)).fetchone()
         return None if row is None else _body(row)
 
-    def _orphaned(self, job_id: str) -> bool:
-        """Fail the unfinished job ``job_id`` if its store's process is gone; whether it
-        did. Under the lock."""
-        cursor = self._db.execute(
-            "UPDATE jobs SET status = 'failed', finished_at = ?, error = ? WHERE id = ? "
-            "AND status IN ('queued', 'running') AND owner NOT IN "
-            "(SELECT owner FROM owners WHERE seen > ?)",
-            (time.time(), ORPHANED, job_id, time.time() - STALE_S))
-        return cursor.rowcount > 0
+    def claim_orphans(self) -> tuple[list[tuple[Job, GradeTask]], list[tuple[Job, JobBody]]]:
+        """Take over every unfinished job whose store's heartbeat is older than
+        :data:`STALE_S`: one with its task that was not taken over before
+        (:data:`MAX_REQUEUES`) becomes this store's, ``queued``, to grade again (first
+        list: submit each); any other ends ``failed`` with :data:`ORPHANED` (second
+        list: call each back). Each job is claimed by one store only (a conditional
+        update on its old owner), however many replicas share the file."""
+        again: list[tuple[Job, GradeTask]] = []
+        ended: list[tuple[Job, JobBody]] = []
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, exercise, submitted_at, owner, task, attempts FROM jobs WHERE "
+                "status IN ('queued', 'running') AND owner NOT IN "
+                "(SELECT owner FROM owners WHERE seen > ?)",
+                (time.time() - STALE_S,)).fetchall()
+            for job_id, exercise, submitted_at, owner, kept, attempts in rows:
+                job, task = _revived(job_id, exercise, submitted_at, kept)
+                if task is not None and attempts < MAX_REQUEUES:
+                    cursor = self._db.execute(
+                        "UPDATE jobs SET owner = ?, status = 'queued', attempts = ? "
+                        "WHERE id = ? AND owner = ? AND status IN ('queued', 'running')",
+                        (self.owner, attempts + 1, job_id, owner))
+                    if cursor.rowcount:
+                        again.append((job, task))
+                    continue
+                cursor = self._db.execute(
+                    "UPDATE jobs SET owner = ?, status = 'failed', finished_at = ?, "
+                    "error = ?, task = NULL WHERE id = ? AND owner = ? AND status IN "
+                    "('queued', 'running')",
+                    (self.owner, time.time(), ORPHANED, job_id, owner))
+                if cursor.rowcount:
+                    row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?",
+                                           (job_id,)).fetchone()
+                    ended.append((job, _body(row)))
+        return again, ended
 
     def start(self, job: Job) -> None:
         with self._lock:
@@ -142,8 +183,8 @@ class JobStore:
         status = "done" if report is not None else "failed"
         with self._lock:
             cursor = self._db.execute(
-                "UPDATE jobs SET status = ?, finished_at = ?, report = ?, error = ? "
-                "WHERE id = ? AND status IN ('queued', 'running')",
+                "UPDATE jobs SET status = ?, finished_at = ?, report = ?, error = ?, "
+                "task = NULL WHERE id = ? AND status IN ('queued', 'running')",
                 (status, time.time(),
                  report.model_dump_json() if report is not None else None, error, job.id))
             if cursor.rowcount == 0:
@@ -171,18 +212,42 @@ class JobStore:
 
 
 BUSY_MS = 10_000
-HEARTBEAT_S = 10.0
-STALE_S = 60.0
-ORPHANED = ("the service that accepted this job stopped before it finished; submit it "
-            "again")
+HEARTBEAT_S = 2.0
+"""How often a live service writes its heartbeat and claims orphans."""
+STALE_S = 20.0
+"""A heartbeat this old means its process is gone (ten missed beats: a live service
+under a load of 20 on two cores still beats within a few seconds). A dead replica's job
+is therefore taken over within ``STALE_S + HEARTBEAT_S`` (22 s) of its last beat."""
+MAX_REQUEUES = 1
+"""A job is graded once more after its replica died, at most: a submission that kills
+every replica that grades it ends ``failed``."""
+ORPHANED = ("the service that accepted this job stopped before it finished, and it could "
+            "not be graded again; submit it again")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, exercise TEXT NOT NULL,
     status TEXT NOT NULL, submitted_at REAL NOT NULL, finished_at REAL, report TEXT,
-    error TEXT, owner TEXT NOT NULL);
+    error TEXT, owner TEXT NOT NULL, task TEXT, attempts INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (status, finished_at);
 CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, seen REAL NOT NULL);
 """
+_ADDED_COLUMNS = (("task", "TEXT"), ("attempts", "INTEGER NOT NULL DEFAULT 0"))
+"""Columns a store made by an older syncgrade lacks (added when it is opened)."""
 _COLUMNS = "id, status, exercise, submitted_at, finished_at, report, error"
+
+
+def _revived(job_id: str, exercise: str, submitted_at: float,
+             kept: str | None) -> tuple[Job, GradeTask | None]:
+    """The job and task kept in the store (:meth:`JobStore.new`); no task when none was
+    kept or it no longer reads (then the job can only end ``failed``)."""
+    try:
+        saved = json.loads(kept) if kept else None
+        task = GradeTask(**saved["task"]) if saved else None
+    except (ValueError, TypeError, KeyError):
+        saved, task = None, None
+    job = Job(id=job_id, exercise=exercise, request_id=task.request_id if task else "",
+              callback_url=saved.get("callback_url") if saved else None,
+              staff=bool(saved.get("staff")) if saved else False, submitted_at=submitted_at)
+    return job, task
 
 
 def _body(row: tuple[Any, ...]) -> JobBody:

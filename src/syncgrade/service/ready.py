@@ -16,9 +16,11 @@ knows the verdict of, through the same engine, sandbox and pool as a learner's g
    (not ``status: error``).
 
 Once ready, the service stays ready (load is ``/healthz``'s business) until it shuts
-down, except while its cluster (``grade serve --cluster``) cannot be used: then it is
-not ready, and says why, until the scheduler is back. A self-test that fails is retried
-every :data:`RETRY_S` seconds; ``/readyz`` says why meanwhile.
+down, except while its cluster (``grade serve --cluster``) cannot be used (the
+scheduler is unreachable, or no worker is connected to it): then it is not ready, and
+says why, until the scheduler and a worker are back. ``workers`` counts the grades that
+can run at once (the service's threads, or the live Dask workers' threads). A self-test
+that fails is retried every :data:`RETRY_S` seconds; ``/readyz`` says why meanwhile.
 """
 
 from __future__ import annotations
@@ -45,7 +47,11 @@ class ReadyBody(BaseModel):
                            "'none' (no pool of its own)")
     self_test: str = Field(description="'pending', 'off', 'passed: ...' or 'failed: ...'")
     cluster: str = Field("none", description="'none' (grades run here), 'connected', or "
-                         "why the Dask scheduler cannot be used now (then not ready)")
+                         "why the Dask scheduler cannot be used now (then not ready), "
+                         "'no workers: ...' included")
+    workers: int = Field(0, description="grades that can run at once now: this service's "
+                         "grade threads, or with a cluster the live Dask workers' threads "
+                         "(0: not ready)")
 
 
 @dataclass(frozen=True)
@@ -87,9 +93,11 @@ class Readiness:
     """The state ``/readyz`` reports, and the start-up thread that makes it ready."""
 
     def __init__(self, self_test: SelfTest | None,
-                 cluster: Callable[[], str] | None = None) -> None:
+                 cluster: Callable[[], str] | None = None,
+                 workers: Callable[[], int] = lambda: 1) -> None:
         self.test = self_test
         self._cluster = cluster  # "" when the cluster can be used, else why not
+        self._workers = workers  # grades that can run at once now
         self._lock = threading.Lock()
         self._result = "pending" if self_test else "off"
         self._passed = self_test is None
@@ -103,9 +111,10 @@ class Readiness:
         pool = self._pool
         warm = "none" if pool is None else f"{pool.warm_children()} of {pool.size} warm"
         cluster = "none" if self._cluster is None else self._cluster() or "connected"
-        ready = (passed and filled and not self._stopping.is_set()
+        workers = self._workers()
+        ready = (passed and filled and not self._stopping.is_set() and workers > 0
                  and cluster in ("none", "connected"))
-        return ReadyBody(ready=ready, warm_pool=warm, cluster=cluster,
+        return ReadyBody(ready=ready, warm_pool=warm, cluster=cluster, workers=workers,
                          self_test="stopping" if self._stopping.is_set() else result)
 
     def ready(self) -> bool:

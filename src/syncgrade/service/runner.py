@@ -60,7 +60,7 @@ class JobRunner(ABC):
     - :meth:`running`, :meth:`queued` and :meth:`retry_after_s` are cheap and
       thread-safe (they feed ``/healthz`` and ``/metrics``).
     - :meth:`close` stops admitting, cancels the tasks not started, and waits for the
-      running ones. Idempotent.
+      running ones. Idempotent. :meth:`drain` does the first two without waiting.
     """
 
     capacity: int
@@ -86,6 +86,12 @@ class JobRunner(ABC):
     @abstractmethod
     def close(self) -> None:
         """Stop admitting; cancel what has not started; wait for what runs."""
+
+    def drain(self) -> None:
+        """A shutdown began: stop admitting and cancel what has not started, at once,
+        without waiting for what runs (:meth:`close` waits later). Default: nothing
+        (the runner cancels its queue at :meth:`close`)."""
+        return None  # a runner that cannot cancel early keeps its queue until close()
 
 
 class LocalJobRunner(JobRunner):
@@ -162,6 +168,11 @@ class LocalJobRunner(JobRunner):
         typical = statistics.median(self._durations) if self._durations else 5.0
         rounds = max(1, math.ceil((self._admitted - self.workers + 1) / self.workers))
         return max(1, math.ceil(typical * rounds))
+
+    def drain(self) -> None:
+        with self._lock:
+            self._closed = True
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         with self._lock:
