@@ -117,7 +117,7 @@ def test_device_option_sets_the_variable_every_child_reads(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from syncgrade.cli.grade import grade_parser
 
-    monkeypatch.delenv(accelerator.DEVICE_ENV, raising=False)
+    monkeypatch.setenv(accelerator.DEVICE_ENV, "auto")  # restored after the test
     args = grade_parser().parse_args(["exercise-1", "--device", "cpu"])
     assert args.device == "cpu" and os.environ[accelerator.DEVICE_ENV] == "cpu"
     from syncgrade.pool import child_command
