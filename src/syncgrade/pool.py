@@ -222,6 +222,9 @@ class WarmPool:
     caller thread must never start one.
     """
 
+    _cold_runs = 0  # cold runs in flight on a leased device: start nothing meanwhile
+    _starting = False  # a child is being started (its lease taken or being waited for)
+
     def __init__(self, size: int = 2, *, timeout: float = DEFAULT_TIMEOUT_S,
                  memory_bytes: int | None = None, limits: sandbox.Limits | None = None,
                  wait_s: float = 3.0, refill: bool = True,
@@ -252,8 +255,6 @@ class WarmPool:
         # and no zygote is used (docs/accelerators.md, "One chip, one holder").
         self._leases: dict[int, accelerator.DeviceLease] = {}
         self._leasing = self._command.lease() is not None
-        self._cold_runs = 0  # cold runs in flight on a leased device: start nothing
-        self._starting = False
         if self._leasing:
             # One device, one holder: a second idle child could only wait for the lease
             # the first holds, so a pool on an accelerator keeps one child warm.
