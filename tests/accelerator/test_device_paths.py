@@ -77,10 +77,15 @@ def test_a_runtime_that_cannot_start_is_the_graders_fault() -> None:
     # libtpu under RLIMIT_AS, or a chip held elsewhere: it ends before the hello frame.
     out = _python("import sys\nsys.stderr.write('RuntimeError: Unable to initialize "
                   "backend tpu: ABORTED: libtpu lockfile\\n')\nsys.exit(1)\n", Limits())
+    resident = [*out.protections, sandbox.Protection("resident-memory-limit", True, "")]
     for termination in ("memory", "exited", "signal"):
-        ended = dataclasses.replace(out, termination=termination)
+        ended = dataclasses.replace(out, termination=termination, protections=resident)
         with pytest.raises(RuntimeError, match="Unable to initialize backend tpu"):
             describe_termination(ended, Limits(), "submission.py")
+    # On the CPU (RLIMIT_AS) a --memory too small for jax stays the memory limit, as before.
+    what, _ = describe_termination(dataclasses.replace(out, termination="memory"), Limits(),
+                                   "submission.py")
+    assert what == "your code hit the memory limit (4.0 GiB)"
 
 
 def test_a_cold_grade_holds_the_lease_and_a_held_lease_is_a_clear_fault(
