@@ -72,9 +72,13 @@ OFF_BY = 1.0 + 1e-3  # the wrong function's scale
 
 # The one program every setup's compiled_predict runs: the bound ``scale`` is all ones in
 # the right setups (multiplying by one is exact) and OFF_BY in the wrong function.
+# Full float32 precision on every backend: at JAX's default precision a TPU rounds the
+# float32 inputs of a matrix product to bfloat16 (about 3e-3 off on the chip,
+# docs/accelerators.md), and the learner's own NumPy check at atol=rtol=2e-5 would reject
+# the right setup. On the CPU ``highest`` is what the default already does, bit for bit.
 PREDICT = """
 def predict(x, w, scale):
-    return jnp.tanh(x @ w) * scale
+    return jnp.tanh(jnp.matmul(x, w, precision=lax.Precision.HIGHEST)) * scale
 """
 
 

@@ -25,7 +25,8 @@ Defined elsewhere (tests/architecture/test_imports.py keeps this list complete):
   (service/runner.py), ``Drained`` (service/app.py), ``Skip``
   (rubric/base.py), ``Verdict`` (rubric/intervals.py), ``DeclarationProblem``
   (rubric/declaration.py, turned into a ``RubricError``), ``DaemonUnavailable``
-  (daemon.py: the CLI then grades cold).
+  (daemon.py: the CLI then grades cold), ``DeviceBusy`` (accelerator.py: the device
+  lease was not had in time; the pool turns it into a ``SandboxError``).
 """
 
 from __future__ import annotations

@@ -48,13 +48,13 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from syncgrade import sandbox, timing
+from syncgrade import accelerator, sandbox, timing
+from syncgrade.limits import DEFAULT_MEMORY_BYTES, STARTUP_TIMEOUT_S
 from syncgrade.limits import DEFAULT_TIMEOUT_S as DEFAULT_TIMEOUT_S
-from syncgrade.limits import STARTUP_TIMEOUT_S
 
 PACKAGE_ROOT = Path(__file__).resolve().parent  # not syncgrade.__file__: no import of the API
 BUILTIN_COURSE_PATHS = (PACKAGE_ROOT / "course", PACKAGE_ROOT / "solutions",
@@ -83,20 +83,43 @@ class ChildCommand:
     argv: tuple[str, ...]
     env: Mapping[str, str]
     hidden_paths: tuple[Path, ...]
+    device: accelerator.Device = "auto"
+    readable_paths: tuple[Path, ...] = ()
+    """Folders outside the interpreter's prefixes the child imports its runtime from
+    (``accelerator.import_paths``): shown read-only in a jail."""
+
+    def lease(self) -> accelerator.DeviceLease | None:
+        """A fresh (not yet held) device lease for one child, or None on the CPU."""
+        return accelerator.lease_for(self.device)
+
+    def for_device(self, limits: sandbox.Limits) -> sandbox.Limits:
+        """``limits`` as a child of this command runs under: resident memory instead of
+        address space where it may open an accelerator (``Limits.memory_kind``)."""
+        if accelerator.leased_platform(self.device) is None:
+            return limits
+        return dataclasses.replace(limits, memory_kind="resident")
 
 
-def child_command(hidden: Sequence[Path] = ()) -> ChildCommand:
-    """``python -m syncgrade.child`` with the package on ``PYTHONPATH``; hidden from it:
+def child_command(hidden: Sequence[Path] = (), device: str | None = None) -> ChildCommand:
+    """``python -m syncgrade.child`` with the package on ``PYTHONPATH``, then the folders
+    the grader's own jax, numpy and runtime come from (the same JAX as the grader's, also
+    from ``PYTHONPATH``), and the accelerator runtime's variables for ``device`` (default
+    ``$SYNCGRADE_DEVICE``, else ``auto``: :mod:`syncgrade.accelerator`); hidden from it:
     the rubric library, the built-in course wherever it is (the package's
     ``syncgrade/course/``; in a checkout ``exercises/`` and ``solutions/``: declarations,
     solutions, mutants, corpus), the course ``$SYNCGRADE_COURSE`` names and every course
     this process opened (each with its solutions folder), and ``hidden`` (a course's
     folders: see :attr:`syncgrade.courses.Course.hidden_paths`)."""
     found = [PACKAGE_ROOT / "rubric", *BUILTIN_COURSE_PATHS, *_course_roots(), *hidden]
+    choice = accelerator.device_choice(device)
+    runtime = accelerator.import_paths()
+    path = [str(PACKAGE_ROOT.parent), *(p for p in runtime if p != str(PACKAGE_ROOT.parent))]
     return ChildCommand(
         argv=(sys.executable, "-m", "syncgrade.child"),
-        env={"PYTHONPATH": str(PACKAGE_ROOT.parent), "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**accelerator.runtime_environment(choice),
+             "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1"},
         hidden_paths=tuple(dict.fromkeys(Path(os.path.realpath(p)) for p in found)),
+        device=choice, readable_paths=tuple(Path(p) for p in runtime),
     )
 
 
@@ -139,9 +162,22 @@ def run_cold(stdin: bytes, files: Mapping[str, bytes],
     """One grading child started now for this job (no pool); ``hidden``: paths it must
     not see besides :func:`child_command`'s."""
     command = child_command(hidden)
-    return sandbox.run_sandboxed(list(command.argv), stdin=stdin, files=files,
-                                 env=command.env, limits=limits,
-                                 hidden_paths=command.hidden_paths)
+    with leased(command.lease()):
+        return sandbox.run_sandboxed(list(command.argv), stdin=stdin, files=files,
+                                     env=command.env, limits=command.for_device(limits),
+                                     hidden_paths=command.hidden_paths,
+                                     readable_paths=command.readable_paths)
+
+
+@contextlib.contextmanager
+def leased(lease: accelerator.DeviceLease | None) -> Iterator[None]:
+    """Hold ``lease`` (if any) around a child run; a device busy past the lease's wait
+    is a :class:`~syncgrade.sandbox.SandboxError` (a grader fault, never the learner's)."""
+    try:
+        with accelerator.holding(lease):
+            yield
+    except accelerator.DeviceBusy as exc:
+        raise sandbox.SandboxError(str(exc)) from None
 
 
 @dataclass
@@ -186,6 +222,9 @@ class WarmPool:
     caller thread must never start one.
     """
 
+    _cold_runs = 0  # cold runs in flight on a leased device: start nothing meanwhile
+    _starting = False  # a child is being started (its lease taken or being waited for)
+
     def __init__(self, size: int = 2, *, timeout: float = DEFAULT_TIMEOUT_S,
                  memory_bytes: int | None = None, limits: sandbox.Limits | None = None,
                  wait_s: float = 3.0, refill: bool = True,
@@ -201,7 +240,7 @@ class WarmPool:
         self.defer_refill = defer_refill
         self.limits = limits or sandbox.Limits(
             wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
-            **({"memory_bytes": memory_bytes} if memory_bytes else {}))
+            memory_bytes=memory_bytes or DEFAULT_MEMORY_BYTES)
         self.wait_s = wait_s
         self.stats = PoolStats()
         # Captured now: run directories go where the temp dir was when the pool was made
@@ -210,6 +249,19 @@ class WarmPool:
         self._command = child_command(hidden)
         self._want_zygote = (os.environ.get(ZYGOTE_ENV_VAR, "1").strip() != "0"
                              if zygote is None else zygote)
+        # On an accelerator each child holds the device lease from its start (its warm-up
+        # opens the device) until it is used or discarded; grades wait for it rather than
+        # go cold behind it, a cold run first discards the idle children (their leases),
+        # and no zygote is used (docs/accelerators.md, "One chip, one holder").
+        self._leases: dict[int, accelerator.DeviceLease] = {}
+        self._leasing = self._command.lease() is not None
+        if self._leasing:
+            # One device, one holder: a second idle child could only wait for the lease
+            # the first holds, so a pool on an accelerator keeps one child warm.
+            self.size = 1
+            self.limits = self._command.for_device(self.limits)
+            self._want_zygote = False
+            self.wait_s = max(wait_s, self.limits.startup_s or 0.0)
         self._zygote: sandbox.Zygote | None = None
         self._zygote_starting: sandbox.Zygote | None = None  # aborted by close()
         self._cond = threading.Condition()
@@ -244,6 +296,7 @@ class WarmPool:
         """Whether a run under ``limits`` can use a child started under the pool's: the
         same limits in every field but ``wall_s`` and ``startup_s``, whose sum may be
         smaller (the CPU-time backstop, fixed at start, then stays that of the pool's)."""
+        limits = self._command.for_device(limits)
         return (_clock_budget(limits) <= _clock_budget(self.limits)
                 and _without_wall(limits) == _without_wall(self.limits))
 
@@ -255,10 +308,10 @@ class WarmPool:
         cold."""
         if not covers(self._command, hidden):
             self._count_fallback("a course the pool does not hide")
-            return run_cold(stdin, files, limits, hidden=hidden)
+            return self._cold(stdin, files, limits, hidden)
         child = self._take(limits)
         if child is None:
-            return run_cold(stdin, files, limits, hidden=hidden)
+            return self._cold(stdin, files, limits, hidden)
         delivered = timing.monotonic()
         try:
             outcome = child.deliver(stdin, files, limits.wall_s, startup_s=limits.startup_s,
@@ -269,8 +322,9 @@ class WarmPool:
             # The zygote died under the run (its forks die with it): nothing the
             # learner's code can do from inside its pid namespace. Run the job cold.
             self._count_fallback("zygote ended during the run")
-            return run_cold(stdin, files, limits, hidden=hidden)
+            return self._cold(stdin, files, limits, hidden)
         finally:
+            self._release(child)
             with self._cond:
                 self._in_use -= 1
                 self._cond.notify_all()
@@ -285,9 +339,42 @@ class WarmPool:
             # comes before any learner code), e.g. exited between the liveness check
             # and delivery. Never the learner's doing; run the same job cold.
             self._count_fallback("lost at delivery")
-            return run_cold(stdin, files, _less_startup(limits, timing.monotonic() - delivered),
-                            hidden=hidden)
+            return self._cold(stdin, files,
+                              _less_startup(limits, timing.monotonic() - delivered), hidden)
         return outcome
+
+    def _cold(self, stdin: bytes, files: Mapping[str, bytes], limits: sandbox.Limits,
+              hidden: Sequence[Path]) -> sandbox.SandboxOutcome:
+        """:func:`run_cold`; on a leased device, first stop starting children, wait for
+        a start in progress and discard the idle ones, so their leases never block it."""
+        if not self._leasing:
+            return run_cold(stdin, files, limits, hidden=hidden)
+        with self._cond:
+            self._cold_runs += 1
+            while self._starting:
+                self._cond.wait(0.05)
+            idle, self._idle = self._idle, []
+        try:
+            for child in idle:
+                self._discard(child)
+            return run_cold(stdin, files, limits, hidden=hidden)
+        finally:
+            with self._cond:
+                self._cold_runs -= 1
+                self._cond.notify_all()
+
+    def _release(self, child: sandbox.PreStarted) -> None:
+        """Give back the device lease ``child`` held, if any."""
+        lease = self._leases.pop(id(child), None)
+        if lease is not None:
+            lease.release()
+
+    def _discard(self, child: sandbox.PreStarted) -> None:
+        """Kill ``child``, remove its directory, give back its lease."""
+        try:
+            child.discard()
+        finally:
+            self._release(child)
 
     def close(self) -> None:
         """Kill every idle child, wait for the runs in progress, remove all their
@@ -341,7 +428,10 @@ class WarmPool:
 
     def _to_start(self) -> int:
         """How many children to start now (under the lock): :func:`children_to_start`,
-        or up to ``size`` at once for a pool made with ``defer_refill=False``."""
+        or up to ``size`` at once for a pool made with ``defer_refill=False``; none while
+        a cold run needs the device lease."""
+        if self._cold_runs:
+            return 0
         if not self.defer_refill:
             return max(0, self.size - len(self._idle))
         return children_to_start(self.size, len(self._idle), self._in_use)
@@ -349,13 +439,25 @@ class WarmPool:
     def _start_one(self) -> sandbox.PreStarted | None:
         zygote = self._running_zygote()
         with self._cond:
-            if self._closed:
+            if self._closed or self._cold_runs:
                 return None  # closed while the zygote started: start nothing more
+            self._starting = True
+        lease = self._command.lease()
         try:
+            if lease is not None:
+                # Before the child opens the device in its warm-up; a close or a cold
+                # run's turn ends the wait at once.
+                lease.acquire(stop=lambda: self._closed or self._cold_runs > 0)
             child = sandbox.start_sandboxed(
                 list(self._command.argv), env=self._command.env, limits=self.limits,
-                hidden_paths=self._command.hidden_paths, base=self._base, zygote=zygote)
+                hidden_paths=self._command.hidden_paths,
+                readable_paths=self._command.readable_paths, base=self._base, zygote=zygote)
         except Exception as exc:
+            if lease is not None:
+                lease.release()
+            with self._cond:
+                self._starting = False
+                self._cond.notify_all()
             if zygote is not None and isinstance(exc, sandbox.SandboxError):
                 self._drop_zygote(f"failed: {exc}")  # start fresh children from now on
                 return self._start_one()
@@ -365,6 +467,10 @@ class WarmPool:
         with self._cond:
             self.stats.started += 1
             self.stats.forked += zygote is not None
+            if lease is not None:
+                self._leases[id(child)] = lease
+            self._starting = False
+            self._cond.notify_all()
         return child
 
     def _running_zygote(self) -> sandbox.Zygote | None:
@@ -435,7 +541,7 @@ class WarmPool:
                 if not self.refill and self.stats.started + self.stats.start_failures:
                     missing = 0  # a one-shot pool starts its children once
             for child in dead:
-                child.discard()
+                self._discard(child)
             if not closing and any(not c.said_ready and c.forked for c in dead):
                 # E.g. no namespaces here (a zygote's runs require them): start fresh.
                 self._drop_zygote("failed: a forked child died before it was warm")
@@ -461,13 +567,13 @@ class WarmPool:
                         timing.sleep(_RESPAWN_BACKOFF_S)
                     break
                 with self._cond:
-                    kept = not self._closed
+                    kept = not self._closed and not self._cold_runs  # a cold run's turn
                     if kept:
                         self._idle.append(started)
                         self._born[id(started)] = timing.monotonic()
                         self._cond.notify_all()
                 if not kept:
-                    started.discard()  # closed while it was starting
+                    self._discard(started)  # closed while it was starting
             with self._cond:
                 if not self._closed and (not self._to_start() or not self.refill):
                     self._cond.wait(_LIVENESS_S)

@@ -106,13 +106,27 @@ def render(report: GradeReport, source_lines: Sequence[str] | None = None,
     paint = _Paint(colour)
     width = terminal_width(width)
     out = [*_wrap(f"{report.exercise} · {report.title}", width),
-           *_wrap(report.submission, width), ""]
+           *_wrap(report.submission, width), *_device_lines(report, width), ""]
     label_width = max((len(_label(c)) for c in report.checks), default=10)
     for check in report.checks:
         out.extend(_check_lines(check, label_width, paint, source_lines, width=width))
     out.append("")
     out.extend(_verdict_lines(report, paint, width, warm))
     return "\n".join(out) + "\n"
+
+
+def _device_lines(report: GradeReport, width: int) -> list[str]:
+    words = device_words(report)
+    return _wrap(words, width) if words else []
+
+
+def device_words(report: GradeReport) -> str:
+    """Where the code ran, for an accelerator ("graded on tpu (TPU v5 lite)"); empty on
+    the CPU, the default (its reports stay as they were)."""
+    prov = report.provenance
+    if not prov.backend or prov.backend == "cpu":
+        return ""
+    return f"graded on {prov.backend} ({prov.device or 'device'})"
 
 
 def _verdict_lines(report: GradeReport, paint: _Paint, width: int,

@@ -37,9 +37,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import monitoring
-from jax._src import config as _jax_config
-from jax._src import stages
-from jax._src.lib import xla_client as xc
+
+from syncgrade.child.jax_private import jax_config as _jax_config
+from syncgrade.child.jax_private import stages, xc
 
 # The core's operation codes under names the recorder module does not have: the core
 # re-checks, on every event, each global a hook uses in every grader module dict that

@@ -17,11 +17,12 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax._src.interpreters import mlir as _mlir
-from jax._src.lax.lax import tanh_p as _TANH_P
-from jax._src.lib import xla_client as xc
-from jax._src.lib.mlir import ir as _ir
-from jax._src.lib.mlir.dialects import hlo as _hlo
+
+from syncgrade.child.jax_private import hlo as _hlo
+from syncgrade.child.jax_private import ir as _ir
+from syncgrade.child.jax_private import mlir as _mlir
+from syncgrade.child.jax_private import tanh_p as _TANH_P
+from syncgrade.child.jax_private import xc
 
 PerfCounter = Callable[[], float]
 
@@ -125,7 +126,7 @@ def install_device_fault(fault: str) -> None:
     long as the process. Raises ``ValueError`` for a fault it does not know."""
     if fault not in DEVICE_FAULTS:
         raise ValueError(f"unknown device fault {fault!r}")
-    for platform in ("cpu", "cuda", "rocm"):
+    for platform in ("cpu", "cuda", "rocm", "tpu"):
         try:  # noqa: SIM105 (contextlib is one more global a learner could replace)
             _mlir.register_lowering(_TANH_P, _bfloat16_tanh, platform=platform)
         except NotImplementedError:  # a platform this jaxlib does not know

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from syncgrade.accelerator import DEVICE_ENV, DEVICES
 from syncgrade.errors import RubricError, UnknownExercise
 from syncgrade.limits import (
     BATCH_FORMATS,
@@ -79,10 +80,26 @@ def add_overhead(parser: argparse.ArgumentParser,
                              f"{default:g})")
 
 def add_memory(parser: argparse.ArgumentParser) -> None:
+    """``--memory`` and, with it, ``--device`` (every command that runs children)."""
     parser.add_argument("--memory", type=_limit(check_memory_gib, "--memory"),
                         default=DEFAULT_MEMORY_GIB, metavar="GIB",
-                        help=f"address-space limit for your code in GiB (default: "
-                             f"{DEFAULT_MEMORY_GIB:g}; jax needs more than 1)")
+                        help=f"memory limit for your code in GiB (default: "
+                             f"{DEFAULT_MEMORY_GIB:g}; jax needs more than 1): address "
+                             "space on the CPU, resident memory beyond the runtime's own "
+                             "on an accelerator")
+    parser.add_argument("--device", choices=DEVICES, action=_DeviceAction, default=None,
+                        help="where your code runs: auto (what JAX picks; the default, or "
+                             f"${DEVICE_ENV}), cpu, tpu or gpu (docs/accelerators.md)")
+
+
+class _DeviceAction(argparse.Action):
+    """Sets ``$SYNCGRADE_DEVICE`` for this process, so every grading child it starts
+    (cold, pooled, a batch's, the service's) runs on that device."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        os.environ[DEVICE_ENV] = str(values)
 
 def add_course(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--course", metavar="DIR", default=None,

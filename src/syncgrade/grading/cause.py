@@ -260,7 +260,15 @@ def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits
     if outcome.cut_short:
         raise OutOfTime(f"the grade's deadline stopped the submission after "
                         f"{outcome.clock_s:.1f} s of its {limits.wall_s:g} s: not charged")
-    if outcome.termination in ("exited", "signal") and not said_hello(outcome.frames):
+    resident = any(p.name == "resident-memory-limit" and p.applied
+                   for p in outcome.protections)
+    # Before the hello frame only the grader's code and the runtime ran: a runtime that
+    # cannot start (a device held elsewhere, an allocation refused on an accelerator) is
+    # a grader fault, reported in the runtime's own words (its stderr). Under RLIMIT_AS
+    # (the CPU) a memory ending there stays the memory limit: the caller's --memory is
+    # too small for jax, as it always said.
+    early = ("exited", "signal", "memory") if resident else ("exited", "signal")
+    if outcome.termination in early and not said_hello(outcome.frames):
         status = outcome.signal_name or f"status {outcome.returncode}"
         raise RuntimeError(f"the grading child stopped before loading the submission "
                            f"({status}): {outcome.stderr.text[-1500:]}")
@@ -270,7 +278,8 @@ def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits
         return (f"your code hit the {limits.wall_s:g} s time limit{where}",
                 "Look for a loop that never ends or a wait on something that never completes.")
     if outcome.termination == "memory":
-        return (f"your code hit the memory limit ({limits.memory_bytes / 2**30:.1f} GiB)",
+        more = " more than the device runtime's own" if resident else ""
+        return (f"your code hit the memory limit ({limits.memory_bytes / 2**30:.1f} GiB{more})",
                 "Avoid keeping every output or building very large arrays.")
     if outcome.termination == "cpu":
         return ("your code used up its CPU-time limit",

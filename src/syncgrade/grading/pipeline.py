@@ -44,6 +44,7 @@ from syncgrade.grading.report import build_report, internal_error_report, unread
 from syncgrade.grading.run import MIN_RUN_S, ChildRun, run_child
 from syncgrade.grading.submission import Submission, read_submission
 from syncgrade.limits import (
+    DEFAULT_MEMORY_BYTES,
     DEFAULT_OVERHEAD_S,
     DEFAULT_TIMEOUT_S,
     STARTUP_TIMEOUT_S,
@@ -167,7 +168,7 @@ def grade_result(
                                              time.perf_counter() - started), None)
     # The learner's timeout counts from each child's hello frame; start-ups are overhead.
     limits = sandbox.Limits(wall_s=timeout, startup_s=STARTUP_TIMEOUT_S,
-                            **({"memory_bytes": memory_bytes} if memory_bytes else {}))
+                            memory_bytes=memory_bytes or DEFAULT_MEMORY_BYTES)
     data = hidden_data(exercise)
     runs: list[ChildRun] = []  # filled as each child ends: a fault's report shows the last
     try:

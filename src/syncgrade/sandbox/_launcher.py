@@ -417,6 +417,10 @@ def apply_rlimits(limits: dict[str, Any], prot: Protections, own_uid: bool) -> N
             prot.add("process-limit", False, "RLIMIT_NPROC counts every process of the "
                      "uid system-wide; only applied under a per-run uid")
     for name, which, value, unit in table:
+        if value is None:  # the grader limits it another way (its resident watchdog)
+            prot.add(name, False, "not set: the grader's resident-memory watchdog limits "
+                     "memory instead (an accelerator runtime maps more than it uses)")
+            continue
         try:
             soft = int(value) if which != resource.RLIMIT_CPU else max(1, int(value + 0.999))
             hard = soft + 1 if which == resource.RLIMIT_CPU else soft

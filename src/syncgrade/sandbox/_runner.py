@@ -28,6 +28,7 @@ from ._environment import default_environment
 from ._launcher import hidden_paths_problem
 from ._process import ForkedProcess, LauncherProcess, RunProcess
 from ._pump import Pump, Sink, enlarge_pipe
+from ._resident import ResidentWatch
 from ._workdir import RunDir
 from ._zygote import Zygote
 from .models import Isolation, Limits, Protection, SandboxError, SandboxOutcome
@@ -46,7 +47,8 @@ _UID_BASE = 1_500_000_000  # per-run uids come from here: far above any real acc
 _UID_SPAN = 500_000_000
 
 PROTECTION_ORDER = (
-    "process-group", "wall-limit", "cpu-limit", "address-space-limit", "file-size-limit",
+    "process-group", "wall-limit", "cpu-limit", "address-space-limit", "resident-memory-limit",
+    "file-size-limit",
     "process-limit", "no-core-dumps", "output-cap", "result-cap", "scrubbed-env",
     "temp-workdir", "drop-privileges", "user-namespace", "no-new-privileges", "pid-namespace",
     "filesystem-allowlist", "hidden-paths", "no-network", "ipc-namespace", "uts-namespace",
@@ -138,6 +140,11 @@ def _parent_protections(limits: Limits, isolation_used: str) -> list[Protection]
                       f", the whole run within {limits.end_s:.1f} s (the caller's deadline)")
                    + f", then SIGUSR1 stack dump ({limits.stack_grace_s:g} s grace) "
                    "and SIGKILL"),
+        *([Protection("resident-memory-limit", True,
+                      f"{limits.memory_bytes} bytes of private resident memory (RssAnon of "
+                      "the run's processes) over what the child held at its first result "
+                      "frame, polled by the grader; stopped as a memory ending")]
+          if limits.memory_kind == "resident" else []),
         Protection("output-cap", True, f"{limits.output_bytes} bytes kept per stream"),
         Protection("result-cap", True, f"{limits.result_bytes} bytes or "
                    f"{limits.result_frames} result frames, then the child is stopped"),
@@ -185,6 +192,8 @@ class _Run:
         self.cut_short = False  # stopped at Limits.end_s before its full wall_s
         self.clock_s = 0.0  # seconds counted against Limits.wall_s
         self.stopped = False  # the sandbox itself killed the child (a limit, the cap)
+        self.watch = (ResidentWatch(limits.memory_bytes, self.run_pids)
+                      if limits.memory_kind == "resident" else None)
         self.proc: RunProcess
         self.pump: Pump
 
@@ -200,7 +209,9 @@ class _Run:
                                                           else [])],
             "target_only_fds": [fds["ready"]] if "ready" in fds else [],
             "needed": [*exposed, work],
-            "rlimits": {"cpu": self.cpu_limit, "as": self.limits.memory_bytes,
+            "rlimits": {"cpu": self.cpu_limit,
+                        "as": (self.limits.memory_bytes
+                               if self.limits.memory_kind == "address-space" else None),
                         "fsize": self.limits.file_bytes, "nproc": self.limits.processes},
             "jail": {"root": str(self.rundir.jail), "expose": exposed, "hidden": list(hidden),
                      "workdir": work, "tmp_bytes": self.limits.tmp_bytes},
@@ -359,17 +370,22 @@ class _Run:
         def over() -> bool:
             # Past the result cap nothing the child sends can be kept: stop it now rather
             # than read and discard a flood until the wall limit.
-            return pump.exited() or self.frames.truncated
+            return pump.exited() or self.frames.truncated or self.memory_over()
 
         clock: float | None = start
         end = math.inf if self.limits.end_s is None else start + self.limits.end_s
         if self.limits.startup_s is not None:
             # The child's start-up has its own budget; the wall limit counts from its
             # first write on the result channel (the grading child's hello frame).
+            # Before the hello frame the baseline of the resident limit is not set: the
+            # runtime's own memory is not the learner's (only exit and the cap stop it).
             began = pump.run(min(start + self.limits.startup_s, end),
-                             lambda: over() or self.frames.total > 0)
+                             lambda: pump.exited() or self.frames.truncated
+                             or self.frames.total > 0)
             clock = timing.monotonic() if began and self.frames.total > 0 else None
             self.startup_timed_out = not began
+            if self.watch is not None and clock is not None:
+                self.watch.set_baseline()  # the runtime's own memory: not the learner's
         limit = (clock or start) + self.limits.wall_s
         timed_out = self.startup_timed_out or not pump.run(min(limit, end), over)
         # Stopped by the caller's deadline before its own limit: no stack dump (no
@@ -387,6 +403,15 @@ class _Run:
         wait_status, cpu = reaped
         pump.run(timing.monotonic() + _DRAIN_S, lambda: pump.open_streams == 0)
         return timed_out, wall, swept, wait_status, cpu
+
+    def run_pids(self) -> set[int]:
+        """The run's live processes (the resident-memory watchdog sums their memory)."""
+        group = self.proc.pid if self.isolation_used() != "namespaces" else None
+        return {self.proc.pid, *_procs.find_leftovers(self.token, group, exclude=())}
+
+    def memory_over(self) -> bool:
+        """Whether the resident-memory watchdog (if any) says stop."""
+        return self.watch is not None and self.watch.over()
 
     def abort(self, proc: RunProcess) -> None:
         """Kill and reap everything of the run after a failure in the grader itself."""
@@ -432,6 +457,8 @@ class _Run:
         ending = classify(wait_status=wait_status, timed_out=timed_out, cpu_used=cpu,
                           cpu_limit=self.cpu_limit, stderr_text=stderr.text,
                           stopped=self.stopped or timed_out)
+        if self.watch is not None and self.watch.exceeded and not timed_out:
+            ending = dataclasses.replace(ending, termination="memory", unexplained_kill=False)
         protections = _parent_protections(self.limits, used)
         for name, applied, detail in (reported or {}).get("items", []):
             protections.append(Protection(str(name), bool(applied), str(detail)))

@@ -19,10 +19,14 @@ Termination = Literal["exited", "timeout", "memory", "signal", "cpu"]
 - ``exited``: it returned an exit status on its own (any status, 0 or not).
 - ``timeout``: the sandbox stopped it at ``Limits.wall_s`` (or at ``Limits.startup_s``:
   ``SandboxOutcome.startup_timeout``).
-- ``memory``: it hit the address-space limit (inferred, see ``_classify``).
+- ``memory``: it hit the address-space limit (inferred, see ``_classify``), or the
+  resident-memory watchdog stopped it (``Limits.memory_kind="resident"``).
 - ``cpu``: it used up ``Limits.cpu_s`` of CPU time (SIGXCPU, or SIGKILL past the limit).
 - ``signal``: it was killed by any other signal (``signal_name`` says which).
 """
+
+MemoryKind = Literal["address-space", "resident"]
+"""How the memory limit is enforced (``Limits.memory_kind``)."""
 
 Isolation = Literal["auto", "namespaces", "basic"]
 """Requested isolation level.
@@ -66,7 +70,9 @@ class Limits:
     caller's own deadline cut it, not the limit the wall time is for). ``None``: no cap
     besides ``startup_s`` and ``wall_s``."""
     memory_bytes: int = DEFAULT_MEMORY_BYTES
-    """RLIMIT_AS. jax + XLA CPU needs more than 1 GiB of address space; 2 GiB works."""
+    """RLIMIT_AS. jax + XLA CPU needs more than 1 GiB of address space; 2 GiB works.
+    Under ``memory_kind="resident"``: the resident memory the child may add to what it
+    held at its first result frame."""
     cpu_s: float | None = None
     """RLIMIT_CPU soft limit in seconds (hard limit one second later)."""
     output_bytes: int = 64_000
@@ -85,6 +91,14 @@ class Limits:
     """Size of the private ``/tmp`` and ``/dev/shm`` tmpfs (namespace mode only)."""
     stack_grace_s: float = 1.0
     """At timeout: how long to wait for the SIGUSR1 stack dump before killing."""
+    memory_kind: MemoryKind = "address-space"
+    """How ``memory_bytes`` is enforced. ``"address-space"``: RLIMIT_AS, set before exec.
+    ``"resident"``: no RLIMIT_AS (a device runtime reserves far more address space than
+    it uses: libtpu's mmap fails under 4 GiB), but a watchdog in the grader polls the
+    private resident memory (``RssAnon``) of the run's processes and stops the run, as a
+    ``memory`` ending, once it grows by more than ``memory_bytes`` over what it was at the
+    child's first result frame (the runtime's own, before any learner code). Without
+    ``startup_s`` the baseline is the first reading after spawn."""
 
     def effective_cpu_s(self, cpu_count: int) -> float:
         """The CPU-seconds limit actually applied (see the class docstring)."""
