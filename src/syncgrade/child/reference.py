@@ -14,8 +14,9 @@ program only. Which callable: among the learner's recorded calls
 grader handed over, or the learner's own jit, by name when the contract names one) with
 the list's static values; of those, the one called most often (the timed loop).
 
-Each request gets ``{"samples": path, "seconds": [...]}`` (at least :data:`MIN_RUNS` runs,
-more while they stay under :data:`BUDGET_S`, at most :data:`MAX_RUNS`), or ``{"samples":
+Each request gets ``{"samples": path, "seconds": [...]}`` (:data:`MIN_RUNS` runs, two when
+those took :data:`LONG_S`, more while they stay under :data:`BUDGET_S`, at most
+:data:`MAX_RUNS`), or ``{"samples":
 path, "missing": reason}`` when there is nothing the grader can time itself.
 """
 
@@ -35,8 +36,10 @@ from jax._src import stages
 from syncgrade.child import instrument, workloads
 
 MIN_RUNS = 3
-"""Runs of the call the grader always times (the median of three is robust to one slow
-run; each run of a large workload costs its full duration, docs/performance.md)."""
+"""Runs of the call the grader times (the median of three is robust to one slow run)..."""
+LONG_S = 0.015
+"""... unless two runs already took this long together: then two (each run of a large
+workload costs its full duration in every grade, docs/performance.md)."""
 MAX_RUNS = 20
 """The most runs: cheap calls get more, so the spread sees the machine's load."""
 BUDGET_S = 0.005
@@ -175,7 +178,7 @@ def _time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donatin
     host = _host_copies((args, kwargs)) if places or donating or consumed else None
     seconds: list[float] = []
     spent = 0.0
-    while len(seconds) < MIN_RUNS or (spent < BUDGET_S and len(seconds) < MAX_RUNS):
+    while _more_runs(len(seconds), spent):
         if host is not None and not places:
             run_args, run_kwargs = _placed(host)
             for leaf in _TREE_LEAVES((run_args, run_kwargs)):
@@ -198,6 +201,13 @@ def _time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donatin
         spent += took
         del out, leaves
     return seconds
+
+
+def _more_runs(done: int, spent: float) -> bool:
+    """Whether to time another run after ``done`` runs that took ``spent`` seconds."""
+    if done < 2 or (done < MIN_RUNS and spent < LONG_S):
+        return True
+    return spent < BUDGET_S and done < MAX_RUNS
 
 
 def _host_copies(tree: Any) -> Any:

@@ -752,11 +752,11 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
     over = [i for i, (v, most) in enumerate(zip(values, allowed, strict=True))
             if most is not None and v > most]
     if not over:
-        longest = max(values)
+        # The amounts go to the evidence: a passing line reads the same in every grade.
         return Outcome.ok(
-            f"Every sample is as long as the call explains: the longest took "
-            f"{longest * 1e3:.2f} ms; the call itself takes about {call_ms:.2f} ms.",
-            Evidence(facts=facts))
+            "Every sample is as long as the call explains: the grader timed the call "
+            "itself right after your samples.",
+            Evidence(facts={**facts, "longest_ms": round(max(values) * 1e3, 3)}))
     worst = max(over, key=values.__getitem__)
     interval = intervals[worst] if worst < len(intervals) else None
     where = "" if interval is None else (
