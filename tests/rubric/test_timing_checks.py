@@ -681,3 +681,15 @@ def test_interval_clean_has_no_half_of_the_list_to_hide_in() -> None:
     # A compiling interval is the compilation checks' business.
     assert cpu_work_interval([_cpu_interval(90.0, compiles=True), clean]) is None
     assert CPU_EXCESS_ALLOWANCE_NS == 5_000_000
+
+
+def test_samples_in_another_unit_are_judged_in_seconds() -> None:
+    sim, measured = _loop("method_wait")
+    runs = sorted(measured)[:3]
+    frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
+                                reference=[ReferenceTiming(samples=[1], seconds=runs,
+                                                           runnable_per_cpu=0.5)])}
+    in_ms = [v * 1e3 for v in measured]  # sample-count's flaw, not a longer sample
+    ctx = context("exercise-1", [], frames=frames, values={"main": [None, in_ms]})
+    assert _check("exercise-1", "sample-duration", ctx).status == "passed"
+    assert _check("exercise-1", "sample-count", ctx).status == "failed"

@@ -725,12 +725,17 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
     work in another thread, a wait the trace does not model, a heavy operation on the
     output. One inflated sample fails the list; the first sample whose interval compiles
     something (an eager operation's first use in the wait, ``float(out.sum())``) is not
-    judged. Skipped when the samples are not finite positive numbers (``sample-count``)
-    or the grader had nothing to time (no recorded call of the timed callable with plain
-    arguments: ``times-the-call`` judges that)."""
+    judged, nor one whose print, sleep or eager work ``interval-clean`` reports. Samples
+    in another unit are judged in seconds (the unit is ``sample-count``'s). Skipped when
+    the samples are not finite positive numbers (``sample-count``) or the grader had
+    nothing to time (no recorded call of the timed callable with plain arguments:
+    ``times-the-call`` judges that)."""
     values = samples_at(ctx, call, samples)
     if not values or not all(math.isfinite(v) and v > 0 for v in values):
         raise Skip("the samples are not finite positive numbers (see `sample-count`)")
+    match = sample_match(ctx, call, samples, exclusive_of)
+    if match is not None and match.factor is not None:
+        values = [v / match.factor for v in values]  # another unit is sample-count's flaw
     frame = ctx.frame(call)
     reference = next((r for r in frame.reference if tuple(r.samples) == tuple(samples)),
                      None)
@@ -740,7 +745,6 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
                    "`times-the-call`)")
     runs = reference.seconds
     bound = duration_bound(runs, reference.runnable_per_cpu)
-    match = sample_match(ctx, call, samples, exclusive_of)
     intervals: list[Interval | None] = (list(match.intervals) if match is not None
                                         else [None] * len(values))
     allowed = _allowances(values, intervals, bound, frame.stalls, frame.realtime_offset)
@@ -801,8 +805,9 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
                 ) -> list[float | None]:
     """Each sample's longest allowed duration: ``bound`` plus the stall time inside its
     interval (on another clock than perf_counter's or the system clock, or with no
-    interval: the longest stall of the call); ``None`` for the first sample whose interval
-    compiles (not judged)."""
+    interval: the longest stall of the call); ``None`` (not judged) for the first sample
+    whose interval compiles, and for one that holds a print, a sleep or eager work on
+    other arrays (``interval-clean`` names that work and fails the list for it)."""
     longest_stall = max((to - since for since, to in stalls), default=0.0)
     allowed: list[float | None] = []
     exempted = False
@@ -810,6 +815,9 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
         interval = intervals[index] if index < len(intervals) else None
         if interval is not None and interval.compiles and not exempted:
             exempted = True
+            allowed.append(None)
+            continue
+        if interval is not None and interval.host_activity():
             allowed.append(None)
             continue
         window = _perf_window(interval, offset)
