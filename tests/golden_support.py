@@ -119,6 +119,9 @@ MEASURED_FACTS = frozenset({
     "known_ms", "shortest_ms",  # covers-device-work: the calibrated workload, a sample
     "unexplained_ms",           # interval-clean: host CPU time no event explains
     "failing_intervals",        # sync-before-stop: how many intervals lost the race
+    # sample-duration: the learner's and the grader's measured durations, the bound from
+    # them, and how many runs the grader's budget allowed
+    "median_ms", "call_ms", "bound_ms", "longest_ms", "grader_runs",
 })
 """Evidence facts whose value is a measured amount (or a count of races lost)."""
 
