@@ -125,6 +125,9 @@ MEASURED_FACTS = frozenset({
     "unexplained_ms",           # interval-clean: host CPU time no event explains
     "failing_intervals",        # sync-before-stop: how many intervals lost the race
     "largest_error", "allowed_there",  # numpy-match: computed from values on this CPU
+    # sample-duration: the learner's and the grader's measured durations, the bound from
+    # them, and how many runs the grader's budget allowed
+    "median_ms", "call_ms", "bound_ms", "longest_ms", "grader_runs",
 })
 """Evidence facts whose value is a measured amount (or a count of races lost)."""
 

@@ -280,6 +280,19 @@ class LearnerError(BaseModel):
     workload_line: int | None = None
 
 
+class ReferenceTiming(BaseModel):
+    """The grader's own timing of the call one list of samples times (the child's
+    ``reference`` module): ``seconds`` of each run, or why there is none (``missing``).
+    ``samples``: where the list is in the call's return value."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    samples: list[int | str]
+    seconds: list[float] = []
+    missing: str | None = None
+    runnable_per_cpu: float | None = None
+    """The machine's one-minute load average per CPU when the grader timed the call."""
+
+
 class CallFrame(BaseModel):
     """One grader call of a learner function (or read of a learner constant)."""
 
@@ -293,6 +306,13 @@ class CallFrame(BaseModel):
     events: list[Event] = []
     probe_seconds: float | None = None
     wall_s: float | None = None
+    reference: list[ReferenceTiming] = []
+    stalls: list[tuple[float, float]] = []
+    """``(from, to)`` in ``perf_counter`` seconds: windows in which the child could not
+    run Python during the learner's call and the grader's timing of it (the child's
+    ``reference.StallWatch``)."""
+    realtime_offset: float | None = None
+    """``time.time() - time.perf_counter()`` in the child when the watch started."""
 
 
 class Hello(BaseModel):

@@ -86,7 +86,7 @@ def test_new_takes_any_slug_and_declares_the_measurement_contract(tmp_path: Path
         ids)
     assert {c.id: c.points for c in exercise.checks}["sync-before-stop"] == 2
     docs = (Path(__file__).resolve().parents[2] / "docs" / "validate.md").read_text()
-    assert len(ids) == 10 and "the one mutant covers two checks of ten." in docs
+    assert len(ids) == 11 and "the one mutant covers two checks of eleven." in docs
 
 
 def test_new_refuses_to_write_into_an_installed_package(

@@ -66,7 +66,7 @@ def test_grade_progress_lists_each_exercise_and_the_next(monkeypatch: pytest.Mon
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         assert main(["progress"]) == 0
     lines = out.getvalue().splitlines()
-    assert lines[0].split()[:3] == [first, "done", "12/12"]
+    assert lines[0].split()[:3] == [first, "done", "13/13"]
     assert lines[1].split()[:4] == [second, "not", "yet", "8/12"]
     assert f"1 of {len(course.exercises)} at full marks. Next: `grade watch {second}`." \
         in out.getvalue()

@@ -84,7 +84,7 @@ def test_watch_regrades_on_save_and_moves_on_at_full_marks(tmp_path: Path) -> No
         mine.write_text(files.solution.read_text())  # the learner fixes it and saves
         report = "".join(lines.until(f"Watching exercises/{following}/submission.py",
                                      budget.limit(180)))
-        assert "PASSED  score 12/12" in report and "NOT YET" not in report
+        assert "PASSED  score 13/13" in report and "NOT YET" not in report
         assert f"{first} is done. Next: {following} · " in report
         assert f"Read exercises/{following}/README.md, then edit " \
                f"exercises/{following}/submission.py." in report

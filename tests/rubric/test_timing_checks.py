@@ -18,6 +18,7 @@ at the stop read?) for every style that has no wait on the timed output.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,12 @@ from corpus_support import corpus_dir, read_expectation
 from syncgrade.courses import builtin_course, get_exercise
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
-from syncgrade.trace import CallFrame
+from syncgrade.rubric.checks_intervals import (
+    CPU_EXCESS_ALLOWANCE_NS,
+    cpu_work_interval,
+    duration_bound,
+)
+from syncgrade.trace import CallFrame, ReferenceTiming
 
 PROBE_S = 0.1  # the calibrated probe duration the grader reports (exercise-1 and -3)
 MAIN_WORK_S = 0.004  # the hidden workload's device time in this model
@@ -618,3 +624,113 @@ def test_corpus_files_used_here_exist() -> None:
     # The styles' names are corpus file names; a renamed file must rename its style.
     names = {p.stem for e in ("exercise-1", "exercise-3") for p in corpus_dir(e).glob("*/*.py")}
     assert {style for _, _, style in CASES} <= names
+
+
+# --------------------------------------------------------------------------- sample-duration
+
+
+def test_duration_bound_on_hand_made_runs() -> None:
+    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 15 ms per runnable task per CPU
+    runs = [0.010, 0.011, 0.012]
+    assert duration_bound(runs, 0.5) == pytest.approx(0.022 + 0.004 + 0.015)  # at least one
+    assert duration_bound(runs, 4.0) == pytest.approx(0.022 + 0.004 + 0.060)
+    assert duration_bound(runs, None) == pytest.approx(0.022 + 0.004 + 0.150)  # unknown load
+    # One slow grader run (load it met) widens the bound by four times its excess.
+    assert duration_bound([0.010, 0.011, 0.031], 1.0) == pytest.approx(0.022 + 0.080 + 0.015)
+    with pytest.raises(ValueError):
+        duration_bound([], 1.0)
+
+
+def _duration(samples: list[float], runs: list[float], load: float | None = 1.0,
+              missing: str | None = None) -> Outcome:
+    sim, measured = _loop("method_wait")
+    # The simulated samples' intervals, with the values given here (the lines are known).
+    frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
+                                reference=[ReferenceTiming(samples=[1], seconds=runs,
+                                                           missing=missing,
+                                                           runnable_per_cpu=load)])}
+    del measured
+    ctx = context("exercise-1", [], frames=frames, values={"main": [None, samples]})
+    return _check("exercise-1", "sample-duration", ctx)
+
+
+def test_sample_duration_passes_samples_the_call_explains() -> None:
+    runs = [0.004, 0.0041, 0.0045]
+    outcome = _duration([0.004, 0.005, 0.0042, 0.012, 0.0041, 0.0043], runs)
+    assert outcome.status == "passed", outcome.message
+    assert outcome.evidence.facts["call_ms"] == pytest.approx(4.1)
+
+
+def test_one_inflated_sample_fails_the_list_and_says_by_how_much() -> None:
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 0.3, 0.0042, 0.0041, 0.0043, 0.0044]  # one sample 0.3 s
+    outcome = _duration(samples, runs)
+    assert outcome.status == "failed"
+    assert outcome.message.startswith("Sample 2 of 6 took 300.00 ms")
+    assert "the call itself takes about 4.10 ms" in outcome.message
+    assert "your samples' median was 4.25 ms" in outcome.message
+    assert outcome.evidence.facts["over_bound"] == 1
+
+
+def test_alternating_heavy_samples_fail_whatever_the_median() -> None:
+    runs = [0.004, 0.0041, 0.0045]
+    outcome = _duration([0.004, 0.2, 0.004, 0.2, 0.004, 0.2], runs)
+    assert outcome.status == "failed" and outcome.message.startswith(
+        "3 of your 6 samples are longer than the call can explain; the first, sample 2, "
+        "took 200.00 ms")
+
+
+def test_the_bound_absorbs_what_load_did_to_the_graders_own_runs() -> None:
+    samples = [0.004, 0.09, 0.0042, 0.0041, 0.0043, 0.0044]  # one 90 ms sample
+    quiet = _duration(samples, [0.004, 0.0041, 0.0045], load=0.3)
+    assert quiet.status == "failed"
+    slow_run = _duration(samples, [0.004, 0.0041, 0.025], load=0.3)  # the grader met it too
+    assert slow_run.status == "passed", slow_run.message
+    busy = _duration(samples, [0.004, 0.0041, 0.0045], load=6.0)  # 6 runnable per CPU
+    assert busy.status == "passed", busy.message
+
+
+def test_sample_duration_skips_without_a_reference_or_numbers() -> None:
+    runs = [0.004, 0.0041, 0.0045]
+    missing = _duration([0.004] * 6, [], missing="no recorded call of the timed callable")
+    assert missing.status == "skipped" and "could not time the call" in missing.message
+    assert _duration([0.004, -1.0, 0.004, 0.004, 0.004, 0.004], runs).status == "skipped"
+
+
+def _cpu_interval(unexplained_ms: float, bound_ms: float = 0.35,
+                  compiles: bool = False) -> Any:
+    """A stand-in for an interval with that much unexplained host CPU time."""
+    return SimpleNamespace(compiles=compiles, unexplained_cpu_ns=int(unexplained_ms * 1e6),
+                           cpu_bound_ns=int(bound_ms * 1e6),
+                           over_cpu_bound=unexplained_ms > bound_ms)
+
+
+def test_interval_clean_has_no_half_of_the_list_to_hide_in() -> None:
+    clean, heavy = _cpu_interval(0.1), _cpu_interval(40.0)
+    # Exactly half of the samples carry 40 ms of host work: the list holds it.
+    alternating = [clean, heavy] * 3
+    assert cpu_work_interval(alternating) is heavy
+    # One sample with 10 ms of work is over the list's 5 ms allowance on its own.
+    one = [clean] * 5 + [_cpu_interval(10.0)]
+    assert cpu_work_interval(one) is one[-1]
+    # Load inflating one or two samples a little (1.4 ms, as measured) is not work.
+    noisy = [clean] * 4 + [_cpu_interval(1.4), _cpu_interval(1.2)]
+    assert cpu_work_interval(noisy) is None
+    # The same small work in most samples is (the NumPy check inside the timer).
+    small = [_cpu_interval(0.6)] * 4 + [clean] * 2
+    assert cpu_work_interval(small) is small[0]
+    # A compiling interval is the compilation checks' business.
+    assert cpu_work_interval([_cpu_interval(90.0, compiles=True), clean]) is None
+    assert CPU_EXCESS_ALLOWANCE_NS == 5_000_000
+
+
+def test_samples_in_another_unit_are_judged_in_seconds() -> None:
+    sim, measured = _loop("method_wait")
+    runs = sorted(measured)[:3]
+    frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
+                                reference=[ReferenceTiming(samples=[1], seconds=runs,
+                                                           runnable_per_cpu=0.5)])}
+    in_ms = [v * 1e3 for v in measured]  # sample-count's flaw, not a longer sample
+    ctx = context("exercise-1", [], frames=frames, values={"main": [None, in_ms]})
+    assert _check("exercise-1", "sample-duration", ctx).status == "passed"
+    assert _check("exercise-1", "sample-count", ctx).status == "failed"

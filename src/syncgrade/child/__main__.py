@@ -346,19 +346,19 @@ def main() -> int:
     import jaxlib
     import numpy as np
 
-    from syncgrade.child import guard, harness, instrument, values, workloads
+    from syncgrade.child import guard, harness, instrument, reference, values, workloads
 
     array_type = instrument.ArrayImpl
     # The key goes straight into the sealed core; the job keeps no copy.
     core = rec.new_core(bytes.fromhex(job.pop("key", "")), channel_fd, call_ids,
                         _thread.get_ident(), CONTROL_CODES, array_type.__dict__["is_ready"],
                         array_type.__dict__["is_deleted"], array_type)
-    hello = _hello(jax, jaxlib, np)
-    inputs = _load_inputs(np, inputs_npz)
+    hello, inputs = _hello(jax, jaxlib, np), _load_inputs(np, inputs_npz)
     del inputs_npz
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
-    modules = [instrument, rec, harness, values, workloads, guard, sys.modules[__name__]]
+    modules = [instrument, rec, harness, reference, values, workloads, guard,
+               sys.modules[__name__]]
     core.send((rec.PROTECT, instrument.hook_codes() | {harness.call_steps.__code__},
                frozenset({harness.call_steps.__code__, harness.checked_reply.__code__}),
                rec.EMIT_CODES, integrity_table(

@@ -47,7 +47,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from syncgrade.child import workloads
+from syncgrade.child import reference, workloads
 from syncgrade.child.recorder import DESIGNATE, NOTE, RESET, SEND, SET, Recorder
 
 Spec = dict[str, Any]
@@ -504,6 +504,8 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
             core.send((SEND, frame, text))
         return
     ready_inputs = _ready_arrays((args, kwargs, harness.bound))
+    reference.clear()
+    watch = reference.StallWatch() if call.get("reference") else None
     start = ORIGINAL_PERF_COUNTER()
     with lock:
         core.send((SET, True))
@@ -518,6 +520,14 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
     frame["wall_s"] = ORIGINAL_PERF_COUNTER() - start
     del args, kwargs
     checked_reply(core, reply, "called", lock)
+    if call.get("reference"):
+        # Right after the learner's samples, on the same machine load: the grader's own
+        # timing of the call (the sample-duration check).
+        frame["reference"] = reference.reference_timings(call["reference"],
+                                                         harness.designated)
+    if watch is not None:
+        frame["stalls"] = watch.stop()
+        frame["realtime_offset"] = watch.realtime_offset
     if uses_probe and harness.probe is not None:
         frame["probe_seconds"] = harness.remeasure_probe()
     _ok, text = checked_reply(core, ask(("encode",)), "encoded", lock)

@@ -728,6 +728,30 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
                                 recorder.learner_files, callee, statics, began,
                                 jit_disabled, options, donated))
+            if not raised:
+                _remember(callee, call, args, kwargs, statics, donated is not None)
+
+
+TIMED_CALLS: dict[Any, list[Any]] = {}
+"""What the learner's jitted calls ran, for the grader's own timing of the call
+(``harness.reference_timings``, the ``sample-duration`` check): per (callee, static
+values), ``[count, callee, call, args, kwargs, statics, donating]`` of its latest call.
+The harness empties it before each learner call and reads it right after."""
+TIMED_CALLS_CAP = 256  # distinct callees kept per learner call (a fresh jit per loop step)
+
+
+def _remember(callee: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+              statics: Any, donating: bool) -> None:
+    """Keep the latest call of ``callee`` with these static values (references only:
+    nothing is copied or read, and no learner method runs: the key is the callee's
+    address and the ``repr`` of plain built-in static values)."""
+    key = (object.__hash__(callee), None if statics is None else repr(statics))
+    entry = TIMED_CALLS.get(key)
+    if entry is not None:
+        entry[0] += 1
+        entry[2:5] = call, args, kwargs
+    elif len(TIMED_CALLS) < TIMED_CALLS_CAP:
+        TIMED_CALLS[key] = [1, callee, call, args, kwargs, statics, donating]
 
 
 # jax's ``jax_disable_jit`` setting (``jax.config.update`` or ``with jax.disable_jit()``,

@@ -10,6 +10,7 @@ from typing import Any
 
 from syncgrade.grading.submission import Submission
 from syncgrade.rubric.base import Exercise, GraderCall
+from syncgrade.rubric.contract import reference_requests
 
 
 def call_groups(exercise: Exercise) -> list[tuple[GraderCall, ...]]:
@@ -43,5 +44,16 @@ def build_job(exercise: Exercise, submission: Submission,
         "submission": "submission.py",
         "inputs": "inputs.npz",
         "required": [r.job() for r in exercise.required],
-        "calls": [call.job() for call in (exercise.calls if calls is None else calls)],
+        "calls": [_call_job(exercise, call)
+                  for call in (exercise.calls if calls is None else calls)],
     }
+
+
+def _call_job(exercise: Exercise, call: GraderCall) -> dict[str, Any]:
+    """One call of the job, with the grader's own timings its lists of samples ask for
+    (``reference``: the ``sample-duration`` check, :func:`reference_requests`)."""
+    job = call.job()
+    requests = reference_requests(exercise.samples, call.id)
+    if requests and not call.attribute:
+        job["reference"] = requests
+    return job

@@ -46,6 +46,8 @@ SAFE_HINTS: dict[str, str] = {
     "warmup-excluded": "Warm up (compile) the function before the first timed interval.",
     "interval-clean": "Keep prints, sleeps and other host work out of the timed interval: "
                       "time only the call and its wait.",
+    "sample-duration": "Keep each sample as long as the call and its wait: no other work, "
+                       "threads or waits between the two clock reads.",
     "covers-device-work": "Make each sample cover the device work: wait for the output "
                           "inside the interval.",
     "verification-catches-errors": "Make your NumPy check raise AssertionError when the "

@@ -29,6 +29,7 @@ class Check(StrEnum):
     FIRST_CALL_INCLUDES_COMPILE = "first-call-includes-compile"
     SYNC_BEFORE_STOP = "sync-before-stop"
     INTERVAL_CLEAN = "interval-clean"
+    SAMPLE_DURATION = "sample-duration"
     DONATES_INPUT = "donates-input"
     READBACK_INCLUDED = "readback-included"
     COVERS_DEVICE_WORK = "covers-device-work"

@@ -133,6 +133,11 @@ _DEFS = (
              "sleep, eager array work on anything but the timed output, or more than 1 ms "
              "of host CPU time that no recorded operation explains.",
              checks_intervals.interval_clean, judges="samples"),
+    CheckDef("sample-duration", "No longer than the call", "No sample is longer than "
+             "the grader's own runs of the timed call, taken in the same run with the "
+             "lesson's method, explain: twice their median, four times their spread and "
+             "15 ms per runnable task on each CPU.", checks_intervals.sample_duration,
+             judges="samples"),
     CheckDef("readback-included", "Readback included", "Every timed interval copies its "
              "timed call's output to the host before the timer stops.",
              checks_phases.readback_included, judges="samples"),

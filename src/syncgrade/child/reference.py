@@ -1,0 +1,275 @@
+"""The grader's own timing of the timed call (the ``sample-duration`` check's reference).
+
+Right after a learner call returns, for each list of samples the job asks about
+(``reference`` requests of a job call, made by ``syncgrade.rubric.contract``), the child
+times the callable the learner's timed calls ran, on the arguments and static values of
+its latest call, with the lesson's method for the phases the list declares: a clock read,
+[placement of the inputs,] one call, a wait on every output array, [a readback,] a clock
+read. The clock is ``time.perf_counter`` as it was when this module was imported (before
+any hook or learner code), and nothing of the learner's runs between the two reads: the
+callable must be a jax ``PjitFunction`` (or a program compiled ahead of time from one), its
+arguments plain arrays, containers and built-in values, so a cache hit runs the compiled
+program only. Which callable: among the learner's recorded calls
+(``instrument.TIMED_CALLS``), those the list's contract says are timed (the callable the
+grader handed over, or the learner's own jit, by name when the contract names one) with
+the list's static values; of those, the one called most often (the timed loop).
+
+Each request gets ``{"samples": path, "seconds": [...]}`` (:data:`MIN_RUNS` runs, two when
+those took :data:`LONG_S`, more while they stay under :data:`BUDGET_S`, at most
+:data:`MAX_RUNS`), or ``{"samples":
+path, "missing": reason}`` when there is nothing the grader can time itself.
+"""
+
+from __future__ import annotations
+
+import _thread
+import functools
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+from jax._src import stages
+
+from syncgrade.child import instrument, workloads
+
+MIN_RUNS = 3
+"""Runs of the call the grader times (the median of three is robust to one slow run)..."""
+LONG_S = 0.015
+"""... unless two runs already took this long together: then two (each run of a large
+workload costs its full duration in every grade, docs/performance.md)."""
+MAX_RUNS = 20
+"""The most runs: cheap calls get more, so the spread sees the machine's load."""
+BUDGET_S = 0.005
+"""Past :data:`MIN_RUNS`, more runs while the runs so far took less than this in all."""
+
+_CLOCK: Callable[[], float] = time.perf_counter  # before the timer hooks
+_REALTIME: Callable[[], float] = time.time
+_SLEEP: Callable[[float], None] = time.sleep  # before the sleep hook: never recorded
+_START_THREAD: Callable[..., Any] = _thread.start_new_thread
+_WAIT: Callable[[Any], Any] = workloads.wait
+_PUT: Callable[[Any], Any] = workloads.put
+_ASARRAY = np.asarray  # before the conversion hooks
+_ZEROS = np.zeros
+_NDARRAY = np.ndarray
+_ARRAY_TYPE: type = instrument.ArrayImpl
+_IS_DELETED: Callable[[Any], bool] = instrument.ArrayImpl.__dict__["is_deleted"]
+_PJIT_TYPE: type = type(jax.jit(lambda x: x))  # jax's own, before the jit hook
+_COMPILED_CALL: Any = stages.Compiled.__call__  # before the AOT hook
+_TREE_LEAVES: Callable[[Any], list[Any]] = jax.tree_util.tree_leaves
+_PARTIAL: Any = functools.partial
+_TIMED: dict[Any, list[Any]] = instrument.TIMED_CALLS
+_PLAIN = (int, float, bool, str, type(None), complex)
+_NUMPY_SCALARS = frozenset(np.dtype(code).type for code in "?bhilqBHILQefdgFD")
+"""NumPy's own scalar types (a static ``np.int64(384)``), not a learner's subclass."""
+_MAX_LEAVES = 1000
+_LOADAVG: Callable[[], tuple[float, float, float]] = os.getloadavg
+_AFFINITY: Any = getattr(os, "sched_getaffinity", None)
+_CPU_COUNT: Callable[[], int | None] = os.cpu_count
+
+
+def clear() -> None:
+    """Forget the recorded calls (before a learner call, and after the grader's timing)."""
+    _TIMED.clear()
+
+
+def reference_timings(requests: list[dict[str, Any]], designated: list[Any]
+                      ) -> list[dict[str, Any]]:
+    """One entry per request (see the module docstring); ``designated``: the callables the
+    grader handed over in this call. Empties the recorded calls."""
+    entries = list(_TIMED.values())
+    _TIMED.clear()
+    found = []
+    for request in requests:
+        path = list(request.get("samples", []))
+        try:
+            timed = _time_request(request, entries, designated)
+        except Exception as exc:  # a grader fault or a learner's object: no reference
+            timed = {"missing": f"{type(exc).__name__}"}
+        found.append({"samples": path, **timed, "runnable_per_cpu": runnable_per_cpu()})
+    _TIMED.clear()
+    return found
+
+
+def runnable_per_cpu() -> float | None:
+    """The machine's load right now: the one-minute load average (runnable and
+    uninterruptible tasks) per CPU this process may run on; ``None`` where unknown."""
+    try:
+        load = _LOADAVG()[0]
+        cpus = len(_AFFINITY(0)) if _AFFINITY is not None else (_CPU_COUNT() or 1)
+    except (OSError, AttributeError, TypeError):
+        return None
+    return float(load) / max(1, cpus)
+
+
+def _time_request(request: dict[str, Any], entries: list[list[Any]],
+                  designated: list[Any]) -> dict[str, Any]:
+    entry = _timed_entry(entries, request.get("fn"), request.get("static"), designated)
+    if entry is None:
+        return {"missing": "no recorded call of the timed callable"}
+    _count, _callee, call, args, kwargs, _statics, donating = entry
+    if not _runs_compiled(call):
+        return {"missing": "the timed callable is not a jax.jit function"}
+    if not _plain_tree((args, kwargs)):
+        return {"missing": "the timed call's arguments are not plain arrays and values"}
+    phases = frozenset(request.get("phases", ()))
+    return {"seconds": _time_runs(call, args, kwargs, donating, phases)}
+
+
+def _timed_entry(entries: list[list[Any]], fn: Any, static: Any,
+                 designated: list[Any]) -> list[Any] | None:
+    """The most-called recorded call the contract's ``fn``/``static`` select (the latest
+    of equals)."""
+    best: list[Any] | None = None
+    for entry in entries:
+        callee, statics = entry[1], entry[5]
+        grader_made = any(callee is d for d in designated)
+        if fn is None:
+            chosen = grader_made
+        else:
+            name = callee.__dict__.get("__name__") if type(callee) is instrument.JitProxy \
+                else None
+            chosen = not grader_made and (fn == "" or (type(name) is str and name == fn))
+        if static is not None and statics != static:
+            chosen = False
+        if chosen and (best is None or entry[0] >= best[0]):
+            best = entry
+    return best
+
+
+def _runs_compiled(call: Any) -> bool:
+    """``call`` is jax's own jit function, or a program compiled ahead of time."""
+    if type(call) is _PJIT_TYPE:
+        return True
+    return (type(call) is _PARTIAL and call.func is _COMPILED_CALL
+            and len(call.args) == 1 and type(call.args[0]) is stages.Compiled)
+
+
+def _plain_tree(value: Any, depth: int = 0, seen: list[int] | None = None) -> bool:
+    """Only exact tuples, lists and str-keyed dicts of arrays and built-in values: jax
+    flattens them in C, with no learner method."""
+    seen = [0] if seen is None else seen
+    seen[0] += 1
+    if depth > 8 or seen[0] > _MAX_LEAVES:
+        return False
+    kind = type(value)
+    if kind is _ARRAY_TYPE or kind is _NDARRAY or kind in _PLAIN or kind in _NUMPY_SCALARS:
+        return True
+    if kind is tuple or kind is list:
+        return all(_plain_tree(item, depth + 1, seen) for item in value)
+    if kind is dict:
+        return all(type(k) is str and _plain_tree(v, depth + 1, seen)
+                   for k, v in value.items())
+    return False
+
+
+def _time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donating: bool,
+               phases: frozenset[str]) -> list[float]:
+    """The runs' durations. Inputs: the recorded arrays themselves when the call neither
+    donates nor places them; else host copies (zeros of the same shape and dtype for an
+    array already consumed), placed outside the clock for a donating call, inside it when
+    the list's interval holds ``input placement``."""
+    places = "input placement" in phases
+    reads_back = "host transfer" in phases
+    consumed = any(type(leaf) is _ARRAY_TYPE and _IS_DELETED(leaf) is True
+                   for leaf in _TREE_LEAVES((args, kwargs)))
+    host = _host_copies((args, kwargs)) if places or donating or consumed else None
+    seconds: list[float] = []
+    spent = 0.0
+    while _more_runs(len(seconds), spent):
+        if host is not None and not places:
+            run_args, run_kwargs = _placed(host)
+            for leaf in _TREE_LEAVES((run_args, run_kwargs)):
+                if type(leaf) is _ARRAY_TYPE:
+                    _WAIT(leaf)
+        else:
+            run_args, run_kwargs = args, kwargs
+        start = _CLOCK()
+        if places:
+            run_args, run_kwargs = _placed(host)
+        out = call(*run_args, **run_kwargs)
+        leaves = [leaf for leaf in _TREE_LEAVES(out) if type(leaf) is _ARRAY_TYPE]
+        for leaf in leaves:
+            _WAIT(leaf)
+        if reads_back:
+            for leaf in leaves:
+                _ASARRAY(leaf)
+        took = _CLOCK() - start
+        seconds.append(took)
+        spent += took
+        del out, leaves
+    return seconds
+
+
+def _more_runs(done: int, spent: float) -> bool:
+    """Whether to time another run after ``done`` runs that took ``spent`` seconds."""
+    if done < 2 or (done < MIN_RUNS and spent < LONG_S):
+        return True
+    return spent < BUDGET_S and done < MAX_RUNS
+
+
+def _host_copies(tree: Any) -> Any:
+    """``tree`` with each device array replaced by a NumPy copy (zeros for a deleted one)."""
+    kind = type(tree)
+    if kind is _ARRAY_TYPE:
+        if _IS_DELETED(tree) is True:
+            return _ZEROS(tree.shape, tree.dtype)
+        return _ASARRAY(tree).copy()
+    if kind is tuple or kind is list:
+        return kind(_host_copies(item) for item in tree)
+    if kind is dict:
+        return {k: _host_copies(v) for k, v in tree.items()}
+    return tree
+
+
+def _placed(tree: Any) -> Any:
+    """``tree`` with each NumPy array placed on the default device (not waited for)."""
+    kind = type(tree)
+    if kind is _NDARRAY:
+        return _PUT(tree)
+    if kind is tuple or kind is list:
+        return kind(_placed(item) for item in tree)
+    if kind is dict:
+        return {k: _placed(v) for k, v in tree.items()}
+    return tree
+
+
+STALL_PERIOD_S = 0.002
+"""How often the stall watch wakes up (its cost: a few µs per wake, on another thread)."""
+STALL_MIN_S = 0.001
+"""A wake-up later than this past its time is a stall worth reporting."""
+STALL_CAP = 10_000
+
+
+class StallWatch:
+    """A grader thread that sleeps :data:`STALL_PERIOD_S` at a time and notes every
+    wake-up that came more than :data:`STALL_MIN_S` late: the windows in which this process
+    could not run Python (the machine's other tasks held the CPUs, the hypervisor paused
+    it, a garbage collection held the interpreter). Run around a learner call and the
+    grader's own timing of it; a learner sample is not blamed for a stall inside it
+    (``sample-duration``). The thread is started with ``_thread`` (``threading`` does not
+    list it), sleeps with the original ``time.sleep`` (no sleep event) and reads the
+    clock the grader's runs use."""
+
+    def __init__(self) -> None:
+        self._state: list[Any] = [False, []]  # [stop asked, stalls]
+        self.realtime_offset = _REALTIME() - _CLOCK()
+        _START_THREAD(_watch, (self._state,))
+
+    def stop(self) -> list[list[float]]:
+        """Stop the thread; the stalls seen, ``[[from, to], ...]`` in ``perf_counter``
+        seconds."""
+        self._state[0] = True
+        return [list(stall) for stall in self._state[1]]
+
+
+def _watch(state: list[Any]) -> None:
+    stalls = state[1]
+    while not state[0]:
+        due = _CLOCK() + STALL_PERIOD_S
+        _SLEEP(STALL_PERIOD_S)
+        woke = _CLOCK()
+        if woke - due > STALL_MIN_S and len(stalls) < STALL_CAP:
+            stalls.append((due, woke))
