@@ -14,12 +14,12 @@ into the interval checks, the same way in every exercise:
   timed output inside unless declared;
 - ``donates-input``: when the list declares ``donates``: every timed call's jit donates
   its input and the call consumed it (a fresh input per sample);
-- ``inputs-ready``: when the grader hands over inputs that still need placing or are
-  still being computed, and placement is not declared, they were ready first;
 - ``placement-excluded`` or ``placement-included``: a host-to-device transfer inside iff
   ``input placement`` is declared (re-placing device arrays transfers nothing);
 - ``warmup-excluded`` or ``first-call-includes-compile``: a compilation inside iff
   ``compilation`` is declared;
+- ``inputs-ready``: when the grader hands over inputs that still need placing or are
+  still being computed, and placement is not declared, they were ready first;
 - ``sync-before-stop``: a wait on the timed output (or on a value computed from it)
   before the stop read;
 - ``readback-included``: when ``host transfer`` is declared;
@@ -52,13 +52,17 @@ HIDDEN = "hidden"
 """The default interval: one warm call of the designated callable, waited for."""
 
 TITLES = {check_id: REGISTRY[check_id].title for check_id in (
-    "sample-count", "samples-measured", "times-the-call", "donates-input", "inputs-ready",
+    "sample-count", "samples-measured", "times-the-call", "donates-input",
     "placement-excluded", "placement-included", "warmup-excluded",
-    "first-call-includes-compile", "sync-before-stop", "readback-included",
+    "first-call-includes-compile", "inputs-ready", "sync-before-stop", "readback-included",
     "interval-clean", "covers-device-work",
 )}
 """Every check id the contract derives, in report order, with its title (from the check
-registry, :mod:`syncgrade.rubric.registry`)."""
+registry, :mod:`syncgrade.rubric.registry`). A check that can fail only because of
+another (its evidence's ``follows``, see :mod:`syncgrade.grading.present`) comes after
+every check that can lead it, so a report reads root cause first without ever changing
+its order: ``inputs-ready`` after placement and warm-up; ``warmup-excluded`` after
+``times-the-call`` (another callable); ``covers-device-work`` after ``sync-before-stop``."""
 
 _UNREADY_KINDS = frozenset({"host", "probe_host_args"})
 
