@@ -323,9 +323,8 @@ class GradeReport(_Frozen):
     score: float
     max_score: float
     summary: str
-    checks: list[CheckResult] = Field(description="in the order to read them: the "
-                                      "exercise's order, except that a check that fails "
-                                      "only because of others comes right after them")
+    checks: list[CheckResult] = Field(description="in the exercise's order, the same in "
+                                      "every grade of the exercise whatever failed")
     stdout: StreamExcerpt
     stderr: StreamExcerpt
     grading: GradingInfo
