@@ -245,8 +245,9 @@ class CheckResult(_Frozen):
         "visible", description="who may see this check's details: `visible` to learners "
         "now, `hidden` (pass/fail and a learner-safe hint only), or `after_due_date`")
     follows: list[str] = Field(
-        [], description="the failed checks, shown above this one, that this one fails only "
-        "because of: fixing them is known to fix it, and its `hint` says so (2.2)")
+        [], description="the failed checks, shown above or below this one (the checks keep "
+        "the exercise's order), that this one fails only because of: fixing them is known "
+        "to fix it, and its `hint` says so and where they are (2.2)")
     same_interval_as: str | None = Field(
         None, description="a failed check shown above whose drawing of the same interval "
         "every format shows; this check refers to it instead of drawing it again (2.2)")
@@ -322,9 +323,8 @@ class GradeReport(_Frozen):
     score: float
     max_score: float
     summary: str
-    checks: list[CheckResult] = Field(description="in the order to read them: the "
-                                      "exercise's order, except that a check that fails "
-                                      "only because of others comes right after them")
+    checks: list[CheckResult] = Field(description="in the exercise's order, the same in "
+                                      "every grade of the exercise whatever failed")
     stdout: StreamExcerpt
     stderr: StreamExcerpt
     grading: GradingInfo

@@ -2,8 +2,8 @@
 
 Real grades of course files (exercise-7's stub and a flawed file whose failures share one
 missing wait, an exercise-5 file whose old lead was wrong), rendered as text, HTML and
-JSON: each format shows the checks in the same order, the same leads and hints, and the
-interval picture on the same checks. The report decides these once
+JSON: each format shows the checks in the same order (the exercise's), the same leads and
+hints, and the interval picture on the same checks. The report decides these once
 (:mod:`syncgrade.grading.present`); no format decides them again. Three grades in all.
 """
 
@@ -122,9 +122,14 @@ def test_text_html_and_json_show_the_same_decisions(
     assert text["drawn"] == data["drawn"]
     assert set(page["drawn"]) == set(data["drawn"])
     assert data["drawn"], "a failing timing check draws its interval"
-    for check in report.checks:  # a lead always comes before its follower
+    # The exercise's order, whatever failed (issue 35), and every lead above its follower
+    # in it (the exercise's order puts the checks that can lead first).
+    declared = [spec.id for spec in open_course().get(report.exercise).checks]
+    assert data["order"] == [check_id for check_id in declared if check_id in data["order"]]
+    for check in report.checks:
         for lead in check.follows:
             assert data["order"].index(lead) < data["order"].index(check.id)
+            assert f"`{lead}`" in check.hint and " above: fixing th" in check.hint
 
 
 def test_a_lead_is_given_only_where_fixing_it_fixes_the_follower(

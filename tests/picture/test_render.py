@@ -173,41 +173,62 @@ def test_a_number_and_its_unit_stay_on_one_line() -> None:
 
 
 def _missing_warm_up() -> list[CheckResult]:
-    """What a stub without a warm-up fails (exercise-6), with the facts the checks write."""
+    """What a stub without a warm-up fails (exercise-6), with the facts the checks write,
+    in the exercise's order (every lead above its followers)."""
     return [
         _passed("runs"),
-        _failed("boundary-matches", _timeline(), hint="Declare the phases your interval "
-                "really contains.", flaw=None, at_line=1, follows="compilation"),
+        _failed("warmup-excluded", _timeline(), hint="Call the function once first.",
+                flaw="compilation", at_line=1),
         _failed("inputs-ready", _timeline(), hint="Wait for the inputs.",
                 flaw="inputs not ready", at_line=1,
                 follows="compilation|warm-up not waited"),
-        _failed("warmup-excluded", _timeline(), hint="Call the function once first.",
-                flaw="compilation", at_line=1),
         _failed("sync-before-stop", _timeline(), hint="Wait on the output.",
                 flaw="no output wait", at_line=1),
         _failed("covers-device-work", hint="Wait for the output inside the interval.",
                 flaw="no output wait", at_line=1),
+        _failed("boundary-matches", _timeline(), hint="Declare the phases your interval "
+                "really contains.", flaw=None, at_line=1, follows="compilation"),
     ]
 
 
 def test_a_missing_warm_up_leads_and_the_checks_it_failed_follow() -> None:
-    report = _report(*_missing_warm_up())
+    checks = _missing_warm_up()
+    report = _report(*checks)
     assert leads(report) == {"boundary-matches": ["warmup-excluded"],
                              "inputs-ready": ["warmup-excluded"],
                              "covers-device-work": ["sync-before-stop"]}
+    assert [c.id for c in report.checks] == [c.id for c in checks]  # the order given
     text = _flat(render(report, SOURCE, width=80))
-    order = [text.index(f"✗ {check}") for check in (
-        "warmup-excluded", "boundary-matches", "inputs-ready", "sync-before-stop",
-        "covers-device-work")]
-    assert order == sorted(order)  # each follower right after its lead
     assert text.count("Because of `warmup-excluded` above") == 2
     assert text.count("Because of `sync-before-stop` above") == 1
+    assert "below" not in text
     # The followers' own hints are gone: none points away from the fix.
     assert "Declare the phases" not in text and "Wait for the inputs" not in text
     assert "Wait for the output inside the interval" not in text
     assert "Call the function once first." in text and "Wait on the output." in text
     # The lead draws the interval; the followers refer to it.
     assert _flat("the same interval as under `warmup-excluded` above") in text
+
+
+def test_a_lead_below_its_follower_is_said_to_be_below_and_nothing_moves() -> None:
+    """A lead the exercise's order shows after its follower stays there (issue 35: the
+    order of checks must not depend on which failed); the hint says where it is, and the
+    follower draws its own interval, since a drawing is referred to only from below."""
+    checks = _missing_warm_up()
+    boundary = checks.pop()
+    checks.insert(1, boundary)
+    report = _report(*checks)
+    assert [c.id for c in report.checks] == [c.id for c in checks]
+    shown = {c.id: c for c in report.checks}
+    assert shown["boundary-matches"].follows == ["warmup-excluded"]
+    assert shown["boundary-matches"].hint == (
+        "Because of `warmup-excluded` below: fixing that fixes this too.")
+    assert shown["inputs-ready"].hint.startswith("Because of `warmup-excluded` above")
+    assert shown["boundary-matches"].same_interval_as is None
+    seen = [c.id for c in report.checks]
+    for check in report.checks:
+        if check.same_interval_as is not None:
+            assert seen.index(check.same_interval_as) < seen.index(check.id)
 
 
 def test_flaws_at_other_lines_are_other_mistakes() -> None:
@@ -226,10 +247,13 @@ def test_a_follower_needs_every_flaw_it_names_seen() -> None:
     assert leads(_report(boundary, warmup)) == {}
     assert leads(_report(boundary, warmup, sync)) == {
         "boundary-matches": ["warmup-excluded", "sync-before-stop"]}
-    text = _flat(render(_report(boundary, warmup, sync), width=80))
+    text = _flat(render(_report(warmup, sync, boundary), width=80))
     assert ("Because of `warmup-excluded` and `sync-before-stop` above: fixing those fixes "
             "this too") in text
-    assert text.index("✗ sync-before-stop") < text.index("✗ boundary-matches")
+    text = _flat(render(_report(warmup, boundary, sync), width=80))
+    assert ("Because of `warmup-excluded` (above) and `sync-before-stop` (below): fixing "
+            "those fixes this too") in text
+    assert text.index("✗ boundary-matches") < text.index("✗ sync-before-stop")
 
 
 def test_passed_checks_lead_nothing_and_cycles_are_dropped() -> None:

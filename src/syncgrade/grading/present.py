@@ -1,11 +1,18 @@
-"""How a report reads, decided once for every format: the order of its checks, which
-failed check leads another ("fails only because of `X` above") and with which hint, and
-which check draws an interval that several checks failed on.
+"""How a report reads, decided once for every format: which failed check leads another
+("fails only because of `X` above") and with which hint, and which check draws an
+interval that several checks failed on.
+
+The order of the checks is the exercise's declared order, always: it never depends on
+which checks failed or led (issue 35: moving a follower under its lead made the order
+differ from grade to grade of one exercise). The exercise's order puts the checks that can
+lead before those that can follow them (:data:`syncgrade.rubric.contract.TITLES`,
+:func:`syncgrade.rubric.declaration.resolve`); where a lead is still below its follower,
+the follower's hint says so ("Because of `X` below").
 
 :func:`present` runs in :func:`~syncgrade.grading.report.build_report`; the result is
-data in the report (the order of ``checks``, ``CheckResult.follows``, ``hint`` and
-``same_interval_as``), so the text view, the HTML page, JSON and the platforms' results
-files show the same thing and none of them decides it again.
+data in the report (``CheckResult.follows``, ``hint`` and ``same_interval_as``), so the
+text view, the HTML page, JSON and the platforms' results files show the same thing and
+none of them decides it again.
 
 A lead is given only when fixing it is known to fix the follower. The rule reads the
 checks' evidence facts, which the interval checks write in the measurement contract's
@@ -21,7 +28,7 @@ hint. Points and verdicts are never touched.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 
 from syncgrade.models import CheckResult
 
@@ -32,24 +39,26 @@ PLACES = "places"
 
 
 def present(checks: Sequence[CheckResult]) -> list[CheckResult]:
-    """``checks`` (in the exercise's order) as every format shows them: reordered so that
-    each follower comes right after its leads, each follower's ``follows`` and ``hint``
-    set, and ``same_interval_as`` set on each failed check whose interval an earlier
-    shown failed check already draws."""
+    """``checks`` (in the exercise's order) as every format shows them, in the same order:
+    each follower's ``follows`` and ``hint`` set (the hint says whether each lead is above
+    or below it), and ``same_interval_as`` set on each failed check whose interval a
+    failed check above it already draws (a drawing is only ever referred to from below)."""
     because = leads(checks)
-    ordered = in_order(checks, because)
+    position = {check.id: index for index, check in enumerate(checks)}
     drawn: dict[str, str] = {}
     drawn_events: dict[str, str] = {}
     out: list[CheckResult] = []
-    for check in ordered:
+    for check in checks:
         update: dict[str, object] = {}
         if check.id in because:
             update["follows"] = because[check.id]
-            update["hint"] = because_hint(because[check.id])
+            update["hint"] = because_hint(because[check.id], below={
+                lead for lead in because[check.id] if position[lead] > position[check.id]})
         key, events = _interval_key(check), _interval_key(check, marks=False)
-        # A follower's flaw is its lead's: the lead's drawing of the same events, with the
-        # lead's mark, shows it. Any other check shows its own mark (a drawing of its own
-        # unless one with the same mark is above).
+        # A follower's flaw is its lead's: the lead's drawing of the same events above,
+        # with the lead's mark, shows it. Any other check (a follower whose lead is below
+        # included) shows its own mark (a drawing of its own unless one with the same mark
+        # is above).
         lead = drawn_events.get(events or "")
         if lead not in because.get(check.id, ()):
             lead = None
@@ -78,12 +87,20 @@ def _interval_key(check: CheckResult, *, marks: bool = True) -> str | None:
     return json.dumps([timeline, picture], sort_keys=True)
 
 
-def because_hint(lead_ids: Iterable[str]) -> str:
-    """The hint of a check that fails only because of ``lead_ids`` (shown above it)."""
-    named = [f"`{lead}`" for lead in lead_ids]
+def because_hint(lead_ids: Sequence[str], below: Collection[str] = ()) -> str:
+    """The hint of a check that fails only because of ``lead_ids``: shown above it, except
+    those in ``below``. Where they are is said once when all are on one side, else for
+    each ("Because of `a` (above) and `b` (below): ...")."""
+    def where(lead: str) -> str:
+        return "below" if lead in below else "above"
+
+    sides = {where(lead) for lead in lead_ids}
+    each = len(sides) > 1
+    named = [f"`{lead}`" + (f" ({where(lead)})" if each else "") for lead in lead_ids]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + f" and {named[-1]}"
     that = "that" if len(named) == 1 else "those"
-    return f"Because of {listed} above: fixing {that} fixes this too."
+    side = "" if each else f" {sides.pop()}"
+    return f"Because of {listed}{side}: fixing {that} fixes this too."
 
 
 def _flaws(text: object) -> list[str]:
@@ -157,25 +174,3 @@ def leads(checks: Sequence[CheckResult]) -> dict[str, list[str]]:
 
     resolved = {check_id: roots(check_id, frozenset()) for check_id in direct}
     return {check_id: found for check_id, found in resolved.items() if found}
-
-
-def in_order(checks: Sequence[CheckResult], because: dict[str, list[str]]
-             ) -> list[CheckResult]:
-    """The exercise's order, except that each check that follows others comes right after
-    the last of its leads (in the exercise's order among the followers of one lead)."""
-    ordered: list[CheckResult] = []
-    placed: set[str] = set()
-
-    def place(check: CheckResult) -> None:
-        ordered.append(check)
-        placed.add(check.id)
-        for other in checks:
-            if other.id not in placed and other.id in because and all(
-                    lead in placed for lead in because[other.id]):
-                place(other)
-
-    for check in checks:
-        if check.id not in placed and check.id not in because:
-            place(check)
-    ordered.extend(c for c in checks if c.id not in placed)  # leads that are not listed
-    return ordered

@@ -14,21 +14,18 @@ into the interval checks, the same way in every exercise:
   timed output inside unless declared;
 - ``donates-input``: when the list declares ``donates``: every timed call's jit donates
   its input and the call consumed it (a fresh input per sample);
-- ``inputs-ready``: when the grader hands over inputs that still need placing or are
-  still being computed, and placement is not declared, they were ready first;
 - ``placement-excluded`` or ``placement-included``: a host-to-device transfer inside iff
   ``input placement`` is declared (re-placing device arrays transfers nothing);
 - ``warmup-excluded`` or ``first-call-includes-compile``: a compilation inside iff
   ``compilation`` is declared;
+- ``inputs-ready``: when the grader hands over inputs that still need placing or are
+  still being computed, and placement is not declared, they were ready first;
 - ``sync-before-stop``: a wait on the timed output (or on a value computed from it)
   before the stop read;
 - ``readback-included``: when ``host transfer`` is declared;
 - ``interval-clean``: nothing else inside: no print, sleep, eager array work on anything
   but the timed output, or unexplained host CPU time above the bound (declared placement
   and readback are recorded operations, so explained);
-- ``sample-duration``: no sample longer than the grader's own runs of the timed call,
-  taken in the same child right after the learner's samples, explain (every list but the
-  probe's and first-call lists);
 - ``covers-device-work``: on the probe lists (the calibrated workload), each sample at
   least a fraction of the known device work, and waited for.
 
@@ -55,13 +52,17 @@ HIDDEN = "hidden"
 """The default interval: one warm call of the designated callable, waited for."""
 
 TITLES = {check_id: REGISTRY[check_id].title for check_id in (
-    "sample-count", "samples-measured", "times-the-call", "donates-input", "inputs-ready",
+    "sample-count", "samples-measured", "times-the-call", "donates-input",
     "placement-excluded", "placement-included", "warmup-excluded",
-    "first-call-includes-compile", "sync-before-stop", "readback-included",
-    "interval-clean", "sample-duration", "covers-device-work",
+    "first-call-includes-compile", "inputs-ready", "sync-before-stop", "readback-included",
+    "interval-clean", "covers-device-work",
 )}
 """Every check id the contract derives, in report order, with its title (from the check
-registry, :mod:`syncgrade.rubric.registry`)."""
+registry, :mod:`syncgrade.rubric.registry`). A check that can fail only because of
+another (its evidence's ``follows``, see :mod:`syncgrade.grading.present`) comes after
+every check that can lead it, so a report reads root cause first without ever changing
+its order: ``inputs-ready`` after placement and warm-up; ``warmup-excluded`` after
+``times-the-call`` (another callable); ``covers-device-work`` after ``sync-before-stop``."""
 
 _UNREADY_KINDS = frozenset({"host", "probe_host_args"})
 
@@ -182,7 +183,6 @@ _OK = {
     "placement-excluded": "No input placement inside the timed intervals.",
     "warmup-excluded": "Compilation and warm-up finished before the first timed interval.",
     "interval-clean": "Every timed interval holds only the timed work.",
-    "sample-duration": "No sample is longer than the call explains.",
 }
 
 
@@ -237,27 +237,7 @@ def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str,
     if "host transfer" in phases:
         found.append(("readback-included", *judged(checks_phases.readback_included)))
     found.append(("interval-clean", *judged(checks_intervals.interval_clean)))
-    if _grader_timed(samples):
-        found.append(("sample-duration", checks_intervals.sample_duration,
-                      {**on, "exclusive_of": samples.exclusive_of}))
     return found
-
-
-def _grader_timed(samples: Samples) -> bool:
-    """The grader times the call of ``samples`` itself (``sample-duration``): every list
-    but the probe's and those whose interval holds a compilation (a first call: the
-    grader cannot compile the learner's callable anew)."""
-    return not samples.probe and "compilation" not in samples.phases
-
-
-def reference_requests(lists: Sequence[Samples], call_id: str) -> list[dict[str, Any]]:
-    """What the child times itself after grader call ``call_id`` (the child's
-    ``reference`` module), one request per list of that call the grader times: where the
-    list is, what is timed (``fn``), with which static values, and the declared phases."""
-    return [{"samples": list(s.path), "fn": s.fn,
-             "static": None if s.static is None else checks_intervals.plain_static(s.static),
-             "phases": [p for p in PHASES if p in s.phases]}
-            for s in lists if s.call == call_id and _grader_timed(s)]
 
 
 def _first_and_warm(samples: Samples, main: Sequence[Samples]

@@ -24,7 +24,7 @@ import difflib
 from collections.abc import Iterable
 
 from syncgrade.rubric.base import CheckSpec, Exercise, Origin
-from syncgrade.rubric.contract import derived_checks
+from syncgrade.rubric.contract import TITLES, derived_checks
 from syncgrade.rubric.ids import Check, plain
 from syncgrade.rubric.registry import REGISTRY, family_of, lookup
 
@@ -39,8 +39,11 @@ class DeclarationProblem(ValueError):
 
 def resolve(exercise: Exercise) -> Exercise:
     """``exercise`` with every check resolved (:func:`resolve_check`) and the checks its
-    ``samples`` derive appended (a check id already declared is not derived again).
-    Idempotent. Raises :class:`DeclarationProblem` for an unknown check id; see
+    ``samples`` derive appended (a check id already declared is not derived again), in
+    the order every report shows them: the declared checks, the derived ones, then the
+    declared checks that can fail only because of a derived one
+    (:attr:`~syncgrade.rubric.registry.CheckDef.after_intervals`), so a lead is above its
+    follower. Idempotent. Raises :class:`DeclarationProblem` for an unknown check id; see
     :func:`refuse_unknown_keys` for ``points``/``visibility``/``hints`` naming no check.
     Each check carries its author's hint (``hints``) as :attr:`CheckSpec.hint`."""
     checks = tuple(resolve_check(spec) for spec in exercise.checks)
@@ -53,9 +56,25 @@ def resolve(exercise: Exercise) -> Exercise:
         for spec in derived_checks(exercise.samples, exercise.calls, points)
         if spec.id not in declared)
     hinted = tuple(dataclasses.replace(spec, hint=hints.get(spec.id, spec.hint),
-                                       origin=spec.origin) for spec in (*checks, *derived))
+                                       origin=spec.origin) for spec in _report_order(
+                                           checks, derived))
     return dataclasses.replace(exercise, checks=hinted, points=points, visibility=shown,
                                hints=hints)
+
+
+def _report_order(declared: tuple[CheckSpec, ...], derived: tuple[CheckSpec, ...]
+                  ) -> tuple[CheckSpec, ...]:
+    """``declared`` then ``derived``, each in its own order, except that a declared check
+    that follows the contract's checks goes last, when the exercise has any of them
+    (without them it keeps its place). Idempotent: resolved again, an exercise's checks
+    are all declared, and those checks are already last."""
+    checks = (*declared, *derived)
+    if not any(spec.id in TITLES for spec in checks):
+        return checks
+    last = tuple(spec for spec in declared
+                 if (found := lookup(spec.id)) is not None and found.after_intervals)
+    moved = {spec.id for spec in last}
+    return (*(spec for spec in checks if spec.id not in moved), *last)
 
 
 def guess(word: object, choices: Iterable[str], cutoff: float = 0.6) -> str:

@@ -77,7 +77,11 @@ class CheckDef:
     drop the title); any other title is a rubric error. ``judges``: for a check that
     judges the learner's timed intervals, the parameter naming the samples whose intervals
     it judges (``None``: not an interval check); a passing interval check can then show
-    the first of them when a picture of passing checks is asked for."""
+    the first of them when a picture of passing checks is asked for. ``after_intervals``:
+    the check can fail only because of a flaw an interval check of the measurement
+    contract saw (its evidence's ``follows``), so an exercise shows it after the checks
+    the contract derives, whatever its place in ``checks``
+    (:func:`syncgrade.rubric.declaration.resolve`): a report's leads come first."""
 
     id: str
     title: str
@@ -85,6 +89,7 @@ class CheckDef:
     fn: CheckFn
     legacy_titles: tuple[str, ...] = field(default=(), repr=False)
     judges: str | None = None
+    after_intervals: bool = False
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -152,14 +157,15 @@ _DEFS = (
              "and does no JAX device work.", checks_values.reference_is_numpy),
     CheckDef("jitted", "Compiled once, reused", "Every timed interval calls a jitted "
              "function, and nothing is traced or compiled after the first interval.",
-             checks_intervals.jitted, judges="samples"),
+             checks_intervals.jitted, judges="samples",
+             after_intervals=True),  # follows `times-the-call` (jit disabled)
     CheckDef("donates-input", "Donates its input", "Every timed call's jit donates its "
              "input (`donate_argnums`) and the call consumed the input array: XLA reused "
              "its buffer for the output.", checks_intervals.donates_input, judges="samples"),
     CheckDef("boundary-matches", "Declared boundary", "The boundary the learner declares "
              "equals the phases measured inside the learner's own intervals.",
              checks_report.boundary_matches, legacy_titles=("Declared warm boundary",),
-             judges="samples"),
+             judges="samples", after_intervals=True),  # follows what the intervals hold
     CheckDef("report-schema", "Report layout", "The returned report validates against "
              "the exercise's pydantic model.", checks_report.report_schema),
     CheckDef("summary-stats", "Summaries recomputed", "The reported medians and estimates "
