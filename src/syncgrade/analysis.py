@@ -67,8 +67,9 @@ UNEXPLAINED_CPU_BOUND_NS = 350_000
 (:attr:`Interval.unexplained_cpu_ns`) before ``interval-clean`` counts it: a list fails
 when more than half of its intervals are over it, or when their time over it, summed, is
 more than ``checks_intervals.CPU_EXCESS_ALLOWANCE_NS`` (work in some samples only). The
-instrumented glue of a correct sample (clock hooks, the call's recording, the wait's) measured 20-90 µs, also beside four CPU hogs, and 90-180 µs with
-``float(out.sum())`` as the wait; a NumPy recompute of an exercise's reference on its
+instrumented glue of a correct sample (clock hooks, the call's recording, the wait's)
+measured 20-90 µs, also beside four CPU hogs, and 90-180 µs with ``float(out.sum())`` as
+the wait; a NumPy recompute of an exercise's reference on its
 hidden inputs took 480-670 µs in its warm samples (exercise-5, the smallest) and more in
 the others (docs/performance.md, "Unexplained host time")."""
 SWITCH_ALLOWANCE_NS = 25_000
