@@ -26,6 +26,9 @@ into the interval checks, the same way in every exercise:
 - ``interval-clean``: nothing else inside: no print, sleep, eager array work on anything
   but the timed output, or unexplained host CPU time above the bound (declared placement
   and readback are recorded operations, so explained);
+- ``sample-duration``: no sample longer than the grader's own runs of the timed call,
+  taken in the same child right after the learner's samples, explain (every list but the
+  probe's and first-call lists);
 - ``covers-device-work``: on the probe lists (the calibrated workload), each sample at
   least a fraction of the known device work, and waited for.
 
@@ -55,7 +58,7 @@ TITLES = {check_id: REGISTRY[check_id].title for check_id in (
     "sample-count", "samples-measured", "times-the-call", "donates-input",
     "placement-excluded", "placement-included", "warmup-excluded",
     "first-call-includes-compile", "inputs-ready", "sync-before-stop", "readback-included",
-    "interval-clean", "covers-device-work",
+    "interval-clean", "sample-duration", "covers-device-work",
 )}
 """Every check id the contract derives, in report order, with its title (from the check
 registry, :mod:`syncgrade.rubric.registry`). A check that can fail only because of
@@ -183,6 +186,7 @@ _OK = {
     "placement-excluded": "No input placement inside the timed intervals.",
     "warmup-excluded": "Compilation and warm-up finished before the first timed interval.",
     "interval-clean": "Every timed interval holds only the timed work.",
+    "sample-duration": "No sample is longer than the call explains.",
 }
 
 
@@ -237,7 +241,27 @@ def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str,
     if "host transfer" in phases:
         found.append(("readback-included", *judged(checks_phases.readback_included)))
     found.append(("interval-clean", *judged(checks_intervals.interval_clean)))
+    if _grader_timed(samples):
+        found.append(("sample-duration", checks_intervals.sample_duration,
+                      {**on, "exclusive_of": samples.exclusive_of}))
     return found
+
+
+def _grader_timed(samples: Samples) -> bool:
+    """The grader times the call of ``samples`` itself (``sample-duration``): every list
+    but the probe's and those whose interval holds a compilation (a first call: the
+    grader cannot compile the learner's callable anew)."""
+    return not samples.probe and "compilation" not in samples.phases
+
+
+def reference_requests(lists: Sequence[Samples], call_id: str) -> list[dict[str, Any]]:
+    """What the child times itself after grader call ``call_id`` (the child's
+    ``reference`` module), one request per list of that call the grader times: where the
+    list is, what is timed (``fn``), with which static values, and the declared phases."""
+    return [{"samples": list(s.path), "fn": s.fn,
+             "static": None if s.static is None else checks_intervals.plain_static(s.static),
+             "phases": [p for p in PHASES if p in s.phases]}
+            for s in lists if s.call == call_id and _grader_timed(s)]
 
 
 def _first_and_warm(samples: Samples, main: Sequence[Samples]
