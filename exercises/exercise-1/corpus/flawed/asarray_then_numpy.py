@@ -1,5 +1,5 @@
 # flaw: a tiny np.asarray conversion, then host NumPy work, inside the timed interval
-# expect-fail: sample-duration
+# expect-fail: interval-clean sample-duration
 import time
 
 import jax

@@ -1,6 +1,6 @@
 # flaw: a gc.callbacks entry does NumPy work, and a collection runs inside the timed
 #   interval
-# expect-fail: sample-duration
+# expect-fail: interval-clean sample-duration
 import gc
 import time
 
