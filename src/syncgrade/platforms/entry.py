@@ -36,7 +36,12 @@ runner after 20 s).
 Time: the results file is written within ``timeout + overhead`` seconds of this process's
 start (its own start-up, the grade, the file), so a platform's limit above that sum, with
 a margin for the container, always gets a results file (docs/platforms.md, "Time limits
-on each platform")
+on each platform"). The order keeps a loaded machine's CPU seconds off that path: the
+configuration, the locking and the protection check first (nothing of the course is
+loaded for them: its folders come from ``course.toml``), then the grading child starts
+importing jax while this process loads only the graded exercise's declaration and makes
+its hidden inputs; a start that left too little for the learner's whole timeout is a
+grader fault at once (:func:`check_time_left`).
 
 ``course``: the course folder (or an installed course's name; default: the built-in
 course). A relative folder in a JSON file is relative to that file's folder (Gradescope:
