@@ -60,13 +60,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from syncgrade.errors import CourseError as CourseError  # re-exported
 from syncgrade.errors import UnknownExercise
 from syncgrade.rubric.base import Exercise
 from syncgrade.rubric.validation import RubricError, validate_data, validate_declaration
 
+_T = TypeVar("_T")
 COURSE_ENV = "SYNCGRADE_COURSE"
 ENTRY_POINT_GROUP = "syncgrade.courses"
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -154,6 +155,9 @@ class Course:
     ``exercises``: the exercises whose declaration loaded and validated, in number order;
     ``errors``: why each other exercise folder did not; ``files``: every exercise folder
     (both kinds), in the same order; ``modules``: each loaded declaration's module.
+    ``whole``: every declaration was loaded; a course :func:`open_exercise` opened for one
+    exercise is not, and its ``exercises``, ``errors`` and ``modules`` hold only the
+    declarations loaded so far (:meth:`get` loads any other on first use).
     """
 
     root: Path
@@ -163,8 +167,9 @@ class Course:
     errors: dict[str, RubricError] = field(default_factory=dict)
     files: dict[str, ExerciseFiles] = field(default_factory=dict)
     modules: dict[str, ModuleType] = field(default_factory=dict)
+    whole: bool = True
     _data_checked: set[str] = field(default_factory=set, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @property
     def builtin(self) -> bool:
@@ -183,6 +188,8 @@ class Course:
         has no folder for and :class:`RubricError` for a broken declaration. The first
         call per exercise also runs :func:`~syncgrade.rubric.validation.validate_data`
         (it calls ``make_inputs``/``make_references`` once)."""
+        if not self.whole:
+            self.declare(exercise_id)
         if exercise_id in self.errors:
             raise self.errors[exercise_id]
         try:
@@ -195,6 +202,25 @@ class Course:
                     validate_data(exercise)
                     self._data_checked.add(exercise_id)
         return exercise
+
+    def declare(self, exercise_id: str) -> None:
+        """Load and validate ``exercise_id``'s declaration unless it was already (its
+        exercise, or its error, is kept); nothing for an id with no folder."""
+        with self._lock:
+            files = self.files.get(exercise_id)
+            if (files is not None and exercise_id not in self.exercises
+                    and exercise_id not in self.errors):
+                _declare(self, files)
+
+    def complete(self) -> None:
+        """Load every declaration not loaded yet; the exercises then in number order."""
+        with self._lock:
+            for exercise_id in self.files:
+                self.declare(exercise_id)
+            self.exercises = _in_order(self.exercises, self.files)
+            self.errors = _in_order(self.errors, self.files)
+            self.modules = _in_order(self.modules, self.files)
+            self.whole = True
 
     def unknown(self, exercise_id: str) -> str:
         """The one-line message for an id this course does not have, with the nearest
@@ -215,6 +241,10 @@ class Course:
         """The loaded declaration module (its constants and helpers, for tests)."""
         self.get(exercise_id)
         return self.modules[exercise_id]
+
+
+def _in_order(found: dict[str, _T], order: Iterable[str]) -> dict[str, _T]:
+    return {key: found[key] for key in order if key in found}
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -307,6 +337,9 @@ def _entry_point_root(name: str, entry_point: Any) -> Path:
 
 
 _COURSES: dict[Path, Course] = {}
+_PARTS: dict[Path, Course] = {}
+"""Courses :func:`open_exercise` opened, not whole (yet): each with the declarations
+asked for so far."""
 _COURSES_LOCK = threading.RLock()
 
 
@@ -327,9 +360,38 @@ def open_course(spec: str | os.PathLike[str] | Course | None = None, *,
 def _open_root(root: Path, reload: bool = False) -> Course:
     with _COURSES_LOCK:
         course = _COURSES.get(root)
-        if course is None or reload:
+        part = _PARTS.pop(root, None)
+        if part is not None and not reload and course is None:
+            part.complete()  # the declarations it loaded are kept: one object each
+            course = _COURSES[root] = part
+        elif course is None or reload:
             course = _COURSES[root] = _load(root)
         return course
+
+
+def open_exercise(spec: str | os.PathLike[str] | Course | None,
+                  exercise_id: str) -> Course:
+    """The course ``spec`` names (as :func:`open_course`), with only ``exercise_id``'s
+    declaration loaded and validated: what a process that grades one exercise needs (a
+    platform's container: every other declaration's import and validation were seconds
+    of a loaded machine's CPU before its grade could start). Every exercise folder is
+    known (:attr:`Course.files`: an unknown id still gets its did-you-mean); any other
+    declaration loads when first asked for (:meth:`Course.get`), and
+    :func:`open_course` later completes this same course. A course already opened whole
+    is returned as it is. Raises what :func:`open_course` raises; a broken declaration
+    is raised by :meth:`Course.get`, as there."""
+    if isinstance(spec, Course):
+        return spec
+    root = course_root(spec)
+    with _COURSES_LOCK:
+        course = _COURSES.get(root) or _PARTS.get(root)
+        if course is None:
+            title, solutions = read_config(root)
+            course = _PARTS[root] = Course(root=root, title=title, solutions=solutions,
+                                           whole=False)
+            course.files.update((f.id, f) for f in exercise_folders(root, solutions))
+    course.declare(exercise_id)
+    return course
 
 
 def builtin_course() -> Course:
@@ -340,14 +402,15 @@ def builtin_course() -> Course:
 def opened_roots() -> tuple[Path, ...]:
     """The folders of every course opened in this process so far."""
     with _COURSES_LOCK:
-        return tuple(_COURSES)
+        return tuple(dict.fromkeys([*_COURSES, *_PARTS]))
 
 
 def opened_hidden_paths() -> tuple[Path, ...]:
     """What the grading child must not see of every course opened in this process so far
     (each one's :attr:`Course.hidden_paths`: its folder and solutions folder)."""
     with _COURSES_LOCK:
-        return tuple(p for course in _COURSES.values() for p in course.hidden_paths)
+        return tuple(p for course in [*_COURSES.values(), *_PARTS.values()]
+                     for p in course.hidden_paths)
 
 
 def course_hidden_paths(root: Path) -> tuple[Path, ...]:
@@ -361,6 +424,7 @@ def forget(root: Path) -> None:
     """Drop a course from the per-process cache (after ``grade new`` wrote into it)."""
     with _COURSES_LOCK:
         _COURSES.pop(root.resolve(), None)
+        _PARTS.pop(root.resolve(), None)
 
 
 # ------------------------------------------------------------------ loading
@@ -434,19 +498,24 @@ def _load(root: Path) -> Course:
     course = Course(root=root, title=title, solutions=solutions)
     for files in exercise_folders(root, solutions):
         course.files[files.id] = files
-        try:
-            module = load_declaration(root, files)
-            # Validated and resolved here, by the loader: registered titles and check
-            # functions filled in, the interval checks derived from its Samples.
-            exercise = validate_declaration(getattr(module, "EXERCISE", None),
-                                            expected_id=files.id)
-        except RubricError as exc:
-            course.errors[files.id] = exc
-            continue
-        object.__setattr__(exercise, "folder", files.folder)
-        course.exercises[files.id] = exercise
-        course.modules[files.id] = module
+        _declare(course, files)
     return course
+
+
+def _declare(course: Course, files: ExerciseFiles) -> None:
+    """Load one declaration into ``course``: its exercise and module, or its error."""
+    try:
+        module = load_declaration(course.root, files)
+        # Validated and resolved here, by the loader: registered titles and check
+        # functions filled in, the interval checks derived from its Samples.
+        exercise = validate_declaration(getattr(module, "EXERCISE", None),
+                                        expected_id=files.id)
+    except RubricError as exc:
+        course.errors[files.id] = exc
+        return
+    object.__setattr__(exercise, "folder", files.folder)
+    course.exercises[files.id] = exercise
+    course.modules[files.id] = module
 
 
 def load_declaration(root: Path, files: ExerciseFiles) -> ModuleType:

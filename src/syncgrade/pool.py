@@ -142,6 +142,25 @@ def _course_roots() -> list[Path]:
     return roots
 
 
+def course_hidden(spec: str | None) -> tuple[Path, ...]:
+    """The folder of the course ``spec`` names (a folder, or an installed course's name)
+    and its solutions folder: what a child started for it must not see, found without
+    importing the grader where that can be helped (a pre-started child then starts
+    sooner: the course loader's import is seconds of a loaded machine's CPU). ``None``:
+    nothing beyond :func:`child_command`'s own (the built-in course and
+    ``$SYNCGRADE_COURSE``). A folder is taken as it is unless its ``course.toml`` may name
+    a solutions folder; then, and for an installed course, the loader reads it. Raises
+    :class:`~syncgrade.courses.CourseError` when there is no such course or its
+    ``course.toml`` is wrong."""
+    if spec is None:
+        return ()
+    if os.path.isdir(spec) and not names_solutions(Path(spec)):
+        return (Path(spec),)
+    from syncgrade.courses import course_hidden_paths, course_root
+
+    return course_hidden_paths(course_root(spec))
+
+
 def names_solutions(root: Path) -> bool:
     """Whether the course folder's ``course.toml`` may name a solutions folder (a cheap
     look at its text; the course loader reads it properly)."""

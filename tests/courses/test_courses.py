@@ -293,3 +293,30 @@ def test_two_installed_courses_of_one_name_are_refused(tmp_path: Path,
     root = _course(tmp_path / "c")
     (site / "course_a.py").write_text(f"ROOT = {str(root)!r}\n")
     assert open_course("same-name").root == root.resolve()
+
+
+def test_one_exercise_opens_without_the_other_declarations(tmp_path: Path) -> None:
+    """open_exercise (the platform entry points' way in) imports and validates only the
+    declaration asked for: another exercise's broken declaration is never run, every
+    folder is still known (an unknown id gets its did-you-mean), another exercise loads
+    when first asked for, and opening the course whole later completes the same course
+    (one Exercise object per declaration)."""
+    root = _course(tmp_path, "exercise-1", "exercise-2", "exercise-3")
+    marker = tmp_path / "imported"
+    (root / "exercise-2" / "exercise.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nraise RuntimeError('broken')\n")
+    course = courses.open_exercise(root, "exercise-3")
+    assert not course.whole and list(course.exercises) == ["exercise-3"]
+    assert list(course.files) == ["exercise-1", "exercise-2", "exercise-3"]
+    assert course.modules.keys() == {"exercise-3"} and not marker.exists()
+    exercise = course.get("exercise-3")
+    assert courses.open_exercise(root, "exercise-3") is course  # once per process
+    with pytest.raises(UnknownExercise, match="did you mean 'exercise-3'"):
+        course.get("exercise-33")
+    assert course.get("exercise-1").id == "exercise-1"  # loaded when asked for
+    assert root.resolve() in courses.opened_roots()
+    whole = open_course(root)
+    assert whole is course and whole.whole and marker.exists()
+    assert list(whole.exercises) == ["exercise-1", "exercise-3"]  # number order
+    assert whole.get("exercise-3") is exercise and "exercise-2" in whole.errors
+    courses.forget(root)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from platform_support import check_exercism, check_gradescope, check_prairielearn
 
-from syncgrade.courses import get_exercise
+from syncgrade.courses import get_exercise, module_name
 from syncgrade.platforms import gradescope, prairielearn
 from syncgrade.platforms.entry import (
     MISCONFIGURED,
@@ -431,3 +431,70 @@ def test_a_run_that_was_not_protected_after_all_is_not_shown(
     assert code == 0 and results["output"] == MISCONFIGURED
     assert "secret-ish" not in json.dumps(results)
     assert "refused to grade: learner code could read" in capsys.readouterr().out
+
+
+def test_the_exercism_entry_starts_its_child_before_loading_the_grader(
+        tmp_path: Path) -> None:
+    """A loaded machine's CPU seconds (docs/platforms.md, "Time limits on each
+    platform"): the entry starts its grading child (which imports jax) before it imports
+    the course loader, the rubric or the grading engine, then loads only the graded
+    exercise's declaration, and never imports jax itself."""
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    (solution / "submission.py").write_text("def f(:\n")
+    code = f"""if True:
+        import json, sys
+        import syncgrade.pool as pool
+        before = []
+        real = pool.prestart
+        def prestart(*args, **kwargs):
+            before.extend(sys.modules)
+            return real(*args, **kwargs)
+        pool.prestart = prestart
+        from syncgrade.platforms.entry import exercism_main
+        code = exercism_main(["exercise-1", {str(solution)!r}, {str(tmp_path / "out")!r}])
+        print(json.dumps({{"code": code, "before": before, "after": list(sys.modules)}}))
+    """
+    env = {k: v for k, v in os.environ.items() if k not in ("SYNCGRADE_COURSE",
+                                                             "SYNCGRADE_EXERCISE")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    seen = json.loads(out.splitlines()[-1])
+    assert seen["code"] == 0 and seen["before"], out
+    early = [m for m in seen["before"] if m.split(".")[0] == "jax" or m in (
+        "syncgrade.courses", "syncgrade.rubric", "syncgrade.grading")]
+    assert early == [], early
+    declarations = [m for m in seen["after"] if m.startswith("_syncgrade_course_")]
+    assert declarations == [module_name(COURSE.resolve(), "exercise-1")]
+    assert "jax" not in seen["after"]
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    check_exercism(results)
+    assert "failed (syntax_error)" in out, out  # graded: the learner's, on their line
+    assert results["status"] == "error" and "line 1" in json.dumps(results)
+
+
+def test_an_entry_whose_own_start_ate_the_budget_starts_nothing(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Started so long ago (a loaded machine's interpreter start and imports) that the
+    learner's whole timeout no longer fits before the deadline: a grader fault at once,
+    one staff line, no child started and no course loaded for nothing."""
+    import time
+
+    import syncgrade.pool
+
+    def no_child(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a child was started")
+
+    monkeypatch.setattr(syncgrade.pool, "prestart", no_child)
+    solution = tmp_path / "solution"
+    solution.mkdir()
+    (solution / "submission.py").write_text(SOLUTION)
+    late = time.monotonic() - 7.0  # of Exercism's 8 + 9 s: 10 s left, 8 + 3 needed
+    assert exercism_main(["exercise-1", str(solution), str(tmp_path / "out")],
+                         started_at=late) == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    check_exercism(results)
+    assert results["status"] == "error"
+    staff = capsys.readouterr().out
+    assert "OutOfTime: no grading child was started" in staff and "8 s" in staff

@@ -5,7 +5,6 @@ module, so the CLI package has no cycles."""
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,21 +117,13 @@ def course_root(spec: str | None) -> Path:
 
 def prestart_hidden(spec: str | None) -> tuple[Path, ...]:
     """The course folder (and its solutions folder) a pre-started child must not see,
-    found without importing the grader: the pool already hides the built-in course and
-    ``$SYNCGRADE_COURSE``, and a folder path is taken as it is; only an installed course's
-    name, or a ``course.toml`` that keeps the solutions outside, needs the course loader
-    (whose import, ~0.3 s, would otherwise delay the child's start)."""
-    if spec is None:
-        return ()
-    from syncgrade.pool import names_solutions
+    found without importing the grader where that can be helped
+    (:func:`syncgrade.pool.course_hidden`); a usage error for a wrong course."""
+    from syncgrade.errors import CourseError  # not via courses: its import is the slow part
+    from syncgrade.pool import course_hidden
 
-    if os.path.isdir(spec) and not names_solutions(Path(spec)):
-        return (Path(spec),)
-    from syncgrade.courses import CourseError, course_hidden_paths
-
-    root = course_root(spec)
     try:
-        return course_hidden_paths(root)
+        return course_hidden(spec)
     except CourseError as exc:  # a wrong course.toml: said once, before anything starts
         raise UsageError(str(exc)) from None
 

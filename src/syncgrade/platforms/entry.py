@@ -36,7 +36,12 @@ runner after 20 s).
 Time: the results file is written within ``timeout + overhead`` seconds of this process's
 start (its own start-up, the grade, the file), so a platform's limit above that sum, with
 a margin for the container, always gets a results file (docs/platforms.md, "Time limits
-on each platform")
+on each platform"). The order keeps a loaded machine's CPU seconds off that path: the
+configuration, the locking and the protection check first (nothing of the course is
+loaded for them: its folders come from ``course.toml``), then the grading child starts
+importing jax while this process loads only the graded exercise's declaration and makes
+its hidden inputs; a start that left too little for the learner's whole timeout is a
+grader fault at once (:func:`check_time_left`).
 
 ``course``: the course folder (or an installed course's name; default: the built-in
 course). A relative folder in a JSON file is relative to that file's folder (Gradescope:
@@ -78,7 +83,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from syncgrade.errors import RubricError
 from syncgrade.limits import (
@@ -101,6 +106,9 @@ from syncgrade.models import (
 from syncgrade.platforms.common import GRADER_FAULT_MESSAGE, clean_name
 from syncgrade.platforms.common import Layout as Layout  # re-exported
 
+if TYPE_CHECKING:
+    from syncgrade.pool import WarmPool
+
 DEFAULT_SUBMISSION = "submission.py"
 EXERCISE_ENV = "SYNCGRADE_EXERCISE"
 COURSE_ENV = "SYNCGRADE_COURSE"  # syncgrade.courses.COURSE_ENV
@@ -117,6 +125,27 @@ grader end within 17 s of the start, 3 s before that."""
 MISCONFIGURED = ("The autograder is not set up correctly, so your submission was not "
                  "graded; this is not your fault. Please tell course staff.")
 _IGNORED_PARTS = ("__MACOSX", "__pycache__")
+
+
+class OutOfTime(Exception):
+    """Too little is left before the grade's deadline to start a grading child; one
+    line for the staff log (a grader fault, never the learner's)."""
+
+
+def check_time_left(config: Config, begun: float) -> None:
+    """Raise :class:`OutOfTime` when what is left of ``timeout + overhead`` since
+    ``begun`` (``time.monotonic()``) no longer fits the learner's whole ``timeout`` and
+    the stop reserve: the grade would refuse to start its child for the same reason
+    (:func:`syncgrade.grading.pipeline.run_group`), so say it now, before the course is
+    loaded and a child started for nothing (on a loaded machine those took seconds past
+    the platform's limit)."""
+    left = begun + config.timeout + config.overhead - time.monotonic() - STOP_RESERVE_S
+    if left <= config.timeout:
+        raise OutOfTime(f"no grading child was started: {max(left, 0.0) + STOP_RESERVE_S:.1f}"
+                        " s were left before the grade's deadline (timeout + overhead) "
+                        f"once the grader had started, too few for the learner's "
+                        f"{config.timeout:g} s and the {STOP_RESERVE_S:g} s kept to stop a "
+                        "child; not charged")
 
 
 class ConfigError(Exception):
@@ -210,12 +239,24 @@ def run_entry(layout: Layout, argv: Sequence[str],
         root = args.root
         results_path = results_path_of(layout, root, args.output)
         env = os.environ if environ is None else environ
-        config = load_config(layout, root, vars(args), env, defaults)
+        config = read_config(layout, root, vars(args), env, defaults)
         allowed = bool(args.allow_unprotected) or env.get(UNPROTECTED_ENV, "") == "1"
         lock_answers(layout, root, config, alerts)
         if not allowed:
             refuse_unprotected(hidden_folders(layout, root, config))
-        results = _grade(layout, root, config, log, alerts, begun, allowed=allowed)
+        check_time_left(config, begun)
+        # Only now, protected, the child starts importing jax, while this process opens
+        # the exercise: on a loaded machine the two overlap instead of adding up.
+        pool = _prestart(config)
+        try:
+            config = _with(config, course=exercise_course(config))
+            results = _grade(layout, root, config, log, alerts, begun, allowed=allowed,
+                             pool=pool)
+        finally:
+            pool.close()  # unused (no file to grade, a bad exercise): stopped here
+    except OutOfTime as exc:  # the grader's own start-up ate the budget: not charged
+        log.append(f"syncgrade: internal error: OutOfTime: {exc}")
+        results = layout.fallback(GRADER_FAULT_MESSAGE, time.perf_counter() - started)
     except (ConfigError, RubricError) as exc:  # a RubricError: a declared workload's bug
         log.append(f"syncgrade: the autograder is misconfigured: {exc}")
         results = layout.fallback(MISCONFIGURED, time.perf_counter() - started)
@@ -266,11 +307,15 @@ def hidden_folders(layout: Layout, root: Path, config: Config) -> list[Path]:
     """What learner code must not read, real paths, once each: the grading child's hidden
     paths (the rubric library, the course and its solutions) and the platform's own
     folder of configuration (Gradescope's ``source/``), unless that is the root itself."""
-    from syncgrade.courses import open_course
-    from syncgrade.pool import child_command
+    from syncgrade.errors import CourseError
+    from syncgrade.pool import child_command, course_hidden
 
     staff = [(root / name).parent for name in layout.config_files]
-    folders = [*child_command(open_course(config.course).hidden_paths).hidden_paths,
+    try:  # the course's folders from its course.toml: no declaration is loaded for this
+        course = course_hidden(config.course)
+    except CourseError as exc:
+        raise ConfigError(str(exc)) from None
+    folders = [*child_command(course).hidden_paths,
                *(Path(os.path.realpath(f)) for f in staff if f.resolve() != root.resolve())]
     return list(dict.fromkeys(folders))
 
@@ -341,7 +386,38 @@ def _silence(stream: TextIO) -> None:
 def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
                 environ: Mapping[str, str],
                 defaults: Mapping[str, Any] | None = None) -> Config:
-    """Merge the configuration sources (see the module docstring) and check them."""
+    """Merge the configuration sources (see the module docstring) and check them, the
+    exercise included (:func:`read_config`, then :func:`exercise_course`)."""
+    config = read_config(layout, root, args, environ, defaults)
+    return _with(config, course=exercise_course(config))
+
+
+def exercise_course(config: Config) -> str:
+    """The folder (or installed name) of ``config``'s course, the built-in one when none
+    is configured, once its exercise's declaration is known to load and validate; only
+    that declaration is loaded (:func:`syncgrade.courses.open_exercise`). Raises
+    :class:`ConfigError` for an unknown exercise, a course that cannot be opened or a
+    broken rubric."""
+    from syncgrade.courses import BUILTIN_ROOT, CourseError, open_exercise
+    from syncgrade.rubric import RubricError, UnknownExercise
+
+    # The built-in course unless one is configured (the given environment included).
+    course = config.course or str(BUILTIN_ROOT)
+    try:
+        open_exercise(course, config.exercise).get(config.exercise)
+    except (UnknownExercise, CourseError, RubricError) as exc:
+        # A broken rubric is the staff's setup to fix (docs/platforms.md): the learner
+        # reads MISCONFIGURED, the staff log the author's file, line and traceback.
+        raise ConfigError(str(exc)) from None
+    return course
+
+
+def read_config(layout: Layout, root: Path, args: Mapping[str, Any],
+                environ: Mapping[str, str],
+                defaults: Mapping[str, Any] | None = None) -> Config:
+    """Merge the configuration sources (see the module docstring) and check them, all but
+    the exercise: nothing of the course is read here (``course`` stays ``None`` when none
+    is configured); :func:`exercise_course` checks the exercise."""
     merged: dict[str, Any] = dict(defaults or {})
     for name in layout.config_files:
         path = root / name
@@ -372,17 +448,6 @@ def load_config(layout: Layout, root: Path, args: Mapping[str, Any],
     if course is not None and (not isinstance(course, str) or not course):
         raise ConfigError(f"course must be a folder or an installed course's name, not "
                           f"{course!r}")
-    from syncgrade.courses import BUILTIN_ROOT, CourseError, open_course
-    from syncgrade.rubric import RubricError, UnknownExercise
-
-    # The built-in course unless one is configured here (``environ`` included).
-    course = course or str(BUILTIN_ROOT)
-    try:
-        open_course(course).get(exercise)
-    except (UnknownExercise, CourseError, RubricError) as exc:
-        # A broken rubric is the staff's setup to fix (docs/platforms.md): the learner
-        # reads MISCONFIGURED, the staff log the author's file, line and traceback.
-        raise ConfigError(str(exc)) from None
     config = Config(exercise=exercise, course=course)
     for key, check in (("timeout", check_timeout), ("overhead", check_overhead),
                        ("memory_gib", check_memory_gib)):
@@ -472,9 +537,9 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
     """A report for a submission there is nothing to run of (no file, too many files):
     ``runs`` failed with ``message``, every other check not checked, cause ``unreadable``."""
     import syncgrade
-    from syncgrade.courses import get_exercise
+    from syncgrade.courses import open_exercise
 
-    exercise = get_exercise(exercise_id, course)
+    exercise = open_exercise(course, exercise_id).get(exercise_id)
     checks = [
         CheckResult(id=spec.id, title=spec.title,
                     status="failed" if spec.id == "runs" else "skipped", points=0.0,
@@ -497,13 +562,29 @@ def problem_report(exercise_id: str, message: str, *, display_name: str, timeout
                               python_version=_platform.python_version()))
 
 
+def _prestart(config: Config) -> WarmPool:
+    """One grading child started now under ``config``'s limits, hiding its course
+    (:func:`syncgrade.pool.prestart`): it imports jax while this process opens the
+    exercise and makes its hidden inputs. Its job comes only with the grade; a grade it
+    does not fit (other limits, a course it does not hide) runs cold, as before."""
+    from syncgrade.pool import course_hidden, prestart
+
+    return prestart(config.timeout, _memory_bytes(config), hidden=course_hidden(config.course))
+
+
+def _memory_bytes(config: Config) -> int:
+    return int(config.memory_gib * 2**30)
+
+
 def _grade(layout: Layout, root: Path, config: Config, log: list[str],
-           alerts: list[str], begun: float, *, allowed: bool) -> dict[str, Any]:
+           alerts: list[str], begun: float, *, allowed: bool,
+           pool: WarmPool | None = None) -> dict[str, Any]:
     """Grade the submission under ``root``; the staff log's lines go to ``log``, its
     warnings to ``alerts``. The grade ends within ``config.timeout + config.overhead`` of
     ``begun`` (``time.monotonic()``). A run whose hidden-path protection was not applied
     after all (the check before it said it would be) raises :class:`ConfigError` unless
     ``allowed``: what it read never reaches the learner's results."""
+    from syncgrade.courses import open_exercise
     from syncgrade.grading import SubmissionError, grade_result
     from syncgrade.render import render
 
@@ -519,9 +600,10 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str],
         display = clean_name(str(path.relative_to(folder)))
         try:
             result = grade_result(config.exercise, path, timeout=config.timeout,
-                                  memory_bytes=int(config.memory_gib * 2**30),
-                                  display_name=display, course=config.course,
-                                  overhead=_overhead_left(config.overhead, begun))
+                                  memory_bytes=_memory_bytes(config),
+                                  display_name=display,
+                                  course=open_exercise(config.course, config.exercise),
+                                  overhead=_overhead_left(config.overhead, begun), pool=pool)
             # The lines as graded: never the file read again (it may have changed since).
             report, source_lines = result.report, result.source_lines
         except SubmissionError as exc:
