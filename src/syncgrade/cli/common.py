@@ -5,6 +5,7 @@ module, so the CLI package has no cycles."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -99,6 +100,7 @@ class _DeviceAction(argparse.Action):
                  values: object, option_string: str | None = None) -> None:
         setattr(namespace, self.dest, values)
         os.environ[DEVICE_ENV] = str(values)
+
 
 def add_course(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--course", metavar="DIR", default=None,
