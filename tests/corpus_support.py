@@ -22,6 +22,7 @@ class CorpusCase:
     exercise: str
     path: Path
     expected_failures: frozenset[str]  # empty: full marks
+    may_fail: frozenset[str] = frozenset()  # '# may-fail': may fail besides them, or pass
 
     @property
     def id(self) -> str:
@@ -60,7 +61,8 @@ def corpus_cases() -> list[CorpusCase]:
     for exercise, files in builtin_course().files.items():
         for kind in CORPUS_KINDS:
             for path in files.corpus_files(kind):
-                cases.append(CorpusCase(exercise, path, read_expectation(path)))
+                cases.append(CorpusCase(exercise, path, read_expectation(path),
+                                        read_case(path).may_fail))
     return cases
 
 

@@ -50,6 +50,9 @@ def test_corpus_headers_are_parsed(tmp_path: Path) -> None:
     assert (flawed.kind, flawed.name, flawed.expected_failures) == ("flawed", "case",
                                                                     frozenset({"a", "b"}))
     assert flawed.header() == "# flaw: no wait\n# expect-fail: a b\n"
+    assert flawed.may_fail == frozenset()
+    measured = corpus_case(_file(tmp_path, "# flaw: x\n# expect-fail: a\n# may-fail: c\n"))
+    assert (measured.expected_failures, measured.may_fail) == ({"a"}, {"c"})
 
 
 @pytest.mark.parametrize(("header", "message"), [
@@ -66,6 +69,8 @@ def test_corpus_headers_are_parsed(tmp_path: Path) -> None:
     ("# style: x\n# expect-fail: runs\n", "a '# style:' file is correct"),
     ("# flaw: x\n# expect: pass\n", "a '# flaw:' file fails"),
     ("# flaw: x\n# expect: tampered\n", "unknown expectation '# expect: tampered'"),
+    ("# style: x\n# expect: pass\n# may-fail: runs\n", "'# may-fail: ids' names"),
+    ("# flaw: x\n# expect-fail: runs\n# may-fail: runs\n", "'# may-fail: ids' names"),
 ])
 def test_a_bad_corpus_header_is_one_clear_error(tmp_path: Path, header: str,
                                                 message: str) -> None:

@@ -15,8 +15,8 @@ from syncgrade.cli import main
 from syncgrade.courses import open_course
 
 
-def _entry(status: str, score: float) -> progress.Entry:
-    return progress.entry_of(status, score, 12.0, Path("submission.py"))
+def _entry(status: str, score: float, max_score: float = 12.0) -> progress.Entry:
+    return progress.entry_of(status, score, max_score, Path("submission.py"))
 
 
 def test_a_record_is_read_back_per_course_and_exercise(tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_grade_progress_lists_each_exercise_and_the_next(monkeypatch: pytest.Mon
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     course = open_course(None)
     first, second = list(course.exercises)[:2]
-    progress.record(course.root, first, _entry("passed", 12.0))
+    progress.record(course.root, first, _entry("passed", 13.0, 13.0))
     progress.record(course.root, second, _entry("failed", 8.0))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -89,7 +89,7 @@ def test_the_readme_shows_what_grade_progress_prints(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     monkeypatch.delenv("SYNCGRADE_COURSE", raising=False)
     course = open_course(None)
-    progress.record(course.root, "exercise-1", _entry("passed", 12.0))
+    progress.record(course.root, "exercise-1", _entry("passed", 13.0, 13.0))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["progress"]) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -41,7 +42,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[GradeResult, Path]
 def _serve(monkeypatch: pytest.MonkeyPatch, result: GradeResult) -> None:
     """Every entry point's grade answers ``result`` (already graded), without a child."""
     monkeypatch.setattr(grading, "grade_result", lambda *args, **kwargs: result)
-    monkeypatch.setattr("syncgrade.pool.prestart", lambda *args, **kwargs: None)
+    # The entry points close the child they pre-started (an unused one too): no child here.
+    monkeypatch.setattr("syncgrade.pool.prestart",
+                        lambda *args, **kwargs: SimpleNamespace(close=lambda: None))
 
 
 def _quoted(result: GradeResult) -> str:

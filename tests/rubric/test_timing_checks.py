@@ -630,13 +630,13 @@ def test_corpus_files_used_here_exist() -> None:
 
 
 def test_duration_bound_on_hand_made_runs() -> None:
-    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 15 ms per runnable task per CPU
+    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 50 ms per runnable task per CPU
     runs = [0.010, 0.011, 0.012]
-    assert duration_bound(runs, 0.5) == pytest.approx(0.022 + 0.004 + 0.015)  # at least one
-    assert duration_bound(runs, 4.0) == pytest.approx(0.022 + 0.004 + 0.060)
-    assert duration_bound(runs, None) == pytest.approx(0.022 + 0.004 + 0.150)  # unknown load
+    assert duration_bound(runs, 0.5) == pytest.approx(0.022 + 0.004 + 0.050)  # at least one
+    assert duration_bound(runs, 4.0) == pytest.approx(0.022 + 0.004 + 0.200)
+    assert duration_bound(runs, None) == pytest.approx(0.022 + 0.004 + 0.500)  # unknown load
     # One slow grader run (load it met) widens the bound by four times its excess.
-    assert duration_bound([0.010, 0.011, 0.031], 1.0) == pytest.approx(0.022 + 0.080 + 0.015)
+    assert duration_bound([0.010, 0.011, 0.031], 1.0) == pytest.approx(0.022 + 0.080 + 0.050)
     with pytest.raises(ValueError):
         duration_bound([], 1.0)
 

@@ -50,7 +50,7 @@ from typing import Any, Literal, get_args
 from syncgrade.models import Cause
 
 Kind = Literal["correct", "flawed", "integrity", "mutant"]
-HEADER_KEYS = ("exercise", "style", "flaw", "cheat", "expect", "expect-fail")
+HEADER_KEYS = ("exercise", "style", "flaw", "cheat", "expect", "expect-fail", "may-fail")
 """Every key a comment header may have."""
 MUTANT_KEYS = ("name", "flaw", "expect-fail", "edit")
 EDIT_KEYS = ("old", "new")
@@ -86,7 +86,10 @@ class Case:
     """One expectation: a corpus file, an integrity file, or a mutant.
 
     ``expected_failures`` is the exact set of failed check ids; empty with no
-    ``expected_cause`` means full marks (``expect: pass``). ``expected_cause`` is an
+    ``expected_cause`` means full marks (``expect: pass``). ``may_fail`` (a flawed corpus
+    file's ``# may-fail: ID ...``) are checks that may fail besides them, or pass: a
+    measured check that the same flaw can trip, as ``sample-duration`` does when the
+    flaw also lengthens the samples past what the call explains. ``expected_cause`` is an
     integrity file's learner-side report cause (``expect: tampered``...).
     """
 
@@ -98,6 +101,7 @@ class Case:
     exercise: str = ""
     path: Path | None = None  # the file; for a mutant, its mutants.toml
     edits: tuple[Edit, ...] = ()
+    may_fail: frozenset[str] = frozenset()
 
     @property
     def expects_pass(self) -> bool:
@@ -187,7 +191,7 @@ def corpus_case(path: Path) -> Case:
     except OSError as exc:
         raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
     fields = parse_header(text, origin)
-    _only(fields, ("style", "flaw", "expect", "expect-fail"), origin)
+    _only(fields, ("style", "flaw", "expect", "expect-fail", "may-fail"), origin)
     if ("style" in fields) == ("flaw" in fields):
         raise CaseError(f"{origin}: give exactly one of '# style: ...' (a correct file) "
                         "and '# flaw: ...' (a flawed one)")
@@ -197,8 +201,12 @@ def corpus_case(path: Path) -> Case:
         raise CaseError(f"{origin}: a '# style:' file is correct: '# expect: pass'")
     if kind == "flawed" and not failures:
         raise CaseError(f"{origin}: a '# flaw:' file fails: '# expect-fail: ids'")
+    may_fail = frozenset(fields.get("may-fail", "").split())
+    if "may-fail" in fields and (kind == "correct" or not may_fail or may_fail & failures):
+        raise CaseError(f"{origin}: '# may-fail: ids' names checks a '# flaw:' file may "
+                        "fail besides its '# expect-fail' ones (none of them)")
     return Case(path.stem, kind, fields["style" if kind == "correct" else "flaw"],
-                failures, None, _exercise_of(path), path)
+                failures, None, _exercise_of(path), path, may_fail=may_fail)
 
 
 def _exercise_of(path: Path) -> str:
