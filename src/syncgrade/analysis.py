@@ -62,7 +62,7 @@ PHASES = (
     "output wait",
     "host transfer",
 )
-UNEXPLAINED_CPU_BOUND_NS = 350_000
+UNEXPLAINED_CPU_BOUND_NS = 1_000_000
 """The most host CPU time (ns) an interval may spend outside its recorded operations
 (:attr:`Interval.unexplained_cpu_ns`) before ``interval-clean`` counts it: a list fails
 when more than half of its intervals are over it, or when their time over it, summed, is
@@ -71,7 +71,12 @@ instrumented glue of a correct sample (clock hooks, the call's recording, the wa
 measured 20-90 µs, also beside four CPU hogs, and 90-180 µs with ``float(out.sum())`` as
 the wait; a NumPy recompute of an exercise's reference on its
 hidden inputs took 480-670 µs in its warm samples (exercise-5, the smallest) and more in
-the others (docs/performance.md, "Unexplained host time")."""
+the others (docs/performance.md, "Unexplained host time"). It was 0.35 ms until correct
+intervals measured 0.5 ms under load in full CI runs (exercise-4's lesson-shaped helper,
+exercise-3's files), while every flawed file of the corpus that fails on CPU time alone
+measured 2.2 ms or more in its first over-bound interval on 2026-12-06 (exercise-8's NumPy
+check 2.2 ms, exercise-3's list conversion 2.5 ms, exercise-5's NumPy check 4.5 ms): 1 ms
+keeps a factor of two on both sides."""
 SWITCH_ALLOWANCE_NS = 25_000
 """Host CPU time (ns) allowed on top of :data:`UNEXPLAINED_CPU_BOUND_NS` for each voluntary
 context switch of the reading thread inside the interval (:attr:`Interval.cpu_bound_ns`).
