@@ -31,7 +31,6 @@ import fcntl
 import importlib.util
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -208,6 +207,8 @@ def lease_wait_s(environ: Mapping[str, str] | None = None) -> float:
 def lock_path(platform: str, environ: Mapping[str, str] | None = None) -> Path:
     """The lock file of ``platform``'s lease: one per platform and machine (every
     grader sees the same unless ``$SYNCGRADE_DEVICE_LOCK_DIR`` says otherwise)."""
+    import tempfile  # here, not at the top: `grade` imports this module for --device
+
     env = os.environ if environ is None else environ
     folder = env.get(LOCK_DIR_ENV) or tempfile.gettempdir()
     visible = env.get("CUDA_VISIBLE_DEVICES", "") if platform == "gpu" else ""

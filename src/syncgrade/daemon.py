@@ -18,8 +18,9 @@ shuts its side; one JSON object back, then the daemon closes. ``op`` is ``ping``
 **Versions.** The daemon answers a grade only while nothing it was started from has
 changed: the same identity, the same package sources (:func:`tree_fingerprint` of the
 package's ``.py`` files: their sizes and mtimes), and for each course the same course
-files as when it first graded for it (:func:`course_fingerprint`: only the files a course
-declares as its own, never a learner's ``submission.py`` beside them). On any mismatch it
+files it holds in memory as when it first graded for it (:func:`course_fingerprint`:
+``course.toml`` and the declarations; never a learner's ``submission.py`` beside them,
+nor the files a grade reads afresh or never reads). On any mismatch it
 answers ``{"ok": false, "error": "stale"}`` and exits; the client grades cold and, in
 ``grade watch``, starts a new daemon.
 
@@ -48,7 +49,6 @@ import select
 import socket
 import struct
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -98,17 +98,24 @@ def runtime_dir() -> Path:
     xdg = os.environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(xdg) and os.path.isdir(xdg):
         return Path(xdg) / "syncgrade"
+    import tempfile  # only here: its imports (shutil, random) are a client's milliseconds
+
     uid = os.getuid() if hasattr(os, "getuid") else 0
     return Path(tempfile.gettempdir()) / f"syncgrade-daemon-{uid}"
 
 
 def installation_key(client: Mapping[str, Any] | None = None) -> str:
     """A short digest of ``client`` (default: this process's :func:`identity`): what
-    names this installation's socket and lock."""
-    import hashlib
+    names this installation's socket and lock. A name, not a secret: what keeps other
+    users out is the folder's mode and the peer's uid. CRC-32 and Adler-32 of the
+    identity, not :mod:`hashlib`, whose OpenSSL load was the largest single import of a
+    ``grade`` through the daemon (issue 35); two installations of one user sharing a
+    name (they would stop each other's daemon) is as unlikely as a 48-bit collision."""
+    import zlib
 
     text = json.dumps(dict(client if client is not None else identity()), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:KEY_CHARS]
+    data = text.encode()
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"[:KEY_CHARS]
 
 
 def socket_path() -> Path:
@@ -209,15 +216,18 @@ def _receive(sock: socket.socket) -> Any:
 
 
 def _files_fingerprint(files: Iterator[Path], base: Path) -> str:
+    """A digest of ``files``' names (relative to ``base``), sizes and mtimes; a file
+    that does not exist counts by its name, so creating it changes the digest."""
     import hashlib  # the server's: the client never fingerprints
 
     digest = hashlib.sha256()
     for path in sorted(files):
+        name = path.relative_to(base) if path.is_relative_to(base) else path
         try:
             info = path.stat()
         except OSError:
+            digest.update(f"{name}\0missing\n".encode())
             continue
-        name = path.relative_to(base) if path.is_relative_to(base) else path
         digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
@@ -231,24 +241,24 @@ def tree_fingerprint(root: Path = PACKAGE_ROOT) -> str:
 
 
 def course_fingerprint(root: Path) -> str:
-    """A course's own files (sizes and mtimes), as the course declares them
-    (:mod:`syncgrade.courses`): ``course.toml``, and for each exercise folder its
-    declaration, statement, stub, mutants and solution and everything under its
-    ``corpus/``. Nothing else: a learner's ``submission.py`` saved beside the stub (the
-    README's own layout), an editor's swap file, or the folder's own modification time
-    (which every file created or renamed in it moves) is not course content."""
+    """What a daemon holds of a course in memory, and so what makes it stale: the
+    course's ``course.toml`` (title, solutions folder), its exercise folders (their
+    names) and each one's declaration, ``exercise.py`` (imported once, its checks and
+    data kept). Nothing else, because nothing else can make a warm grade differ from a
+    cold one: the statement and the stub are read afresh by the grade that needs them
+    (exercise-2 reads its stub in every grade), the solution, mutants and corpus are
+    never read by a grade, and a learner's ``submission.py`` saved beside the stub (the
+    README's own layout), an editor's swap file, or a folder's modification time (which
+    every file created in it moves) is not course content at all. A dozen ``stat``
+    calls: stat-ing the corpus's thousand files took 65-180 ms of every grade under load
+    (about a tenth of a repeat grade, issue 35). A declaration that reads other files when
+    imported is not followed: ``grade daemon stop`` after editing those files
+    (docs/performance.md, figure 5)."""
     from syncgrade.courses import COURSE_FILE, exercise_folders, read_config
 
     _, solutions = read_config(root)
-
-    def files() -> Iterator[Path]:
-        yield root / COURSE_FILE
-        for folder in exercise_folders(root, solutions):
-            yield from (folder.declaration, folder.readme, folder.stub, folder.mutants,
-                        folder.solution)
-            yield from (p for p in folder.corpus.rglob("*") if p.is_file())
-
-    return _files_fingerprint(files(), root)
+    files = [root / COURSE_FILE, *(f.declaration for f in exercise_folders(root, solutions))]
+    return _files_fingerprint(iter(files), root)
 
 
 # ------------------------------------------------------------------ the server

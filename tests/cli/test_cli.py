@@ -327,3 +327,28 @@ def test_the_grade_command_imports_no_other_subcommand() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]", out
+
+
+def test_a_grade_through_the_daemon_imports_only_its_client() -> None:
+    """What a repeat grade through the daemon waits for besides the grade is mostly this
+    process's start-up (docs/performance.md, figure 5): up to the request on the socket,
+    ``grade EXERCISE`` imports neither the grader (pydantic, the rubric, the pool) nor
+    what only the daemon needs (hashlib, which loads OpenSSL; tempfile and shutil, with
+    their archive and compression modules, which argparse's help formatter imports)."""
+    heavy = ["hashlib", "shutil", "tempfile", "pydantic", "syncgrade.grading",
+             "syncgrade.pool", "syncgrade.courses", "syncgrade.rubric", "syncgrade.models"]
+    code = ("import sys\n"
+            "from pathlib import Path\n"
+            "from syncgrade.cli.daemon import _grade_message\n"
+            "from syncgrade.cli.grade import grade_parser\n"
+            "from syncgrade.cli.common import parse_anywhere\n"
+            "from syncgrade.cli.request import Request\n"
+            "from syncgrade import daemon\n"
+            "parse_anywhere(grade_parser(), ['exercise-1', 'x.py', '--json'])\n"
+            "_grade_message(Request('exercise-1', Path('x.py'), None))\n"
+            "daemon.socket_path(), daemon.lock_path()\n"
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    env = {**os.environ, "SYNCGRADE_DAEMON_DIR": "/nonexistent/syncgrade-daemon"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    assert out.strip() == "[]", out

@@ -160,7 +160,10 @@ def test_an_idle_daemon_exits_and_removes_its_socket(tmp_path: Path) -> None:
     assert not _socket(env).exists()
 
 
-def test_a_change_of_the_course_files_changes_its_fingerprint(tmp_path: Path) -> None:
+def test_the_course_fingerprint_follows_what_the_daemon_holds(tmp_path: Path) -> None:
+    """It changes with what a daemon keeps in memory (a declaration, ``course.toml``, the
+    set of exercise folders) and with nothing a grade reads afresh or never reads (the
+    stub, the statement, mutants, corpus) nor with a learner's files."""
     course = tmp_path / "course"
     shutil.copytree(BUILTIN_ROOT / "exercise-1", course / "exercise-1",
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -170,15 +173,17 @@ def test_a_change_of_the_course_files_changes_its_fingerprint(tmp_path: Path) ->
     os.utime(declaration, ns=(0, declaration.stat().st_mtime_ns + 10**9))
     assert daemon.course_fingerprint(course) != before
     before = daemon.course_fingerprint(course)
-    (course / "exercise-1" / "corpus" / "correct" / "new.py").write_text("x = 1\n")
+    (course / "course.toml").write_text('title = "T"\n')
     assert daemon.course_fingerprint(course) != before
     before = daemon.course_fingerprint(course)
-    for name in ("submission.py", ".submission.py.swp", "notes.txt"):  # the learner's
-        (course / "exercise-1" / name).write_text("x = 2\n")
-    (course / "exercise-1" / "submission.py").write_text("x = 3\n")
-    assert daemon.course_fingerprint(course) == before
-    (course / "exercise-1" / "stub.py").write_text("x = 4\n")
+    (course / "exercise-2").mkdir()  # a new exercise: the course's list of them changed
     assert daemon.course_fingerprint(course) != before
+    before = daemon.course_fingerprint(course)
+    for name in ("submission.py", ".submission.py.swp", "notes.txt", "stub.py",
+                 "README.md", "mutants.toml"):  # the learner's; read afresh or never
+        (course / "exercise-1" / name).write_text("x = 2\n")
+    (course / "exercise-1" / "corpus" / "correct" / "new.py").write_text("x = 1\n")
+    assert daemon.course_fingerprint(course) == before
     assert daemon.tree_fingerprint() == daemon.tree_fingerprint()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +36,35 @@ EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 class UsageError(Exception):
     """A mistake in how the command was called: one line, exit code 2."""
+
+def terminal_width() -> int:
+    """The width of this process's terminal as :func:`shutil.get_terminal_size` finds it
+    (``$COLUMNS`` first, then stdout's terminal), or 0 where there is none. Not
+    :mod:`shutil` itself: its imports (archives, compressors) were a tenth of the
+    imports of a ``grade`` through the daemon, whose start-up is what a repeat grade
+    waits for besides the grade itself."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter at the terminal's width (:func:`terminal_width`, else 80,
+    less 2, as argparse's own), without the :mod:`shutil` import argparse makes for it
+    in every ``add_argument``."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         width if width is not None else (terminal_width() or 80) - 2)
+
 
 def _limit(check: Callable[[object, str], float], option: str) -> Callable[[str], float]:
     """The argparse type of a limit option: the rule every way in shares

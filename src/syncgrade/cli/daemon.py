@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from syncgrade.cli.common import (
     UsageError,
     add_course,
     parse_anywhere,
+    terminal_width,
 )
 from syncgrade.limits import DEFAULT_OVERHEAD_S
 
@@ -59,7 +59,7 @@ def _grade_message(request: Request) -> dict[str, Any]:
     course = request.course
     if course is not None and os.path.isdir(course):
         course = os.path.abspath(course)  # the daemon runs elsewhere
-    width = shutil.get_terminal_size((0, 0)).columns if request.terminal else 0
+    width = terminal_width() if request.terminal else 0
     from syncgrade.cli.request import use_colour
 
     return {"op": "grade", "exercise": request.exercise,

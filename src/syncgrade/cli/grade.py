@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from syncgrade.cli.common import (
     EXIT_FULL_MARKS,
     OUTPUT_FORMATS,
+    HelpFormatter,
     UsageError,
     add_course,
     add_memory,
@@ -52,7 +53,7 @@ SUBMISSION = "submission.py"
 def grade_parser() -> argparse.ArgumentParser:
     """The argument parser of ``grade EXERCISE [PATH]`` (its options and help text)."""
     parser = argparse.ArgumentParser(
-        prog="grade",
+        prog="grade", formatter_class=HelpFormatter,
         description="Grade a syncgrade exercise: what did your timer really measure?",
         epilog="Other commands: `grade list` shows the exercises; `grade start EXERCISE` "
                "copies an exercise's statement and stub into ./exercises/; `grade watch "
