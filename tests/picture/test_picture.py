@@ -419,3 +419,33 @@ def test_an_answer_is_drawn_beside_its_snippet_and_a_long_verdict_wraps() -> Non
     assert inside == ["false", "true", "true", "true"]
     right = _xml(answer_svg(pic.model_copy(update={"verdict": ""})))
     assert right.get("data-wrong") == "false" and "⚠" not in " ".join(_texts(right))
+
+
+@pytest.mark.parametrize(("seconds", "words"), [(3.96e-4, "0.396 ms"), (3.96e-2, "39.600 ms"),
+                                                 (1.5, "1.500 s")])
+def test_every_view_of_an_interval_states_its_one_measured_time(seconds: float,
+                                                                words: str) -> None:
+    """Issue 35 saw a dispatch-only interval drawn as "measured 39.6 ms" beside a text
+    report of 0.39 ms. No unit slip was found (most likely two runs' numbers:
+    covers-device-work quotes the shortest sample of the probe's run, sync-before-stop
+    draws an interval of the learner's own run), and this keeps it so: the picture's
+    label, its title, the
+    terminal's and the page's text timeline all state the interval's own seconds, in
+    the same words, at every scale."""
+    stub, _ = _stub_picture()
+    host = [*stub.host[:2], stub.host[2].model_copy(update={"seconds": seconds})]
+    picture = stub.model_copy(update={"seconds": seconds, "host": host})
+    timeline = timeline_of(picture)
+    root = _xml(interval_svg(picture, timeline))
+    assert f"measured {words}" in _texts(root)
+    title = root.find(f"{SVG}title")
+    assert title is not None and f"measured {words}" in (title.text or "")
+    assert [float(t.get("data-seconds", "")) for t in root.iter(f"{SVG}line")
+            if t.get("data-seconds")] == [0.0, seconds]
+    in_ms = f"measured {seconds * 1e3:.3f} ms"  # the text timeline states milliseconds
+    check = _check("sync-before-stop", "failed", picture)
+    assert in_ms in render_timeline_text(check, None) and in_ms in timeline_text(timeline)
+    page = render_html(_report(check))
+    assert f"measured {words}" in page and in_ms in page
+    assert all(other not in page for other in ("measured " + w for w in (
+        f"{seconds * 1e5:.3f} ms", f"{seconds * 10:.3f} ms", f"{seconds:.3f} ms")))
