@@ -9,8 +9,9 @@ file's golden report) and by the edit; and every (exercise, check id) pair that 
 file fails has a fix, except those listed in tests/corpus/fixes_pending.txt, a list that
 may only shrink (a pair listed there that has a fix is an error too). The second grades
 each fixed file once: the fixed checks pass, and nothing fails that the file was not
-already failing (or may fail). A fix added to a course's fixes.toml is tested without
-editing this file.
+already failing (or may fail); for a flawed file with no golden report it first grades
+the file itself, for the hints to check as above. A fix added to a course's fixes.toml
+is tested without editing this file.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from golden_support import golden_paths, has_golden
 from syncgrade.authoring.cases import Edit, EditError, apply_edits
 from syncgrade.courses import builtin_course
 from syncgrade.grading import grade_result
+from syncgrade.platforms import redact
 
 FIXES_FILE = "fixes.toml"
 FIX_KEYS = frozenset({"file", "fixes", "names", "edit"})
@@ -100,6 +102,33 @@ def _golden_hints(case: CorpusCase) -> dict[str, str]:
     return {c["id"]: c["hint"] or "" for c in report["checks"] if c["status"] == "failed"}
 
 
+def _graded_hints(case: CorpusCase) -> dict[str, str]:
+    """The same from a grade of the flawed file (one with no golden report), in the
+    learner's view (:func:`syncgrade.platforms.redact`, as the goldens hold it)."""
+    report = redact(grade_result(case.exercise, case.path, timeout=120,
+                                 display_name=case.path.name).report)
+    return {c.id: c.hint or "" for c in report.checks if c.status == "failed"}
+
+
+def assert_hints_lead_to(fix: Fix, hints: dict[str, str]) -> None:
+    """The hints the learner saw lead to ``fix``: each fixed check's hint is its own (a
+    follow-on hint's root is fixed in the same entry) and quotes ``names``, which the
+    edit holds."""
+    for check in fix.fixes:
+        assert check in hints, f"{fix.where}: {check} did not fail: {sorted(hints)}"
+        cause = _FOLLOW_ON.match(hints[check])
+        assert cause is None or cause.group(1) in fix.fixes, (
+            f"{fix.where}: {check}'s hint says to fix {cause.group(1) if cause else ''}"
+            f" first; fix both in one entry")
+        if fix.names and cause is None:
+            assert fix.names in hints[check], (
+                f"{fix.where}: {check}'s hint does not quote {fix.names!r}: "
+                f"{hints[check]!r}")
+    if fix.names:
+        assert any(fix.names in e.new or fix.names in e.old for e in fix.edits), (
+            f"{fix.where}: the edit does not touch {fix.names!r}")
+
+
 FIXES = read_fixes()
 
 
@@ -112,21 +141,8 @@ def test_fixes_are_sound_and_cover_every_failing_check() -> None:
             fix.source()
         except EditError as exc:
             raise AssertionError(str(exc)) from None
-        assert has_golden(fix.case), f"{fix.where}: its file has no golden report (the " \
-                                     "hint the learner saw): fix another file"
-        hints = _golden_hints(fix.case)
-        for check in fix.fixes:
-            cause = _FOLLOW_ON.match(hints[check])
-            assert cause is None or cause.group(1) in fix.fixes, (
-                f"{fix.where}: {check}'s hint says to fix {cause.group(1) if cause else ''}"
-                f" first; fix both in one entry")
-            if fix.names and cause is None:
-                assert fix.names in hints[check], (
-                    f"{fix.where}: {check}'s hint does not quote {fix.names!r}: "
-                    f"{hints[check]!r}")
-        if fix.names:
-            assert any(fix.names in e.new or fix.names in e.old for e in fix.edits), (
-                f"{fix.where}: the edit does not touch {fix.names!r}")
+        if has_golden(fix.case):  # else checked where the file is graded, below
+            assert_hints_lead_to(fix, _golden_hints(fix.case))
     failing = {(c.exercise, check) for c in corpus_cases() for check in c.expected_failures}
     fixed = {(f.case.exercise, check) for f in FIXES for check in f.fixes}
     pending = read_pending()
@@ -137,6 +153,8 @@ def test_fixes_are_sound_and_cover_every_failing_check() -> None:
 
 @pytest.mark.parametrize("fix", FIXES, ids=lambda fix: fix.id)
 def test_applying_the_hint_fixes_the_file(fix: Fix) -> None:
+    if not has_golden(fix.case):  # the hints the learner saw: one more grade
+        assert_hints_lead_to(fix, _graded_hints(fix.case))
     report = grade_result(fix.case.exercise, source=fix.source(), timeout=120,
                           display_name=fix.case.path.name).report
     failed = failed_ids(report)
