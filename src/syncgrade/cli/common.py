@@ -37,6 +37,7 @@ EXIT_FULL_MARKS, EXIT_NOT_FULL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 class UsageError(Exception):
     """A mistake in how the command was called: one line, exit code 2."""
 
+
 def terminal_width() -> int:
     """The width of this process's terminal as :func:`shutil.get_terminal_size` finds it
     (``$COLUMNS`` first, then stdout's terminal), or 0 where there is none. Not
