@@ -162,3 +162,21 @@ def test_the_watch_wakes_seldom_enough_to_cost_the_learner_nothing_measurable() 
     # Measured (reference.STALL_PERIOD_S): a 2 ms period added 2.8 % to a ~0.3 ms call's
     # median sample, 10 ms nothing measurable. A shorter period is that cost again.
     assert reference.STALL_PERIOD_S >= 0.010
+
+
+def test_runs_on_placed_copies_are_warmed_first_outside_the_clock() -> None:
+    # The grader's placed copies are not the learner's arrays: a call on them may compile
+    # for their placement first, which must not be one of the timed runs.
+    calls: list[bool] = []
+
+    def call(a: Any) -> Any:
+        calls.append(True)
+        return a + 1
+
+    x = jnp.ones((8,))
+    placed = reference._time_runs(call, (x,), {}, donating=False,
+                                  phases=frozenset({"input placement"}))
+    assert len(calls) == len(placed) + 1
+    calls.clear()
+    plain = reference._time_runs(call, (x,), {}, donating=False, phases=frozenset())
+    assert len(calls) == len(plain)  # the learner's own (warm) arrays: no extra run

@@ -810,9 +810,7 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
     call_ms = float(np.median(runs)) * 1e3
     facts: dict[str, Any] = {"median_ms": round(median * 1e3, 3),
                              "call_ms": round(call_ms, 3), "bound_ms": round(bound * 1e3, 3),
-                             "grader_runs": len(runs),
-                             "load_ms": round(load_term(frame.latest_wake_s,
-                                                        reference.runnable_per_cpu) * 1e3, 3)}
+                             "grader_runs": len(runs)}
     over = [i for i, (v, most) in enumerate(zip(values, allowed, strict=True))
             if most is not None and v > most]
     if not over:
