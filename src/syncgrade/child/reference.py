@@ -287,6 +287,10 @@ class StallWatch:
         self._state[0] = True
         return [list(stall) for stall in self._state[1]]
 
+    def wakes(self) -> int:
+        """How many times the thread has woken so far."""
+        return int(self._state[2][0])
+
     def latest_wake(self) -> float | None:
         """The latest any wake-up came past its time so far, in seconds; ``None`` before
         the first wake-up."""
