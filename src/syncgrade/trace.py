@@ -307,10 +307,14 @@ class CallFrame(BaseModel):
     probe_seconds: float | None = None
     wall_s: float | None = None
     reference: list[ReferenceTiming] = []
-    stalls: list[tuple[float, float]] = []
-    """``(from, to)`` in ``perf_counter`` seconds: windows in which the child could not
-    run Python during the learner's call and the grader's timing of it (the child's
-    ``reference.StallWatch``)."""
+    stalls: list[tuple[float, float, float]] = []
+    """``(slept, woke, late)`` in ``perf_counter`` seconds: the child's stall watch
+    (``reference.StallWatch``) slept from ``slept`` and woke at ``woke``, ``late`` seconds
+    past its time: somewhere in that sleep the child could not run Python for that long,
+    during the learner's call or the grader's timing of it."""
+    latest_wake_s: float | None = None
+    """The latest any of the watch's wake-ups came past its time over the same span
+    (``None``: no wake-up): how long a woken thread waited for a CPU in this run."""
     realtime_offset: float | None = None
     """``time.time() - time.perf_counter()`` in the child when the watch started."""
 

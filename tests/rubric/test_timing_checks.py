@@ -31,8 +31,10 @@ from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
 from syncgrade.rubric.checks_intervals import (
     CPU_EXCESS_ALLOWANCE_NS,
+    LATENESS_CAP_S,
     cpu_work_interval,
     duration_bound,
+    stall_inside,
 )
 from syncgrade.trace import CallFrame, ReferenceTiming
 
@@ -630,25 +632,47 @@ def test_corpus_files_used_here_exist() -> None:
 
 
 def test_duration_bound_on_hand_made_runs() -> None:
-    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 50 ms per runnable task per CPU
+    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's latest wake-up
     runs = [0.010, 0.011, 0.012]
-    assert duration_bound(runs, 0.5) == pytest.approx(0.022 + 0.004 + 0.050)  # at least one
-    assert duration_bound(runs, 4.0) == pytest.approx(0.022 + 0.004 + 0.200)
-    assert duration_bound(runs, None) == pytest.approx(0.022 + 0.004 + 0.500)  # unknown load
+    assert duration_bound(runs, 0.0) == pytest.approx(0.022 + 0.004 + 0.020)  # quiet
+    assert duration_bound(runs, 0.030) == pytest.approx(0.022 + 0.004 + 0.020 + 0.060)
+    # The load average is not consulted while the watch measured: it lags a burst.
+    assert duration_bound(runs, 0.0, 8.0) == pytest.approx(0.022 + 0.004 + 0.020)
+    # Lateness past the cap is a stall (credited where it fell), not load on every sample.
+    capped = 0.022 + 0.004 + 0.020 + 2 * LATENESS_CAP_S
+    assert duration_bound(runs, 5.0) == pytest.approx(capped)
+    # No wake-up seen: 50 ms per runnable task per CPU (at least one; 10 when unknown).
+    assert duration_bound(runs, None, 0.5) == pytest.approx(0.022 + 0.004 + 0.050)
+    assert duration_bound(runs, None, 4.0) == pytest.approx(0.022 + 0.004 + 0.200)
+    assert duration_bound(runs, None, None) == pytest.approx(0.022 + 0.004 + 0.500)
     # One slow grader run (load it met) widens the bound by four times its excess.
-    assert duration_bound([0.010, 0.011, 0.031], 1.0) == pytest.approx(0.022 + 0.080 + 0.050)
+    assert duration_bound([0.010, 0.011, 0.031], 0.0) == pytest.approx(0.022 + 0.080 + 0.020)
     with pytest.raises(ValueError):
-        duration_bound([], 1.0)
+        duration_bound([], 0.0)
 
 
-def _duration(samples: list[float], runs: list[float], load: float | None = 1.0,
-              missing: str | None = None) -> Outcome:
+def test_a_stall_is_credited_only_inside_the_sleep_it_fell_in() -> None:
+    # The watch slept from 1.00 to 1.25 s and woke 0.24 s late: 0.24 s lost in that sleep.
+    stall = [(1.00, 1.25, 0.24)]
+    assert stall_inside((0.90, 1.30), stall) == pytest.approx(0.24)  # the whole sleep
+    assert stall_inside((1.10, 1.15), stall) == pytest.approx(0.05)  # as much as fits
+    assert stall_inside((1.20, 1.60), stall) == pytest.approx(0.05)
+    assert stall_inside((0.10, 0.99), stall) == 0.0  # before it
+    assert stall_inside((1.26, 2.00), stall) == 0.0  # after it
+    two = [(1.00, 1.25, 0.24), (2.00, 2.02, 0.009)]
+    assert stall_inside((0.0, 3.0), two) == pytest.approx(0.249)
+
+
+def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
+              missing: str | None = None, load: float | None = None,
+              stalls: list[tuple[float, float, float]] | None = None) -> Outcome:
     sim, measured = _loop("method_wait")
     # The simulated samples' intervals, with the values given here (the lines are known).
     frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
                                 reference=[ReferenceTiming(samples=[1], seconds=runs,
                                                            missing=missing,
-                                                           runnable_per_cpu=load)])}
+                                                           runnable_per_cpu=load)],
+                                latest_wake_s=late, stalls=stalls or [])}
     del measured
     ctx = context("exercise-1", [], frames=frames, values={"main": [None, samples]})
     return _check("exercise-1", "sample-duration", ctx)
@@ -680,14 +704,42 @@ def test_alternating_heavy_samples_fail_whatever_the_median() -> None:
         "took 200.00 ms")
 
 
-def test_the_bound_absorbs_what_load_did_to_the_graders_own_runs() -> None:
+def test_the_bound_absorbs_what_load_did_in_the_same_run() -> None:
     samples = [0.004, 0.09, 0.0042, 0.0041, 0.0043, 0.0044]  # one 90 ms sample
-    quiet = _duration(samples, [0.004, 0.0041, 0.0045], load=0.3)
+    quiet = _duration(samples, [0.004, 0.0041, 0.0045], late=0.0005)
     assert quiet.status == "failed"
-    slow_run = _duration(samples, [0.004, 0.0041, 0.025], load=0.3)  # the grader met it too
+    slow_run = _duration(samples, [0.004, 0.0041, 0.025])  # the grader met it too
     assert slow_run.status == "passed", slow_run.message
-    busy = _duration(samples, [0.004, 0.0041, 0.0045], load=6.0)  # 6 runnable per CPU
+    # The watch's wake-ups came up to 40 ms late in this run: a thread woken in a sample
+    # may have waited as long, twice.
+    busy = _duration(samples, [0.004, 0.0041, 0.0045], late=0.040)
     assert busy.status == "passed", busy.message
+    assert busy.evidence.facts["bound_ms"] == pytest.approx(8.2 + 1.6 + 20 + 80)
+    # A high one-minute load average is no excuse when the watch saw no wait: it lags.
+    lagging = _duration(samples, [0.004, 0.0041, 0.0045], late=0.0005, load=6.0)
+    assert lagging.status == "failed"
+    # Without the watch's measure, the load average stands in (6 runnable per CPU).
+    unmeasured = _duration(samples, [0.004, 0.0041, 0.0045], late=None, load=6.0)
+    assert unmeasured.status == "passed", unmeasured.message
+
+
+def test_a_stall_the_watch_saw_is_credited_and_no_more() -> None:
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 0.3, 0.0042, 0.0041, 0.0043, 0.0044]  # one 300 ms sample
+    # The process could not run for 0.28 s: the sample's length is the stall's.
+    stalled = _duration(samples, runs, stalls=[(0.0, 1e9, 0.28)])
+    assert stalled.status == "passed", stalled.message
+    # A shorter stall covers only its own length: the rest of the sample is work.
+    short = _duration(samples, runs, stalls=[(0.0, 1e9, 0.05)])
+    assert short.status == "failed"
+
+
+def test_a_learner_cannot_buy_a_wide_bound_by_holding_the_interpreter() -> None:
+    # Threads of the learner's holding the interpreter make every wake-up late; the bound
+    # takes at most LATENESS_CAP_S of it, and the mechanism twins add about a second.
+    samples = [0.004, 1.0, 0.0042, 0.0041, 0.0043, 0.0044]
+    outcome = _duration(samples, [0.004, 0.0041, 0.0045], late=3.0)
+    assert outcome.status == "failed"
 
 
 def test_sample_duration_skips_without_a_reference_or_numbers() -> None:
@@ -729,7 +781,8 @@ def test_samples_in_another_unit_are_judged_in_seconds() -> None:
     runs = sorted(measured)[:3]
     frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
                                 reference=[ReferenceTiming(samples=[1], seconds=runs,
-                                                           runnable_per_cpu=0.5)])}
+                                                           runnable_per_cpu=0.5)],
+                                latest_wake_s=0.0)}
     in_ms = [v * 1e3 for v in measured]  # sample-count's flaw, not a longer sample
     ctx = context("exercise-1", [], frames=frames, values={"main": [None, in_ms]})
     assert _check("exercise-1", "sample-duration", ctx).status == "passed"

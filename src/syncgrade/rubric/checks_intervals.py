@@ -724,32 +724,54 @@ DURATION_MEDIAN_FACTOR = 2.0
 DURATION_SPREAD_FACTOR = 4.0
 """Plus four times the spread the grader saw in its own runs (slowest minus median): load
 that slowed the grader's runs slows the learner's too."""
+DURATION_FLOOR_S = 0.020
+"""Plus 20 ms: what the load term is on a quiet machine, whose single-sample spikes stay
+under 1 ms (docs/checks.md, "sample-duration")."""
+DURATION_WAKES = 2
+"""Plus twice the latest wake-up of the child's stall watch in this run: one sample holds
+two wake-ups (the device's thread when the call is dispatched, the timing thread when the
+output is ready), and on a loaded machine a woken thread waits for the other runnable
+tasks' time slices before it runs. The watch's own wake-ups, every 10 ms through the
+learner's call and the grader's runs, measure that wait in the same run, at the same
+moments (measured on 2 cores: at load 8-9, a timing loop's longest sample exceeded twice
+its median and the stalls inside it by 1.0-1.5 x the watch's latest wake-up; over 104
+correct corpus lists at load 8.7-22, the longest sample exceeded the rest of the bound by
+at most 0.72 x it)."""
+LATENESS_CAP_S = 0.100
+"""The most wake-up lateness the bound accepts as load (a term of at most 220 ms): a
+longer wait is a stall, credited to the sample it falls in, and a learner's own threads
+holding the interpreter cannot widen every sample's bound past what the mechanism twins
+(about a second per sample) stay far above."""
 DURATION_FLOOR_PER_RUNNABLE_S = 0.050
-"""Plus 50 ms per runnable task on each CPU (at least one): a thread woken from a wait on
-a loaded machine waits for the other runnable tasks' time slices before it runs again,
-and one sample holds two such wake-ups (the device's thread when the call is dispatched,
-the timing thread when the output is ready). The grader's few runs need not meet such a
-wait; one learner sample may (measured: single samples of a 1.5 ms call at 12-35 ms with
-2.5-3.7 runnable tasks per CPU, docs/checks.md). 15 ms was too little: the load average
-is a one-minute mean that lags a burst, and a correct file (exercise-1's byte-order-mark
-style) failed in a full `bash .ci/run` beside a Dask batch; the twins of the red team's
-mechanisms lengthen a sample by about a second, far above 50 ms per runnable task."""
+"""Only when the watch saw no wake-up: 50 ms per runnable task on each CPU (the one-minute
+load average per CPU, at least one). The load average lags a burst (a correct file failed
+beside a Dask batch at 15 ms per task), which is why the watch's measure comes first."""
 UNKNOWN_LOAD = 10.0
-"""Runnable tasks per CPU assumed when the child could not read the load average."""
+"""Runnable tasks per CPU assumed when the child could read neither measure."""
 
 
-def duration_bound(seconds: list[float], runnable_per_cpu: float | None) -> float:
+def load_term(latest_wake_s: float | None, runnable_per_cpu: float | None) -> float:
+    """The bound's allowance for one sample's waits for a CPU: ``20 ms + 2 x`` the stall
+    watch's latest wake-up in this run (at most :data:`LATENESS_CAP_S`); without one,
+    ``50 ms x max(1, load average per CPU)``."""
+    if latest_wake_s is not None:
+        late = min(max(0.0, latest_wake_s), LATENESS_CAP_S)
+        return DURATION_FLOOR_S + DURATION_WAKES * late
+    load = UNKNOWN_LOAD if runnable_per_cpu is None else max(1.0, runnable_per_cpu)
+    return DURATION_FLOOR_PER_RUNNABLE_S * load
+
+
+def duration_bound(seconds: list[float], latest_wake_s: float | None,
+                   runnable_per_cpu: float | None = None) -> float:
     """The longest sample the call explains, from the grader's own runs of it (``seconds``,
-    at least one) and the machine's load when they ran (``runnable_per_cpu``: one-minute
-    load average per CPU, ``None`` when unknown): ``2 x median + 4 x (slowest - median) +
-    50 ms x max(1, load per CPU)``."""
+    at least one) and the waits for a CPU measured in the same run (:func:`load_term`):
+    ``2 x median + 4 x (slowest - median) + load_term``."""
     if not seconds:
         raise ValueError("duration_bound needs at least one run of the call")
     median = float(np.median(seconds))
     spread = max(seconds) - median
-    load = UNKNOWN_LOAD if runnable_per_cpu is None else max(1.0, runnable_per_cpu)
     return (DURATION_MEDIAN_FACTOR * median + DURATION_SPREAD_FACTOR * spread
-            + DURATION_FLOOR_PER_RUNNABLE_S * load)
+            + load_term(latest_wake_s, runnable_per_cpu))
 
 
 def sample_duration(ctx: Context, call: str, samples: ValuePath,
@@ -782,7 +804,7 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
         raise Skip(f"the grader could not time the call itself ({reason}; see "
                    "`times-the-call`)")
     runs = reference.seconds
-    bound = duration_bound(runs, reference.runnable_per_cpu)
+    bound = duration_bound(runs, frame.latest_wake_s, reference.runnable_per_cpu)
     intervals: list[Interval | None] = (list(match.intervals) if match is not None
                                         else [None] * len(values))
     allowed = _allowances(values, intervals, bound, frame.stalls, frame.realtime_offset)
@@ -840,14 +862,15 @@ measured ``realtime_offset``)."""
 
 
 def _allowances(values: list[float], intervals: list[Interval | None], bound: float,
-                stalls: list[tuple[float, float]], offset: float | None
+                stalls: list[tuple[float, float, float]], offset: float | None
                 ) -> list[float | None]:
     """Each sample's longest allowed duration: ``bound`` plus the stall time inside its
-    interval (on another clock than perf_counter's or the system clock, or with no
-    interval: the longest stall of the call); ``None`` (not judged) for the first sample
-    whose interval compiles, and for one that holds a print, a sleep or eager work on
-    other arrays (``interval-clean`` names that work and fails the list for it)."""
-    longest_stall = max((to - since for since, to in stalls), default=0.0)
+    interval (:func:`stall_inside`; on another clock than perf_counter's or the system
+    clock, or with no interval: the longest stall of the call); ``None`` (not judged) for
+    the first sample whose interval compiles, and for one that holds a print, a sleep or
+    eager work on other arrays (``interval-clean`` names that work and fails the list for
+    it)."""
+    longest_stall = max((late for _slept, _woke, late in stalls), default=0.0)
     allowed: list[float | None] = []
     exempted = False
     for index in range(len(values)):
@@ -863,10 +886,19 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
         if window is None:
             allowed.append(bound + longest_stall)
             continue
-        start, stop = window
-        inside = sum(max(0.0, min(stop, to) - max(start, since)) for since, to in stalls)
-        allowed.append(bound + inside)
+        allowed.append(bound + stall_inside(window, stalls))
     return allowed
+
+
+def stall_inside(window: tuple[float, float],
+                 stalls: list[tuple[float, float, float]]) -> float:
+    """The stall time a sample from ``window[0]`` to ``window[1]`` may hold: for each
+    stall ``(slept, woke, late)`` of the watch, ``late`` seconds lost somewhere in that
+    sleep, as much of it as fits in the sample's overlap with the sleep (where in the
+    sleep the time was lost, the watch cannot tell)."""
+    start, stop = window
+    return sum(min(late, max(0.0, min(stop, woke) - max(start, slept)))
+               for slept, woke, late in stalls)
 
 
 def _perf_window(interval: Interval | None, offset: float | None
