@@ -10,7 +10,7 @@ supporting another JAX is a change to this file. Tested against the JAX that
 - ``stages``: ``Compiled.__call__`` and ``Lowered.compile``, hooked for AOT calls;
 - ``xc`` (``jaxlib``'s ``xla_client``): ``ArrayImpl`` (its ``is_ready``,
   ``is_deleted``, ``block_until_ready``) and ``batched_block_until_ready``;
-- ``mlir``, ``ir``, ``hlo`` and ``tanh_p``: exercise-4's ``bfloat16-tanh`` device fault,
+- ``mlir``, ``hlo`` and ``tanh_p``: exercise-4's ``bfloat16-tanh`` device fault,
   a lowering of ``tanh`` registered per platform.
 """
 
@@ -21,7 +21,6 @@ from jax._src import stages
 from jax._src.interpreters import mlir
 from jax._src.lax.lax import tanh_p
 from jax._src.lib import xla_client as xc
-from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
-__all__ = ["hlo", "ir", "jax_config", "mlir", "stages", "tanh_p", "xc"]
+__all__ = ["hlo", "jax_config", "mlir", "stages", "tanh_p", "xc"]

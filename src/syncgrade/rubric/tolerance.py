@@ -31,7 +31,10 @@ The model (``u = 2**-24``, the unit roundoff of float32; ``gamma_n = n*u / (1 - 
   [-12, 12]; evaluated with or without FMA it moves by a few ulp), NumPy's is within
   1 ulp, and the output rounds to float32 (half an ulp). :data:`TANH_ABS` allows 32 ulp
   of 1.0 (3.8e-6), ten times the largest of these, and far below what a wrong result
-  differs by.
+  differs by. A TPU's float32 ``tanh`` is coarser: measured on a TPU v5e at 369 ulp of
+  1.0 (4.4e-5) over the same grid, 8.1e-5 relative (docs/accelerators.md);
+  :data:`COARSE_TANH_ABS`, 1024 ulp of 1.0 (1.2e-4), applies to every backend whose
+  inputs round to bfloat16 (``tpu`` and unknown ones, :func:`tanh_error`).
 - **Row-wise energy** ``e_i = sum_j y_ij**2`` over ``N`` outputs (exercise-5). With
   ``|y'_ij - y_ij| <= d_ij`` from the matrix product, ``|sum y'**2 - sum y**2| <=
   sum (2|y| d + d**2)``; squaring and summing ``N`` terms in float32 (any order) adds at
@@ -62,6 +65,8 @@ BF16_UNIT = 2.0**-8
 """Unit roundoff of bfloat16 (7 stored mantissa bits), the TPU's default matmul input."""
 TANH_ABS = 32 * 2.0**-23
 """Absolute error allowed for a float32 ``tanh`` implementation and its output rounding."""
+COARSE_TANH_ABS = 1024 * 2.0**-23
+"""Absolute error allowed for a TPU's (or an unknown backend's) float32 ``tanh``."""
 FLUSH = 2.0**-126
 """The smallest normal float32: what a flush-to-zero loses at most per operation."""
 LESSON_ATOL = 2e-5
@@ -71,7 +76,8 @@ LESSON_RTOL = 2e-5
 HOST = "host"
 """Backend name for a result computed by NumPy on the host (``reference-is-numpy``)."""
 
-Bound = Callable[[float], np.ndarray]
+Bound = Callable[..., np.ndarray]
+"""``bound(u_in, tanh_abs=TANH_ABS)``: see :class:`Expected`."""
 
 
 def input_unit(backend: str) -> float:
@@ -82,6 +88,11 @@ def input_unit(backend: str) -> float:
     if name in ("gpu", "cuda", "rocm"):
         return TF32_UNIT
     return BF16_UNIT
+
+
+def tanh_error(backend: str) -> float:
+    """Absolute error allowed for a float32 ``tanh`` computed on ``backend``."""
+    return COARSE_TANH_ABS if input_unit(backend) == BF16_UNIT else TANH_ABS
 
 
 def gamma(n: int, u: float = U32) -> float:
@@ -106,9 +117,10 @@ def tanh_spread(z: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Expected:
-    """A float64 reference ``value`` and ``bound(u_in)``: the largest difference, element by
-    element, between ``value`` and any correct float32 evaluation whose matmul inputs are
-    rounded to ``u_in`` (0 for exact float32 inputs).
+    """A float64 reference ``value`` and ``bound(u_in, tanh_abs=TANH_ABS)``: the largest
+    difference, element by element, between ``value`` and any correct float32 evaluation
+    whose matmul inputs are rounded to ``u_in`` (0 for exact float32 inputs) and whose
+    ``tanh``, if it has one, is within ``tanh_abs``.
 
     Behaves as an array of ``value`` for NumPy (``np.asarray``, ``np.shape``)."""
 
@@ -131,7 +143,7 @@ class Expected:
         cached = self._allowed.get(backend)
         if cached is None:
             host = self.bound(0.0)
-            derived = self.bound(input_unit(backend)) if input_unit(backend) else host
+            derived = self.bound(input_unit(backend), tanh_error(backend))
             lesson = LESSON_ATOL + LESSON_RTOL * (np.abs(self.value) + host) + host
             cached = np.maximum(derived, lesson)
             cached.setflags(write=False)
@@ -144,7 +156,7 @@ def as_expected(reference: Any) -> Expected:
     if isinstance(reference, Expected):
         return reference
     value = np.asarray(reference, dtype=np.float64)
-    return Expected(value, lambda u_in: np.zeros_like(value))
+    return Expected(value, lambda u_in, tanh_abs=TANH_ABS: np.zeros_like(value))
 
 
 def tanh_matmul(x: np.ndarray, w: np.ndarray) -> Expected:
@@ -154,8 +166,8 @@ def tanh_matmul(x: np.ndarray, w: np.ndarray) -> Expected:
     magnitude = np.abs(x64) @ np.abs(w64)
     k = x64.shape[-1]
 
-    def bound(u_in: float) -> np.ndarray:
-        return tanh_spread(z, matmul_error(magnitude, k, u_in)) + TANH_ABS
+    def bound(u_in: float, tanh_abs: float = TANH_ABS) -> np.ndarray:
+        return tanh_spread(z, matmul_error(magnitude, k, u_in)) + tanh_abs
 
     return Expected(np.tanh(z), bound)
 
@@ -168,7 +180,8 @@ def row_energy(a: np.ndarray, b: np.ndarray) -> Expected:
     magnitude = np.abs(a64) @ np.abs(b64)
     k, n = a64.shape[-1], y.shape[-1]
 
-    def bound(u_in: float) -> np.ndarray:
+    def bound(u_in: float, tanh_abs: float = TANH_ABS) -> np.ndarray:
+        del tanh_abs  # no tanh in an energy
         d = matmul_error(magnitude, k, u_in)
         propagated = np.sum(2 * size * d + d * d, axis=-1)
         rounding = gamma(n + 3) * np.sum((size + d) ** 2, axis=-1)
