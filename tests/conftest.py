@@ -20,6 +20,12 @@ everything else, so they opt in as an operator may. The refusal itself is tested
 the protection's answer faked (tests/platforms/test_platform_entries.py) and for real
 without CAP_SYS_ADMIN (tests/platforms/test_bundle_capabilities.py, which clears it).
 
+The order (``pytest_collection_modifyitems``): the modules holding the slowest tests of
+``tests/durations.txt`` first, slowest first, each module's tests in their own order,
+then every other module in collection order. xdist's ``worksteal`` hands each worker a
+contiguous half and lets an idle worker take the tail of a busy one's queue: a
+37-second test started last would otherwise leave one core idle at the end of the run.
+
 ``built_wheel``: the project's wheel, built once per run (test_start.py and
 test_course_outside.py share it; under xdist the first worker that needs it builds it,
 the others wait for it and read it).
@@ -37,6 +43,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from order_support import slowest_modules_first, slowest_tests
 
 os.environ.setdefault("SYNCGRADE_WARM_POOL", "1")
 _STATE = tempfile.mkdtemp(prefix="syncgrade-test-state-")
@@ -93,3 +100,7 @@ def _build_wheel(tmp_path_factory: pytest.TempPathFactory, out: Path) -> None:
     shutil.rmtree(out, ignore_errors=True)  # a build that failed part-way
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q",
                     "-w", str(out)], check=True, capture_output=True, timeout=600)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = slowest_modules_first(items, slowest_tests())
