@@ -52,9 +52,11 @@ def test_with_no_worker_the_service_is_not_ready_and_refuses_grades_at_once(
     processes = [start_scheduler(port, tmp_path)]
     try:
         wait_until(lambda: can_connect(port), 120, interval=0.2, what="the scheduler")
+        # The self-test fails while no worker is connected; retried every second here,
+        # not every 10 s, once one is (SYNCGRADE_TEST_RETRY_S: service.ready.RETRY_S).
         with grade_serve(tmp_path / "serve", "--cluster", f"tcp://127.0.0.1:{port}",
-                         "--workers", "1", "--timeout", f"{TIMEOUT_S:g}",
-                         ready=False) as server:
+                         "--workers", "1", "--timeout", f"{TIMEOUT_S:g}", ready=False,
+                         env={"SYNCGRADE_TEST_RETRY_S": "1"}) as server:
             status, body = _ready(server.port)
             assert status == 503 and body["workers"] == 0, body
             assert body["cluster"].startswith("no workers: no Dask worker is connected")

@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import ipaddress
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -32,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from syncgrade import timing
 from syncgrade.models import GradeReport
-from syncgrade.service.config import ANY_HOST
+from syncgrade.service.config import ANY_HOST, interval_s
 from syncgrade.service.runner import GradeTask
 
 JobState = Literal["queued", "running", "done", "failed"]
@@ -212,19 +211,10 @@ class JobStore:
             self._db.close()
 
 
-def _test_seconds(name: str, default: float) -> float:
-    """``default``, unless the test suite set ``name`` in this process's environment: a
-    test of a replica's death waits for the heartbeat to go stale, and a shorter wait
-    runs the same code (tests/service/test_service_lifecycle.py). Not an operator's
-    setting, and not documented as one."""
-    value = os.environ.get(name)
-    return default if value is None else float(value)
-
-
 BUSY_MS = 10_000
-HEARTBEAT_S = _test_seconds("SYNCGRADE_TEST_HEARTBEAT_S", 2.0)
+HEARTBEAT_S = interval_s("SYNCGRADE_TEST_HEARTBEAT_S", 2.0)
 """How often a live service writes its heartbeat and claims orphans (2 s)."""
-STALE_S = _test_seconds("SYNCGRADE_TEST_STALE_S", 20.0)
+STALE_S = interval_s("SYNCGRADE_TEST_STALE_S", 20.0)
 """A heartbeat this old means its process is gone (20 s, ten missed beats: a live
 service under a load of 20 on two cores still beats within a few seconds). A dead
 replica's job is therefore taken over within ``STALE_S + HEARTBEAT_S`` (22 s) of its
