@@ -20,13 +20,21 @@ everything else, so they opt in as an operator may. The refusal itself is tested
 the protection's answer faked (tests/platforms/test_platform_entries.py) and for real
 without CAP_SYS_ADMIN (tests/platforms/test_bundle_capabilities.py, which clears it).
 
-``built_wheel``: the project's wheel, built once per test process (test_start.py and
-test_course_outside.py share it).
+The order (``pytest_collection_modifyitems``): the modules holding the slowest tests of
+``tests/durations.txt`` first, slowest first, each module's tests in their own order,
+then every other module in collection order. xdist's ``worksteal`` hands each worker a
+contiguous half and lets an idle worker take the tail of a busy one's queue: a
+37-second test started last would otherwise leave one core idle at the end of the run.
+
+``built_wheel``: the project's wheel, built once per run (test_start.py and
+test_course_outside.py share it; under xdist the first worker that needs it builds it,
+the others wait for it and read it).
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import shutil
 import subprocess
@@ -35,6 +43,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from order_support import slowest_modules_first, slowest_tests
 
 os.environ.setdefault("SYNCGRADE_WARM_POOL", "1")
 _STATE = tempfile.mkdtemp(prefix="syncgrade-test-state-")
@@ -59,9 +68,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel of the working tree, built once per test process (``pip wheel --no-deps``)
-    from a copy of its files that git does not ignore, so the build leaves nothing in the
-    checkout (no build/, no egg-info)."""
+    """The wheel of the working tree, built once per run: in the folder that every xdist
+    worker of this run shares (the parent of each worker's base temp), under a lock, so
+    one worker builds it and the others wait for that build (a build is the same bytes:
+    one source, one pip); without xdist, in this process's own base temp."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with (shared / "built-wheel.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        out = shared / "built-wheel"
+        if not out.is_dir():
+            _build_wheel(tmp_path_factory, shared / "built-wheel.partial")
+            (shared / "built-wheel.partial").rename(out)
+    (wheel,) = out.glob("syncgrade-*.whl")
+    return wheel
+
+
+def _build_wheel(tmp_path_factory: pytest.TempPathFactory, out: Path) -> None:
+    """``pip wheel --no-deps`` of the working tree into ``out``, from a copy of its files
+    that git does not ignore, so the build leaves nothing in the checkout (no build/, no
+    egg-info)."""
     source = tmp_path_factory.mktemp("source") / "syncgrade"
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
                              "--exclude-standard"], cwd=ROOT, capture_output=True,
@@ -71,8 +97,10 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if path.is_file():  # a file deleted but not yet staged is listed too
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, source / name, follow_symlinks=False)
-    out = tmp_path_factory.mktemp("wheel")
+    shutil.rmtree(out, ignore_errors=True)  # a build that failed part-way
     subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q",
                     "-w", str(out)], check=True, capture_output=True, timeout=600)
-    (wheel,) = out.glob("syncgrade-*.whl")
-    return wheel
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = slowest_modules_first(items, slowest_tests())

@@ -3,7 +3,7 @@ wheel makes a course in an empty folder outside the repository with `grade new`,
 validates it, grades a file against it and serves it over HTTP, without forking syncgrade
 and without touching the repository.
 
-The wheel (built once per test process, :func:`conftest.built_wheel`) is installed with
+The wheel (built once per run, :func:`conftest.built_wheel`) is installed with
 ``--no-deps --no-index`` into a fresh venv. Its dependencies are the ones this suite runs
 on, hard-linked into the new venv's site-packages (copied where links are not possible):
 offline, a second or two, and real files under the venv's prefix, which matters because

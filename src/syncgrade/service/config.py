@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from syncgrade.limits import (
@@ -20,6 +21,16 @@ DEFAULT_MAX_JOBS = 10_000
 """Finished jobs kept for ``GET /v1/jobs/{id}``; past it the oldest finished are dropped."""
 ANY_HOST = "*"
 """In :attr:`ServiceConfig.callback_hosts`: callbacks may go to any host."""
+
+
+def interval_s(name: str, default: float) -> float:
+    """``default``, unless the test suite set ``name`` in this process's environment: a
+    test that waits out one of the service's intervals (a heartbeat going stale, a
+    self-test's retry) sets a shorter one for the `grade serve` it starts, and the same
+    code runs (tests/service/test_service_lifecycle.py, tests/batch/). Not an operator's
+    setting, and not documented as one."""
+    value = os.environ.get(name)
+    return default if value is None else float(value)
 
 
 @dataclass(frozen=True)

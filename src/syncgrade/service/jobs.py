@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from syncgrade import timing
 from syncgrade.models import GradeReport
-from syncgrade.service.config import ANY_HOST
+from syncgrade.service.config import ANY_HOST, interval_s
 from syncgrade.service.runner import GradeTask
 
 JobState = Literal["queued", "running", "done", "failed"]
@@ -212,12 +212,13 @@ class JobStore:
 
 
 BUSY_MS = 10_000
-HEARTBEAT_S = 2.0
-"""How often a live service writes its heartbeat and claims orphans."""
-STALE_S = 20.0
-"""A heartbeat this old means its process is gone (ten missed beats: a live service
-under a load of 20 on two cores still beats within a few seconds). A dead replica's job
-is therefore taken over within ``STALE_S + HEARTBEAT_S`` (22 s) of its last beat."""
+HEARTBEAT_S = interval_s("SYNCGRADE_TEST_HEARTBEAT_S", 2.0)
+"""How often a live service writes its heartbeat and claims orphans (2 s)."""
+STALE_S = interval_s("SYNCGRADE_TEST_STALE_S", 20.0)
+"""A heartbeat this old means its process is gone (20 s, ten missed beats: a live
+service under a load of 20 on two cores still beats within a few seconds). A dead
+replica's job is therefore taken over within ``STALE_S + HEARTBEAT_S`` (22 s) of its
+last beat."""
 MAX_REQUEUES = 1
 """A job is graded once more after its replica died, at most: a submission that kills
 every replica that grades it ends ``failed``."""

@@ -35,8 +35,10 @@ from pydantic import BaseModel, Field
 from syncgrade.courses import Course
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
+from syncgrade.service.config import interval_s
 
-RETRY_S = 10.0
+RETRY_S = interval_s("SYNCGRADE_TEST_RETRY_S", 10.0)
+"""How long a failed self-test waits before the next (10 s)."""
 
 
 class ReadyBody(BaseModel):
