@@ -112,8 +112,8 @@ def test_a_like_probe_never_promises_more_than_its_own_program_takes(
     real = workloads.measure_spin(jax.jit(workloads.spin), time.perf_counter)
     assert real is not None
     built.rate = dataclasses.replace(real, seconds=5 * real.seconds)
-    slow_spin = harness._TIME_SPIN
-    monkeypatch.setattr(harness, "_TIME_SPIN", lambda *a, **k: 5 * slow_spin(*a, **k))
+    slow_spin = harness.TIME_SPIN
+    monkeypatch.setattr(harness, "TIME_SPIN", lambda *a, **k: 5 * slow_spin(*a, **k))
     fn = built.build(s.probe_like("predict", SECONDS,
                                   warm=[s.device("x_small"), s.device("w")]))
     assert built.probe is not None

@@ -153,7 +153,7 @@ def test_the_watch_measures_each_wake_ups_lateness_on_its_own_clock(
 
     monkeypatch.setattr(reference, "_CLOCK", lambda: now[0])
     monkeypatch.setattr(reference, "_SLEEP", sleep)
-    reference._watch(state)
+    reference.watch_stalls(state)
     assert state[2][0] == 5
     assert state[2][1] == pytest.approx(0.030)  # the latest wake-up: the load term's measure
     # Only the wake-ups later than STALL_MIN_S are stalls, each with its whole sleep.
@@ -179,9 +179,9 @@ def test_runs_on_placed_copies_are_warmed_first_outside_the_clock() -> None:
         return a + 1
 
     x = jnp.ones((8,))
-    placed = reference._time_runs(call, (x,), {}, donating=False,
+    placed = reference.time_runs(call, (x,), {}, donating=False,
                                   phases=frozenset({"input placement"}))
     assert len(calls) == len(placed) + 1
     calls.clear()
-    plain = reference._time_runs(call, (x,), {}, donating=False, phases=frozenset())
+    plain = reference.time_runs(call, (x,), {}, donating=False, phases=frozenset())
     assert len(calls) == len(plain)  # the learner's own (warm) arrays: no extra run

@@ -1,6 +1,7 @@
 """Every exercise of the built-in course, discovered (never listed): its folder holds a
 declaration that loads, a statement, a stub, a solution and mutants that agree; every
-solution gets full marks; every stub fails cleanly (graded, not full marks, no grader error).
+solution gets full marks. That every stub fails cleanly (graded, not full marks, no grader
+error) is tests/picture/test_picture_report.py's, which grades each stub once for its pictures.
 
 Exercises are discovered from the course folder (``exercises/exercise-N/``), so a
 new exercise is covered here (and in test_corpus, test_corpus_rules) without editing any
@@ -55,14 +56,3 @@ def test_solution_gets_full_marks(exercise: str) -> None:
     assert report.status == "passed", [(c.id, c.message) for c in report.checks
                                        if c.status != "passed"]
     assert report.score == report.max_score > 0
-
-
-@pytest.mark.parametrize("exercise", IDS)
-def test_stub_fails_cleanly(exercise: str) -> None:
-    report = syncgrade.grade(exercise, COURSE / exercise / "stub.py")
-    assert report.status == "failed"
-    assert report.grading.internal_error is None
-    assert report.check("runs").status == "passed"  # it runs; it is just not right yet
-    assert report.score < report.max_score
-    assert all(c.message for c in report.checks)
-    assert all(c.hint for c in report.checks if c.status == "failed")

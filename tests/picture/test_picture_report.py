@@ -1,9 +1,9 @@
 """Pictures from real grades: the exercise-1 stub (its interval stops while the work is still
 running) and the exercise-7 solution (first-call and warm samples on one axis), as data in
-the report and as HTML; every exercise's stub drawn soundly (no label cut, no event before
-its cause, a width that fits; ``picture_support``), exercise-8's missing readback,
-exercise-2's answers and exercise-7's distributions where their check fails; and
-``syncgrade.notebook.grade`` on code given as text."""
+the report and as HTML; every exercise's stub failing cleanly and drawn soundly (no label
+cut, no event before its cause, a width that fits; ``picture_support``), exercise-8's
+missing readback, exercise-2's answers and exercise-7's distributions where their check
+fails; and ``syncgrade.notebook.grade`` on code given as text."""
 
 from __future__ import annotations
 
@@ -52,6 +52,19 @@ def stub_reports(stub_report: GradeReport) -> dict[str, GradeReport]:
     return {exercise: stub_report if exercise == "exercise-1" else syncgrade.grade(
         exercise, course_file(exercise, "stub"), display_name="submission.py")
         for exercise in EXERCISES}
+
+
+def test_every_stub_fails_cleanly(stub_reports: dict[str, GradeReport]) -> None:
+    """Every stub is graded, not full marks, no grader error: it runs and is only not right
+    yet, and every check says something, with a hint where it fails (here rather than in
+    tests/courses/test_sweep.py, so each stub is graded once)."""
+    for exercise, report in stub_reports.items():
+        assert report.status == "failed", exercise
+        assert report.grading.internal_error is None, exercise
+        assert report.check("runs").status == "passed", exercise
+        assert report.score < report.max_score, exercise
+        assert all(c.message for c in report.checks), exercise
+        assert all(c.hint for c in report.checks if c.status == "failed"), exercise
 
 
 def test_every_stub_is_drawn_soundly(stub_reports: dict[str, GradeReport]) -> None:

@@ -118,7 +118,7 @@ def test_a_warm_up_whose_job_arrived_leaves_the_spin_to_the_harness() -> None:
 def test_the_probe_uses_the_warm_up_rate_and_quarter_runs_before_and_after_the_call(
         monkeypatch: pytest.MonkeyPatch) -> None:
     steps_seen: list[int] = []
-    monkeypatch.setattr(harness, "_TIME_SPIN", _fake_run(steps_seen))
+    monkeypatch.setattr(harness, "TIME_SPIN", _fake_run(steps_seen))
     rate = workloads.SpinRate(x=np.ones(workloads.PROBE_ELEMENTS, np.float32), steps=4000,
                               seconds=0.03)  # measured while the machine was busy
     built = harness.Harness(recorder=None, inputs={}, rate=rate)  # type: ignore[arg-type]
@@ -142,7 +142,7 @@ def test_the_probe_uses_the_warm_up_rate_and_quarter_runs_before_and_after_the_c
 
 
 def test_the_probe_keeps_the_smaller_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness, "_TIME_SPIN", lambda *_a, **_k: 1.0)  # very slow re-runs
+    monkeypatch.setattr(harness, "TIME_SPIN", lambda *_a, **_k: 1.0)  # very slow re-runs
     rate = workloads.SpinRate(x=np.ones(workloads.PROBE_ELEMENTS, np.float32), steps=4000,
                               seconds=0.02)
     built = harness.Harness(recorder=None, inputs={}, rate=rate)  # type: ignore[arg-type]

@@ -696,6 +696,20 @@ def test_one_inflated_sample_fails_the_list_and_says_by_how_much() -> None:
     assert outcome.evidence.facts["over_bound"] == 1
 
 
+def test_a_sample_just_over_its_allowance_fails_but_is_not_named() -> None:
+    """One sample far over (a one-second pause) and one barely over: the list fails, and
+    the words name only the clear one, so they read the same in a run where the marginal
+    sample stays under (the golden of exercise-1's queue_get_timeout_inside changed with
+    the count)."""
+    runs = [0.004, 0.0041, 0.0045]
+    clean = _duration([0.004, 1.0, 0.0042, 0.0041, 0.0043, 0.0044], runs)
+    bound_s = clean.evidence.facts["bound_ms"] / 1e3
+    marginal = _duration([0.004, 1.0, bound_s + 0.002, 0.0041, 0.0043, 0.0044], runs)
+    assert marginal.status == clean.status == "failed"
+    assert marginal.message.startswith("Sample 2 of 6 took 1000.00 ms"), marginal.message
+    assert marginal.evidence.facts["over_bound"] == 1
+
+
 def test_alternating_heavy_samples_fail_whatever_the_median() -> None:
     runs = [0.004, 0.0041, 0.0045]
     outcome = _duration([0.004, 0.2, 0.004, 0.2, 0.004, 0.2], runs)

@@ -73,7 +73,8 @@ _WAIT: Callable[[Any], Any] = workloads.wait
 _FROM_SOURCE: Callable[[str, str], Callable[..., Any]] = workloads.from_source
 _INSTALL_FAULT: Callable[[str], None] = workloads.install_device_fault
 _MEASURE_SPIN = workloads.measure_spin
-_TIME_SPIN = workloads.time_spin
+# Public (tests patch it): how the probe times its spin loop, in its own program or alone.
+TIME_SPIN = workloads.time_spin
 _TIME_CALL = workloads.time_call
 _DEVICES: Callable[[], Any] = jax.devices
 _TREE_LEAVES: Callable[[Any], list[Any]] = jax.tree_util.tree_leaves
@@ -291,7 +292,7 @@ class Harness:
         x, n = self.probe.host_args
         steps = int(n)
         short = max(1, steps // REMEASURE_DIVISOR)
-        again = _TIME_SPIN(self.probe.fn, x, short, ORIGINAL_PERF_COUNTER) * steps / short
+        again = TIME_SPIN(self.probe.fn, x, short, ORIGINAL_PERF_COUNTER) * steps / short
         self.probe.seconds = min(self.probe.seconds, again)
         self.probe_seconds = self.probe.seconds
         return self.probe.seconds

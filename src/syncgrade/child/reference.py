@@ -115,7 +115,7 @@ def _time_request(request: dict[str, Any], entries: list[list[Any]],
     if not _plain_tree((args, kwargs)):
         return {"missing": "the timed call's arguments are not plain arrays and values"}
     phases = frozenset(request.get("phases", ()))
-    return {"seconds": _time_runs(call, args, kwargs, donating, phases)}
+    return {"seconds": time_runs(call, args, kwargs, donating, phases)}
 
 
 def _timed_entry(entries: list[list[Any]], fn: Any, static: Any,
@@ -165,8 +165,8 @@ def _plain_tree(value: Any, depth: int = 0, seen: list[int] | None = None) -> bo
     return False
 
 
-def _time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donating: bool,
-               phases: frozenset[str]) -> list[float]:
+def time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donating: bool,
+              phases: frozenset[str]) -> list[float]:
     """The runs' durations. Inputs: the recorded arrays themselves when the call neither
     donates nor places them; else host copies (zeros of the same shape and dtype for an
     array already consumed), placed outside the clock for a donating call, inside it when
@@ -278,7 +278,7 @@ class StallWatch:
     def __init__(self) -> None:
         self._state: list[Any] = [False, [], [0, 0.0]]  # [stop asked, stalls, [wakes, latest]]
         self.realtime_offset = _REALTIME() - _CLOCK()
-        _START_THREAD(_watch, (self._state,))
+        _START_THREAD(watch_stalls, (self._state,))
 
     def stop(self) -> list[list[float]]:
         """Stop the thread; the stalls seen, ``[[slept, woke, late], ...]``: a wake-up
@@ -298,7 +298,9 @@ class StallWatch:
         return float(latest) if wakes else None
 
 
-def _watch(state: list[Any]) -> None:
+def watch_stalls(state: list[Any]) -> None:
+    """The stall watch's loop (the body of :class:`StallWatch`'s thread; public so a test
+    can run it on a fake clock): sleep, note each late wake-up, until ``state[0]``."""
     stalls, lateness = state[1], state[2]
     while not state[0]:
         slept = _CLOCK()
