@@ -31,6 +31,7 @@ from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
 from syncgrade.rubric.checks_intervals import (
     CPU_EXCESS_ALLOWANCE_NS,
+    DURATION_NOISE_FACTOR,
     LATENESS_CAP_S,
     cpu_work_interval,
     duration_bound,
@@ -631,22 +632,27 @@ def test_corpus_files_used_here_exist() -> None:
 # --------------------------------------------------------------------------- sample-duration
 
 
+NOISE = DURATION_NOISE_FACTOR  # the bound's margin for an honest sample's noise
+
+
 def test_duration_bound_on_hand_made_runs() -> None:
-    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's latest wake-up
+    # median 11 ms, slowest 12 ms: twice (NOISE) 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's
+    # latest wake-up
     runs = [0.010, 0.011, 0.012]
-    assert duration_bound(runs, 0.0) == pytest.approx(0.022 + 0.004 + 0.020)  # quiet
-    assert duration_bound(runs, 0.030) == pytest.approx(0.022 + 0.004 + 0.020 + 0.060)
+    assert duration_bound(runs, 0.0) == pytest.approx(NOISE * (0.022 + 0.004 + 0.020))  # quiet
+    assert duration_bound(runs, 0.030) == pytest.approx(NOISE * (0.022 + 0.004 + 0.020 + 0.060))
     # The load average is not consulted while the watch measured: it lags a burst.
-    assert duration_bound(runs, 0.0, 8.0) == pytest.approx(0.022 + 0.004 + 0.020)
+    assert duration_bound(runs, 0.0, 8.0) == pytest.approx(NOISE * (0.022 + 0.004 + 0.020))
     # Lateness past the cap is a stall (credited where it fell), not load on every sample.
     capped = 0.022 + 0.004 + 0.020 + 2 * LATENESS_CAP_S
-    assert duration_bound(runs, 5.0) == pytest.approx(capped)
+    assert duration_bound(runs, 5.0) == pytest.approx(NOISE * capped)
     # No wake-up seen: 50 ms per runnable task per CPU (at least one; 10 when unknown).
-    assert duration_bound(runs, None, 0.5) == pytest.approx(0.022 + 0.004 + 0.050)
-    assert duration_bound(runs, None, 4.0) == pytest.approx(0.022 + 0.004 + 0.200)
-    assert duration_bound(runs, None, None) == pytest.approx(0.022 + 0.004 + 0.500)
+    assert duration_bound(runs, None, 0.5) == pytest.approx(NOISE * (0.022 + 0.004 + 0.050))
+    assert duration_bound(runs, None, 4.0) == pytest.approx(NOISE * (0.022 + 0.004 + 0.200))
+    assert duration_bound(runs, None, None) == pytest.approx(NOISE * (0.022 + 0.004 + 0.500))
     # One slow grader run (load it met) widens the bound by four times its excess.
-    assert duration_bound([0.010, 0.011, 0.031], 0.0) == pytest.approx(0.022 + 0.080 + 0.020)
+    slow = duration_bound([0.010, 0.011, 0.031], 0.0)
+    assert slow == pytest.approx(NOISE * (0.022 + 0.080 + 0.020))
     with pytest.raises(ValueError):
         duration_bound([], 0.0)
 
@@ -728,7 +734,7 @@ def test_the_bound_absorbs_what_load_did_in_the_same_run() -> None:
     # may have waited as long, twice.
     busy = _duration(samples, [0.004, 0.0041, 0.0045], late=0.040)
     assert busy.status == "passed", busy.message
-    assert busy.evidence.facts["bound_ms"] == pytest.approx(8.2 + 1.6 + 20 + 80)
+    assert busy.evidence.facts["bound_ms"] == pytest.approx(NOISE * (8.2 + 1.6 + 20 + 80))
     # A high one-minute load average is no excuse when the watch saw no wait: it lags.
     lagging = _duration(samples, [0.004, 0.0041, 0.0045], late=0.0005, load=6.0)
     assert lagging.status == "failed"

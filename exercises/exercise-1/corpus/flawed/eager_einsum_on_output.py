@@ -29,7 +29,7 @@ def synchronized_samples(fn, args, repeats):
         out = fn(*args)
         out.block_until_ready()
         if i == 1 and out.ndim == 2:
-            for _ in range(20):
+            for _ in range(60):
                 jnp.einsum("ij,kj,kl->il", out, out, out).block_until_ready()
         stop = time.perf_counter()
         samples.append(stop - start)
