@@ -709,7 +709,9 @@ def test_a_sample_just_over_its_allowance_fails_but_is_not_named() -> None:
     the count)."""
     runs = [0.004, 0.0041, 0.0045]
     clean = _duration([0.004, 1.0, 0.0042, 0.0041, 0.0043, 0.0044], runs)
-    bound_s = clean.evidence.facts["bound_ms"] / 1e3
+    bound_ms = clean.evidence.facts["bound_ms"]
+    assert isinstance(bound_ms, float)
+    bound_s = bound_ms / 1e3
     marginal = _duration([0.004, 1.0, bound_s + 0.002, 0.0041, 0.0043, 0.0044], runs)
     assert marginal.status == clean.status == "failed"
     assert marginal.message.startswith("Sample 2 of 6 took 1000.00 ms"), marginal.message
