@@ -26,7 +26,7 @@ from syncgrade.rubric import checks as c
 from syncgrade.rubric import specs as s
 
 REPEATS = 6
-PROBE_SECONDS = 0.05
+PROBE_SECONDS = 0.02
 PROBE_REPEATS = 2
 RESULT = (0,)
 SAMPLES = (1,)
