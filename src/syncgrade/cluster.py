@@ -463,8 +463,9 @@ def grade(cluster: Client | str, exercise_id: str, path: Path | None = None, *,
         except TimeoutError:
             future.cancel()
             fault = ClusterTimeout(
-                f"no Dask worker returned this grade within {bound:g} s (the timeout, the "
-                f"grader's overhead and {transfer_s:g} s); {_threads_now(client)} worker "
+                f"no Dask worker returned this grade within {bound:g} s (timeout + overhead + "
+                f"transfer: {timeout:g} + {overhead:g} + {transfer_s:g} s); "
+                f"{_threads_now(client)} worker "
                 "thread(s) connected now")
             return internal_error_report(exercise, submission, None,
                                          sandbox.Limits(wall_s=timeout), fault,

@@ -13,6 +13,7 @@ Imports nothing heavy: the CLI parses its options with it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from numbers import Real
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -35,6 +36,46 @@ point's start (measured: docs/platforms.md, "Time limits on each platform")."""
 STOP_RESERVE_S = 3.0
 """The part of the overhead kept back, whatever the start-ups took, for stopping a child
 at its limit (the stack dump's grace, the kill, the reap) and building the report."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When one grade must end, and the budget that set it: ``timeout + overhead``
+    seconds from ``at - timeout - overhead`` (a ``time.monotonic()`` reading: the call,
+    or a platform entry point's process start). Every grader fault the deadline causes
+    names the budget with its numbers (:meth:`named`), not a cap that did not apply."""
+
+    at: float
+    """The deadline, on the grader's monotonic clock (``syncgrade.timing.monotonic``)."""
+    timeout: float
+    overhead: float
+
+    @classmethod
+    def after(cls, begun: float, timeout: float, overhead: float) -> Deadline:
+        """The deadline ``timeout + overhead`` seconds after ``begun``."""
+        return cls(begun + timeout + overhead, timeout, overhead)
+
+    def left(self, now: float) -> float:
+        """Seconds a child may still take at ``now``: to the deadline, less
+        :data:`STOP_RESERVE_S` kept to stop it."""
+        return self.at - now - STOP_RESERVE_S
+
+    def named(self) -> str:
+        """``the grade's deadline (timeout + overhead: 8 + 9 s)``."""
+        return (f"the grade's deadline (timeout + overhead: {self.timeout:g} + "
+                f"{self.overhead:g} s)")
+
+    def too_short(self, now: float, wall_s: float) -> str:
+        """Why no child can start at ``now`` for ``wall_s`` of learner time ("" if one
+        can): too little is left before the deadline for it and the stop reserve."""
+        left = self.left(now)
+        if left > wall_s:
+            return ""
+        return (f"{max(left, 0.0) + STOP_RESERVE_S:.1f} s were left before {self.named()}, "
+                f"too few for the learner's {wall_s:g} s and the {STOP_RESERVE_S:g} s kept "
+                "to stop a child")
+
+
 DEFAULT_MEMORY_GIB = 4.0
 MAX_TIMEOUT_S = 3600.0
 """An hour: no exercise needs more, and a larger limit is a typo (milliseconds?)."""
