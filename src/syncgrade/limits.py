@@ -65,15 +65,23 @@ class Deadline:
         return (f"the grade's deadline (timeout + overhead: {self.timeout:g} + "
                 f"{self.overhead:g} s)")
 
-    def too_short(self, now: float, wall_s: float) -> str:
-        """Why no child can start at ``now`` for ``wall_s`` of learner time ("" if one
-        can): too little is left before the deadline for it and the stop reserve."""
+    def too_short(self, now: float, needed: float = 0.0) -> str:
+        """Why no child should start at ``now`` ("" if one may): no more than ``needed``
+        seconds are left before the deadline beyond :data:`STOP_RESERVE_S`.
+
+        The grade itself asks for nothing more (``needed`` 0): the learner's whole
+        timeout need not fit, since a child that runs out of time before its timeout is
+        the grader's fault, never the learner's (``SandboxOutcome.cut_short``), and one
+        whose code finishes in what is left is graded as any other; a child started
+        earlier (a platform entry point's) may be nearly ready by then. A platform entry
+        point, before it loads the exercise, asks for the learner's timeout: room for
+        that loading and the learner's time, or a fault at once."""
         left = self.left(now)
-        if left > wall_s:
+        if left > needed:
             return ""
-        return (f"{max(left, 0.0) + STOP_RESERVE_S:.1f} s were left before {self.named()}, "
-                f"too few for the learner's {wall_s:g} s and the {STOP_RESERVE_S:g} s kept "
-                "to stop a child")
+        learner = f"the learner's {needed:g} s and " if needed else ""
+        return (f"{max(left + STOP_RESERVE_S, 0.0):.1f} s were left before {self.named()}, "
+                f"too few for {learner}the {STOP_RESERVE_S:g} s kept to stop a child")
 
 
 DEFAULT_MEMORY_GIB = 4.0

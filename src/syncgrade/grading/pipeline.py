@@ -237,8 +237,10 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
               retry: Callable[[sandbox.Limits], ChildRun] | None = None) -> None:
     """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
     time for the grade's ``deadline`` (on :func:`syncgrade.timing.monotonic`); append each
-    attempt to ``runs``. A child is started (a killed one once more) only while the
-    deadline leaves room for the learner's ``wall_s`` at least.
+    attempt to ``runs``. A child is started (a killed one once more) while anything is
+    left before the deadline beyond the stop reserve, even less than ``wall_s``: a child
+    that then runs out of time before its ``wall_s`` is not charged, and one whose code
+    ends in time is graded (:meth:`~syncgrade.limits.Deadline.too_short`).
 
     The start-up is never charged to the learner: it may take whatever is left before
     the deadline (less :data:`~syncgrade.limits.STOP_RESERVE_S`, at most
@@ -246,8 +248,8 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     (``Limits.end_s``); a child the deadline stopped before it had its full ``wall_s``
     is the grader's fault, never the learner's timeout.
 
-    Raises grader faults: :class:`OutOfTime` when the learner's time no longer fits
-    before the deadline or the deadline cut the learner's time short,
+    Raises grader faults: :class:`OutOfTime` when nothing is left to start a child or
+    the deadline cut the learner's time short,
     :class:`StartupOverrun` when the start-up overran it, and :class:`GraderKilled` for
     a kill from outside that cannot be retried; each names the budget that applied, with
     its numbers (:meth:`~syncgrade.limits.Deadline.named`).
@@ -259,8 +261,8 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     for _ in range(2):
         now = timing.monotonic()
         left = deadline.left(now)
-        why = deadline.too_short(now, wall_s)
-        if why:  # not even the learner's own time fits, start-up aside
+        why = deadline.too_short(now)
+        if why:  # nothing left for a child at all
             if killed is None:
                 raise OutOfTime(f"no grading child was started: {why}; not charged")
             raise GraderKilled(f"{killed}; it could not be run again: {why}")

@@ -135,10 +135,12 @@ class OutOfTime(Exception):
 def check_time_left(config: Config, begun: float) -> None:
     """Raise :class:`OutOfTime` when what is left of ``timeout + overhead`` since
     ``begun`` (``time.monotonic()``) no longer fits the learner's whole ``timeout`` and
-    the stop reserve: the grade would refuse to start its child for the same reason
-    (:func:`syncgrade.grading.pipeline.run_group`, the same words), so say it now,
-    before the course is loaded and a child started for nothing (on a loaded machine
-    those took seconds past the platform's limit)."""
+    the stop reserve: loading the exercise and its hidden inputs (seconds on a loaded
+    machine, not bounded by the grade's deadline) and the learner's run would not fit,
+    so say it now, before the course is loaded and a child started for nothing (on a
+    loaded machine those took seconds past the platform's limit). The grade, once the
+    exercise is loaded, starts its child with anything left
+    (:func:`syncgrade.grading.pipeline.run_group`)."""
     why = Deadline.after(begun, config.timeout, config.overhead).too_short(
         time.monotonic(), config.timeout)
     if why:
