@@ -24,7 +24,10 @@ scheduling (``/proc/sys/kernel/sched_autogroup_enabled``) that gives each one a
 session's share, as it gives ``run.sh``. ``--hogs-in-session`` starts them in this
 session instead, where they share this session's one share with ``run.sh`` and the
 entry point (the sandboxed child has a session of its own): a far harsher load for the
-entry point than the load average says. Linux only.
+entry point than the load average says. ``--hogs-one-session`` starts them all in one
+new session (one job of K processes, as ``make -jK`` from another shell is): the same
+load average, a far milder load for everything else (docs/platforms.md, "At load 20, in
+two shapes"); they are stopped by their process group. Linux only.
 
     .venv/bin/python benchmarks/exercism_startup.py [--runs 5] [--hogs 12] [--baseline DIR]
 """
@@ -34,7 +37,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -112,13 +117,18 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--hogs", type=int, default=0)
     parser.add_argument("--hogs-in-session", action="store_true")
+    parser.add_argument("--hogs-one-session", action="store_true")
     parser.add_argument("--exercise", default="exercise-1")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--baseline", metavar="DIR", help="another syncgrade src folder")
     args = parser.parse_args()
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                             start_new_session=not args.hogs_in_session)
-            for _ in range(args.hogs)]
+    spin = f"{shlex.quote(sys.executable)} -c 'while True: pass'"
+    hogs = [subprocess.Popen(["bash", "-c", f"for i in $(seq {args.hogs}); do {spin} & "
+                              "done; wait"], start_new_session=True)
+            ] if args.hogs_one_session and args.hogs else [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                         start_new_session=not args.hogs_in_session)
+        for _ in range(args.hogs)]
     variants = {"this": None, **({"baseline": args.baseline} if args.baseline else {})}
     rows: dict[str, list[dict[str, object]]] = {name: [] for name in variants}
     try:
@@ -130,8 +140,11 @@ def main() -> int:
                 rows[name].append(row)
                 report(f"{name} run {i + 1}", row)
     finally:
-        for hog in hogs:  # only the processes started here, by pid
-            hog.kill()
+        for hog in hogs:  # only the processes started here, by pid or their group
+            if args.hogs_one_session:
+                os.killpg(hog.pid, signal.SIGKILL)
+            else:
+                hog.kill()
             hog.wait()
     for name, found in rows.items():
         childs = [float(r["child"]) for r in found if r["child"] is not None]  # type: ignore[arg-type]

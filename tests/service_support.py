@@ -152,16 +152,23 @@ class Served:
 
 @contextlib.contextmanager
 def grade_serve(tmp: Path, *args: str, env: dict[str, str] | None = None,
-                ready: bool = True) -> Iterator[Served]:
+                ready: bool = True, intervals: dict[str, float] | None = None
+                ) -> Iterator[Served]:
     """`grade serve ARGS` on a free loopback port, with ``TMPDIR`` under ``tmp``; waits
-    for /readyz 200 (``ready``) or /healthz; terminated at the end."""
+    for /readyz 200 (``ready``) or /healthz; terminated at the end. ``intervals``: the
+    service's heartbeat, stale and self-test retry seconds (``ServiceConfig``'s
+    ``heartbeat_s``, ``stale_s``, ``self_test_retry_s``) for a test that waits one out:
+    the same command (``cmd_serve``), given them as its caller."""
     port = free_port()
     children = tmp / "tmp"
     children.mkdir(parents=True, exist_ok=True)
     log = tmp / "serve.log"
+    command = ["-m", "syncgrade.cli", "serve"] if not intervals else [
+        "-c", "import sys; from syncgrade.cli.serve import cmd_serve; "
+              f"sys.exit(cmd_serve(sys.argv[1:], **{intervals!r}))"]
     with log.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "syncgrade.cli", "serve", "--port", str(port), *args],
+            [sys.executable, *command, "--port", str(port), *args],
             stdout=subprocess.DEVNULL, stderr=stderr,
             env={**os.environ, "TMPDIR": str(children),
                  "SYNCGRADE_SERVE_JOB_STORE": str(tmp / "jobs.sqlite3"), **(env or {})})

@@ -420,15 +420,17 @@ def grade(cluster: Client | str, exercise_id: str, path: Path | None = None, *,
           source: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
           memory_bytes: int | None = None, display_name: str | None = None,
           course: str | os.PathLike[str] | Course | None = None,
-          retries: int = RETRIES, overhead: float = DEFAULT_OVERHEAD_S) -> GradeReport:
+          retries: int = RETRIES, overhead: float = DEFAULT_OVERHEAD_S,
+          transfer_s: float = TRANSFER_S) -> GradeReport:
     """:func:`syncgrade.grading.grade` run on a worker of ``cluster`` (a Client, or a
     scheduler address: a client made and closed for this one grade); blocks until the
     report is back, so call it from a thread (e.g. the service's job runner). Same
     arguments, same report, same usage errors, plus :class:`ClusterError`
     (:class:`ClusterUnavailable` at once when no worker is connected); a grade that
     keeps failing on the workers raises what it raised there. Returns within
-    ``timeout + overhead +`` :data:`TRANSFER_S` seconds: a grade no worker returned by
-    then (its worker lost, no other connected) is a grader-fault report that says so."""
+    ``timeout + overhead + transfer_s`` seconds (default :data:`TRANSFER_S`): a grade
+    no worker returned by then (its worker lost, no other connected) is a grader-fault
+    report that says so."""
     from syncgrade.courses import open_course
     from syncgrade.grading import SubmissionError, read_submission
 
@@ -455,14 +457,15 @@ def grade(cluster: Client | str, exercise_id: str, path: Path | None = None, *,
         future = client.submit(grade_task, exercise_id, data, submission.display_name,
                                timeout, memory_bytes, _course_spec(course), overhead,
                                retries=retries, pure=False)
-        bound = timeout + overhead + TRANSFER_S
+        bound = timeout + overhead + transfer_s
         try:
             return GradeReport.model_validate_json(future.result(timeout=bound))
         except TimeoutError:
             future.cancel()
             fault = ClusterTimeout(
-                f"no Dask worker returned this grade within {bound:g} s (the timeout, the "
-                f"grader's overhead and {TRANSFER_S:g} s); {_threads_now(client)} worker "
+                f"no Dask worker returned this grade within {bound:g} s (timeout + overhead + "
+                f"transfer: {timeout:g} + {overhead:g} + {transfer_s:g} s); "
+                f"{_threads_now(client)} worker "
                 "thread(s) connected now")
             return internal_error_report(exercise, submission, None,
                                          sandbox.Limits(wall_s=timeout), fault,

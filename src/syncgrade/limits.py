@@ -13,6 +13,7 @@ Imports nothing heavy: the CLI parses its options with it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from numbers import Real
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -35,6 +36,54 @@ point's start (measured: docs/platforms.md, "Time limits on each platform")."""
 STOP_RESERVE_S = 3.0
 """The part of the overhead kept back, whatever the start-ups took, for stopping a child
 at its limit (the stack dump's grace, the kill, the reap) and building the report."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When one grade must end, and the budget that set it: ``timeout + overhead``
+    seconds from ``at - timeout - overhead`` (a ``time.monotonic()`` reading: the call,
+    or a platform entry point's process start). Every grader fault the deadline causes
+    names the budget with its numbers (:meth:`named`), not a cap that did not apply."""
+
+    at: float
+    """The deadline, on the grader's monotonic clock (``syncgrade.timing.monotonic``)."""
+    timeout: float
+    overhead: float
+
+    @classmethod
+    def after(cls, begun: float, timeout: float, overhead: float) -> Deadline:
+        """The deadline ``timeout + overhead`` seconds after ``begun``."""
+        return cls(begun + timeout + overhead, timeout, overhead)
+
+    def left(self, now: float) -> float:
+        """Seconds a child may still take at ``now``: to the deadline, less
+        :data:`STOP_RESERVE_S` kept to stop it."""
+        return self.at - now - STOP_RESERVE_S
+
+    def named(self) -> str:
+        """``the grade's deadline (timeout + overhead: 8 + 9 s)``."""
+        return (f"the grade's deadline (timeout + overhead: {self.timeout:g} + "
+                f"{self.overhead:g} s)")
+
+    def too_short(self, now: float, needed: float = 0.0) -> str:
+        """Why no child should start at ``now`` ("" if one may): no more than ``needed``
+        seconds are left before the deadline beyond :data:`STOP_RESERVE_S`.
+
+        The grade itself asks for nothing more (``needed`` 0): the learner's whole
+        timeout need not fit, since a child that runs out of time before its timeout is
+        the grader's fault, never the learner's (``SandboxOutcome.cut_short``), and one
+        whose code finishes in what is left is graded as any other; a child started
+        earlier (a platform entry point's) may be nearly ready by then. A platform entry
+        point, before it loads the exercise, asks for the learner's timeout: room for
+        that loading and the learner's time, or a fault at once."""
+        left = self.left(now)
+        if left > needed:
+            return ""
+        learner = f"the learner's {needed:g} s and " if needed else ""
+        return (f"{max(left + STOP_RESERVE_S, 0.0):.1f} s were left before {self.named()}, "
+                f"too few for {learner}the {STOP_RESERVE_S:g} s kept to stop a child")
+
+
 DEFAULT_MEMORY_GIB = 4.0
 MAX_TIMEOUT_S = 3600.0
 """An hour: no exercise needs more, and a larger limit is a typo (milliseconds?)."""

@@ -6,9 +6,9 @@ scheduler starts with none): ``grade serve --cluster`` is not ready (``/readyz``
 ``workers`` 0, ``cluster`` says why), and a grade asked for then answers 503 at once
 instead of waiting for a worker that never comes; once a worker connects it grades. A
 worker that dies mid-grade with no other to run the task: the grade still ends, as a
-grader fault that says so, within ``timeout + overhead + TRANSFER_S`` (the test shortens
-``TRANSFER_S``, the client's allowance for the scheduler and the transfer, to
-:data:`TRANSFER_S`: on loopback they take milliseconds, and the bound is then waited out
+grader fault that says so, within ``timeout + overhead + transfer_s`` (the test passes a shorter
+``transfer_s``, the client's allowance for the scheduler and the transfer, than
+``cluster.TRANSFER_S``: on loopback they take milliseconds, and the bound is then waited out
 in full)."""
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from builders import wait_until
 from cluster_support import can_connect, start_scheduler, start_worker, stop
 from service_support import find_gate, free_port, gated, grade_serve, http_request, new_gate
@@ -31,8 +30,9 @@ from syncgrade.models import GradeReport
 SYNTAX_ERROR = {"exercise": "exercise-1", "source": "def broken(:\n"}
 TIMEOUT_S = 30.0
 TRANSFER_S = 1.0
-"""``cluster.TRANSFER_S`` here (10 s in production): what the test waits past the
-grade's own ``timeout + overhead`` before the lost grade is a fault."""
+"""``cluster.grade``'s ``transfer_s`` here (``cluster.TRANSFER_S``, 10 s, in production):
+what the test waits past the grade's own ``timeout + overhead`` before the lost grade is
+a fault."""
 
 
 def _ready(port: int) -> tuple[int, dict[str, Any]]:
@@ -53,10 +53,10 @@ def test_with_no_worker_the_service_is_not_ready_and_refuses_grades_at_once(
     try:
         wait_until(lambda: can_connect(port), 120, interval=0.2, what="the scheduler")
         # The self-test fails while no worker is connected; retried every second here,
-        # not every 10 s, once one is (SYNCGRADE_TEST_RETRY_S: service.ready.RETRY_S).
+        # not every 10 s, once one is (ServiceConfig.self_test_retry_s).
         with grade_serve(tmp_path / "serve", "--cluster", f"tcp://127.0.0.1:{port}",
                          "--workers", "1", "--timeout", f"{TIMEOUT_S:g}", ready=False,
-                         env={"SYNCGRADE_TEST_RETRY_S": "1"}) as server:
+                         intervals={"self_test_retry_s": 1.0}) as server:
             status, body = _ready(server.port)
             assert status == 503 and body["workers"] == 0, body
             assert body["cluster"].startswith("no workers: no Dask worker is connected")
@@ -79,9 +79,7 @@ def test_with_no_worker_the_service_is_not_ready_and_refuses_grades_at_once(
         stop(processes)
 
 
-def test_a_grade_whose_worker_died_alone_ends_as_a_grader_fault(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cluster, "TRANSFER_S", TRANSFER_S)  # read by cluster.grade here
+def test_a_grade_whose_worker_died_alone_ends_as_a_grader_fault(tmp_path: Path) -> None:
     port = free_port()
     worker_tmp = tmp_path / "worker-tmp"
     worker_tmp.mkdir()
@@ -99,7 +97,7 @@ def test_a_grade_whose_worker_died_alone_ends_as_a_grader_fault(
             reports: list[GradeReport] = []
             grading = threading.Thread(target=lambda: reports.append(cluster.grade(
                 client, "exercise-1", source=gated(gate, "x = 1\n"), timeout=20,
-                overhead=5)))
+                overhead=5, transfer_s=TRANSFER_S)))
             grading.start()
             find_gate(worker_tmp, gate, timeout=300)  # the worker runs it
             assert grading.is_alive(), reports  # still waiting: the death is what ends it

@@ -25,7 +25,7 @@ from syncgrade import grading, pool, sandbox, timing
 from syncgrade.grading import pipeline
 from syncgrade.grading.cause import GraderKilled, OutOfTime, StartupOverrun, fault_cause
 from syncgrade.grading.run import ChildRun
-from syncgrade.limits import STOP_RESERVE_S, check_overhead
+from syncgrade.limits import STOP_RESERVE_S, Deadline, check_overhead
 from syncgrade.platforms import entry
 from syncgrade.timing import FakeClock
 
@@ -78,7 +78,7 @@ def test_each_start_up_gets_what_the_earlier_stages_left(
     seen: list[sandbox.Limits] = []
     run = _runner(clock, [(6.0, False), (7.0, False), (1.0, False)], seen)
     runs: list[ChildRun] = []
-    deadline = 10.0 + 20.0  # timeout 10, overhead 20, from 0
+    deadline = Deadline.after(0.0, 10.0, 20.0)
     pipeline.run_group(runs, run, sandbox.Limits(), 10.0, deadline)
     pipeline.run_group(runs, run, sandbox.Limits(), 8.0, deadline)
     # The learner's time is not set aside before the start-up (that would charge a slow
@@ -107,22 +107,71 @@ def test_the_grader_time_a_child_ran_out_of_is_never_the_learners(
             return ChildRun(outcome, b"", ())
         return run
 
+    exercism = Deadline.after(0.0, 8.0, 9.0)  # Exercism's defaults
     with pytest.raises(StartupOverrun, match=r"start-up budget of 14\.0 s \(what was left "
-                       r"before the grade's deadline \(timeout \+ overhead\), less 3 s"):
-        pipeline.run_group([], ended(startup_timeout=True), sandbox.Limits(), 8.0, 17.0)
+                       r"before the grade's deadline \(timeout \+ overhead: 8 \+ 9 s\), "
+                       "less 3 s"):
+        pipeline.run_group([], ended(startup_timeout=True), sandbox.Limits(), 8.0, exercism)
     clock.now = 0.0
-    with pytest.raises(OutOfTime, match=r"start-up took 9\.0 s.*after 5\.0 s of its 8 s: "
-                       "not charged"):
+    with pytest.raises(OutOfTime, match=r"start-up took 9\.0 s, so the grade's deadline "
+                       r"\(timeout \+ overhead: 8 \+ 9 s\) stopped the submission after "
+                       r"5\.0 s of its 8 s: not charged"):
         pipeline.run_group([], ended(cut_short=True, wall_s=14.0, clock_s=5.0),
-                           sandbox.Limits(), 8.0, 17.0)
+                           sandbox.Limits(), 8.0, exercism)
 
 
-def test_no_time_left_for_a_start_up_is_a_grader_fault(monkeypatch: pytest.MonkeyPatch
-                                                       ) -> None:
+def test_a_child_starts_with_whatever_is_left_and_none_without(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: a child starts while anything is left beyond the stop reserve, even less
+    than the learner's timeout (its code may well end in time, and a cut-short run is
+    not charged); before, 7 s left for an 8 s timeout was a fault at once, though a
+    platform entry point's child had been starting for seconds and the reference
+    solution runs in under one. With nothing left beyond the reserve, no child starts."""
     clock = _fake_clock(monkeypatch)
     clock.now = 10.0
-    with pytest.raises(OutOfTime):
-        pipeline.run_group([], _runner(clock, [], []), sandbox.Limits(), 8.0, 20.0)
+    seen: list[sandbox.Limits] = []
+    runs: list[ChildRun] = []
+    deadline = Deadline.after(0.0, 8.0, 12.0)  # at 20 s
+    pipeline.run_group(runs, _runner(clock, [(1.0, False)], seen), sandbox.Limits(), 8.0,
+                       deadline)
+    assert len(runs) == 1 and seen[0].wall_s == 8.0 and seen[0].end_s == pytest.approx(7.0)
+    clock.now = 17.5
+    with pytest.raises(OutOfTime, match=r"no grading child was started: 2\.5 s were left "
+                       r"before the grade's deadline \(timeout \+ overhead: 8 \+ 12 s\), "
+                       r"too few for the 3 s kept to stop a child; not charged"):
+        pipeline.run_group([], _runner(clock, [], []), sandbox.Limits(), 8.0, deadline)
+
+
+def test_a_budget_counted_from_an_earlier_start_is_named_with_its_numbers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: a platform entry point counts ``timeout + overhead`` from its process's
+    start (``started_at``); when its own start used the room a child needed, the fault
+    names that budget, 8 + 9 s from the start, not the overhead left when the grade was
+    called (before: the entry passed that remainder, and the words said only "timeout +
+    overhead"). No child starts; the fake clock reads 14.5 s since the start."""
+    clock = _fake_clock(monkeypatch)
+    clock.now = 14.5
+    report = grading.grade_result("exercise-1", SOLUTION_1, timeout=8, overhead=9,
+                                  started_at=0.0).report
+    assert (report.status, report.cause) == ("error", "grader_fault")
+    assert ("no grading child was started: 2.5 s were left before the grade's deadline "
+            "(timeout + overhead: 8 + 9 s), too few for the 3 s kept to stop a child") in str(
+        report.grading.internal_error)
+    assert fault_cause(report.grading.internal_error) == "out_of_time"
+
+
+def test_the_entry_point_counts_its_budget_from_its_start(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry hands the grade its whole configured budget and its own start, so the
+    grade's deadline and its words are the platform's (``timeout + overhead`` from the
+    process's start), and refuses at once, in the same words, when its start left too
+    little."""
+    config = entry.Config(exercise="exercise-1", timeout=8.0, overhead=9.0)
+    begun = time.monotonic() - 10.0  # a start 10 s ago: 7 s left, 4 of them usable
+    with pytest.raises(entry.OutOfTime, match=r"before the grade's deadline \(timeout \+ "
+                       r"overhead: 8 \+ 9 s\), too few for the learner's 8 s"):
+        entry.check_time_left(config, begun)
+    entry.check_time_left(config, time.monotonic())  # a fresh start: room enough
 
 
 def test_a_kill_from_outside_is_retried_only_within_the_deadline(
@@ -131,16 +180,16 @@ def test_a_kill_from_outside_is_retried_only_within_the_deadline(
     seen: list[sandbox.Limits] = []
     runs: list[ChildRun] = []
     pipeline.run_group(runs, _runner(clock, [(3.0, True), (2.0, False)], seen),
-                       sandbox.Limits(), 5.0, 25.0)
+                       sandbox.Limits(), 5.0, Deadline.after(0.0, 5.0, 20.0))
     assert len(seen) == 2 and len(runs) == 1  # only the retry's run is graded
     assert not runs[0].outcome.unexplained_kill
-    # Killed late: the retry would not fit before the deadline.
+    # Killed late: nothing is left for a retry before the deadline.
     clock.now, seen = 0.0, []
-    with pytest.raises(GraderKilled, match="could not be run again: 5.0 s were left before "
-                       r"the grade's deadline \(timeout \+ overhead\), too few for the "
-                       "learner's 5 s"):
-        pipeline.run_group([], _runner(clock, [(15.0, True)], seen), sandbox.Limits(),
-                           5.0, 20.0)
+    with pytest.raises(GraderKilled, match="could not be run again: 2.5 s were left before "
+                       r"the grade's deadline \(timeout \+ overhead: 5 \+ 15 s\), too few "
+                       "for the 3 s kept to stop a child"):
+        pipeline.run_group([], _runner(clock, [(17.5, True)], seen), sandbox.Limits(),
+                           5.0, Deadline.after(0.0, 5.0, 15.0))
     assert len(seen) == 1
 
 
@@ -225,9 +274,10 @@ def test_the_run_after_a_kill_is_the_retry_kind(monkeypatch: pytest.MonkeyPatch)
     again: list[sandbox.Limits] = []
     with pytest.raises(GraderKilled, match="twice"):
         pipeline.run_group([], _runner(clock, [(1.0, True)], first), sandbox.Limits(),
-                           5.0, 60.0, retry=_runner(clock, [(0.5, True)], again))
+                           5.0, Deadline.after(0.0, 5.0, 55.0),
+                           retry=_runner(clock, [(0.5, True)], again))
     assert (len(first), len(again)) == (1, 1)
     runs: list[ChildRun] = []
     pipeline.run_group(runs, _runner(clock, [(1.0, False)], []), sandbox.Limits(), 5.0,
-                       60.0, retry=_runner(clock, [], again))
+                       Deadline.after(0.0, 5.0, 55.0), retry=_runner(clock, [], again))
     assert len(runs) == 1 and len(again) == 1  # no kill: no retry

@@ -300,12 +300,23 @@ def test_serve_rejects_bad_options(args: list[str]) -> None:
 @pytest.mark.parametrize("limits", [
     {"timeout": 0}, {"timeout": math.nan}, {"timeout": math.inf}, {"timeout": 7200},
     {"memory_bytes": 0}, {"memory_bytes": -1}, {"memory_bytes": 1 << 41},
+    {"heartbeat_s": 0}, {"stale_s": math.inf}, {"self_test_retry_s": -1},
 ])
 def test_a_service_with_bad_limits_is_refused(limits: dict[str, float]) -> None:
     from syncgrade.service import ServiceConfig
 
     with pytest.raises(ValueError, match=r"must be a number of .* above 0 and at most"):
         ServiceConfig(**limits)  # type: ignore[arg-type]
+
+
+def test_a_heartbeat_no_shorter_than_its_staleness_is_refused() -> None:
+    """A replica whose heartbeat comes no more often than another's counts as dead would
+    read as dead while alive, and its jobs be taken over."""
+    from syncgrade.service import ServiceConfig
+
+    with pytest.raises(ValueError, match=r"stale_s \(2 s\) must be longer than heartbeat_s"):
+        ServiceConfig(heartbeat_s=2.0, stale_s=2.0)
+    assert ServiceConfig(heartbeat_s=0.5, stale_s=5.0).stale_s == 5.0
 
 
 def test_a_limit_the_engine_refuses_is_a_422(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,7 +33,8 @@ from service_support import (
 from syncgrade import cli
 from syncgrade.cli.common import UsageError
 from syncgrade.cli.serve import env_name, serve_parser
-from syncgrade.service.jobs import ORPHANED, STALE_S, JobStore
+from syncgrade.service.config import STALE_S
+from syncgrade.service.jobs import ORPHANED, JobStore
 from syncgrade.service.runner import GradeTask
 
 SYNTAX_ERROR = "def broken(:\n"
@@ -91,11 +92,14 @@ def _finished(port: int, job_id: str) -> dict[str, Any]:
         300, interval=0.1, what=f"job {job_id} to end")
 
 
-def _replica(tmp: Path, store: Path, **env: str) -> Any:
+def _replica(tmp: Path, store: Path, intervals: dict[str, float] | None = None,
+             **env: str) -> Any:
     """`grade serve` with its jobs in ``store``, two workers, cold children (so a gate
-    is found under its own temp directory), up once /healthz answers."""
+    is found under its own temp directory), up once /healthz answers; ``intervals`` as
+    :func:`service_support.grade_serve`'s."""
     return grade_serve(tmp, "--workers", "2", "--warm-pool", "0", ready=False,
-                       env={"SYNCGRADE_SERVE_JOB_STORE": str(store), **env})
+                       env={"SYNCGRADE_SERVE_JOB_STORE": str(store), **env},
+                       intervals=intervals)
 
 
 def test_sigterm_drains_within_the_bound_and_jobs_outlive_the_process(
@@ -186,9 +190,9 @@ def test_a_store_made_by_an_older_version_gains_the_new_columns(tmp_path: Path) 
 
 
 BEAT_S = 0.5
-"""The replicas' heartbeat in the kill test (``HEARTBEAT_S``, 2 s in production)."""
+"""The replicas' heartbeat in the kill test (``heartbeat_s``, 2 s in production)."""
 GONE_S = 5.0
-"""How stale a heartbeat means a dead replica in the kill test (``STALE_S``, 20 s in
+"""How stale a heartbeat means a dead replica in the kill test (``stale_s``, 20 s in
 production): ten beats, as in production."""
 
 
@@ -198,14 +202,13 @@ def test_a_job_of_a_replica_killed_outright_is_graded_again_and_called_back(
     closed); replica B, sharing the job store, takes the job over within the stale time
     plus two heartbeats of A's last beat, grades it again, and its callback gets the
     report, once. Both replicas beat every :data:`BEAT_S` and take a heartbeat
-    :data:`GONE_S` old for a death (STALE_S and HEARTBEAT_S, shortened for this test:
-    the same code waits less)."""
+    :data:`GONE_S` old for a death (``ServiceConfig.stale_s`` and ``heartbeat_s``,
+    shortened for this test: the same code waits less)."""
     store = tmp_path / "jobs.sqlite3"
     gate = new_gate()
-    quick = {"SYNCGRADE_TEST_HEARTBEAT_S": f"{BEAT_S:g}",
-             "SYNCGRADE_TEST_STALE_S": f"{GONE_S:g}"}
-    with callback_server() as hooks, _replica(tmp_path / "a", store, **quick) as a, \
-            _replica(tmp_path / "b", store, **quick) as b:
+    quick = {"heartbeat_s": BEAT_S, "stale_s": GONE_S}
+    with callback_server() as hooks, _replica(tmp_path / "a", store, quick) as a, \
+            _replica(tmp_path / "b", store, quick) as b:
         accepted = http_request(a.port, "POST", "/v1/jobs", json.dumps(
             {"exercise": "exercise-1", "source": gated(gate, "x = 1\n"),
              "callback_url": hooks.url}).encode(), {"Content-Type": "application/json"})

@@ -274,7 +274,11 @@ def _read_token(path: Path, option: str) -> str:
     return token
 
 
-def cmd_serve(argv: Sequence[str]) -> int:
+def cmd_serve(argv: Sequence[str], *, heartbeat_s: float | None = None,
+              stale_s: float | None = None, self_test_retry_s: float | None = None) -> int:
+    """``grade serve ARGV``. ``heartbeat_s``, ``stale_s``, ``self_test_retry_s``:
+    :class:`~syncgrade.service.ServiceConfig`'s (None: its defaults), for a test that
+    waits one of them out (no option sets them: they are not an operator's settings)."""
     args = serve_parser(os.environ).parse_args(argv)
     try:
         import fastapi  # noqa: F401
@@ -285,6 +289,7 @@ def cmd_serve(argv: Sequence[str]) -> int:
                          "'syncgrade[serve]' (FastAPI, uvicorn and prometheus-client)") \
             from None
     from syncgrade.service import ServiceConfig, create_app
+    from syncgrade.service.config import HEARTBEAT_S, SELF_TEST_RETRY_S, STALE_S
     from syncgrade.service.logs import log, log_config
 
     token = auth_token(args, os.environ)
@@ -301,7 +306,11 @@ def cmd_serve(argv: Sequence[str]) -> int:
             course=str(course.root), auth_token=token,
             staff_token=staff_token(args, os.environ),
             callback_hosts=tuple(args.callback_host), drain_timeout=args.drain_timeout,
-            job_store=args.job_store or default_job_store())
+            job_store=args.job_store or default_job_store(),
+            heartbeat_s=HEARTBEAT_S if heartbeat_s is None else heartbeat_s,
+            stale_s=STALE_S if stale_s is None else stale_s,
+            self_test_retry_s=SELF_TEST_RETRY_S if self_test_retry_s is None
+            else self_test_retry_s)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     grade, client = None, None

@@ -49,6 +49,7 @@ from syncgrade.limits import (
     DEFAULT_TIMEOUT_S,
     STARTUP_TIMEOUT_S,
     STOP_RESERVE_S,
+    Deadline,
     check_memory_bytes,
     check_overhead,
     check_timeout,
@@ -120,6 +121,7 @@ def grade_result(
     course: str | os.PathLike[str] | Course | None = None,
     draw_passing: bool = False,
     overhead: float = DEFAULT_OVERHEAD_S,
+    started_at: float | None = None,
 ) -> GradeResult:
     """Grade one submission of ``exercise_id``: a file (``path``, a ``Path``) or its text
     (``source=``), exactly one of them.
@@ -139,8 +141,10 @@ def grade_result(
     ``render_html(report, passing=True)``). Verdicts and scores are the same either way.
 
     ``overhead``: the grader's own seconds besides ``timeout``; the grade returns within
-    ``timeout + overhead`` of this call (a start-up that would overrun it: a grader
-    fault). A child killed from outside (:func:`run_group`) is run once more.
+    ``timeout + overhead`` of this call, or of ``started_at`` (a ``time.monotonic()``
+    reading: a platform entry point passes its process's start, whose own start-up is
+    then in the budget too) (a start-up that would overrun it: a grader fault, naming
+    that budget). A child killed from outside (:func:`run_group`) is run once more.
 
     Returns the report with the submission's lines as graded (:class:`GradeResult`).
     Raises only for usage errors: :class:`~syncgrade.rubric.UnknownExercise`,
@@ -154,7 +158,7 @@ def grade_result(
     learner failure, and a fault of the grader itself (``status == "error"``), is in the
     returned report. Thread-safe: each call runs its own child and shares no state.
     """
-    begun = timing.monotonic()
+    begun = timing.monotonic() if started_at is None else started_at
     timeout = check_timeout(timeout)
     overhead = check_overhead(overhead)
     if memory_bytes is not None:
@@ -173,7 +177,7 @@ def grade_result(
     runs: list[ChildRun] = []  # filled as each child ends: a fault's report shows the last
     try:
         ran = run_children(exercise, submission, data, limits, runs, started=started,
-                           deadline=begun + timeout + overhead, pool=pool,
+                           deadline=Deadline.after(begun, timeout, overhead), pool=pool,
                            hidden=opened.hidden_paths)
         evidence = read_frames(ran)
         verdicts = evaluate_checks(evidence, draw_passing=draw_passing)
@@ -207,13 +211,13 @@ class Ran:
 
 def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
                  limits: sandbox.Limits, runs: list[ChildRun], *, started: float,
-                 deadline: float, pool: WarmPool | None, hidden: Sequence[Path]) -> Ran:
+                 deadline: Deadline, pool: WarmPool | None, hidden: Sequence[Path]) -> Ran:
     """Stage 2: run the submission's children, one call group at a time, sharing the
     learner's ``limits.wall_s``; stop after a child that did not exit (a timeout or
     crash: later calls would only repeat it). Each child that ends is appended to ``runs``
     at once (a grader fault's report shows the last). ``started``: the
-    ``time.perf_counter()`` the grade's seconds count from; ``deadline``: the grade's
-    (:func:`syncgrade.timing.monotonic`); ``data``: the exercise's hidden inputs and
+    ``time.perf_counter()`` the grade's seconds count from; ``deadline``: the grade's;
+    ``data``: the exercise's hidden inputs and
     references (:func:`.hidden.hidden_data`); ``hidden``: what the child must not see."""
     used = 0.0  # the learner's time in the children so far: they share one budget
     for calls in call_groups(exercise):
@@ -229,12 +233,14 @@ def run_children(exercise: Exercise, submission: Submission, data: HiddenData,
 
 
 def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
-              limits: sandbox.Limits, wall_s: float, deadline: float, *,
+              limits: sandbox.Limits, wall_s: float, deadline: Deadline, *,
               retry: Callable[[sandbox.Limits], ChildRun] | None = None) -> None:
     """Run one child (``run``) with ``wall_s`` of learner time and a start-up that ends in
-    time for the grade's ``deadline`` (:func:`syncgrade.timing.monotonic`); append each
-    attempt to ``runs``. A child is started (a killed one once more) only while the
-    deadline leaves room for the learner's ``wall_s`` at least.
+    time for the grade's ``deadline`` (on :func:`syncgrade.timing.monotonic`); append each
+    attempt to ``runs``. A child is started (a killed one once more) while anything is
+    left before the deadline beyond the stop reserve, even less than ``wall_s``: a child
+    that then runs out of time before its ``wall_s`` is not charged, and one whose code
+    ends in time is graded (:meth:`~syncgrade.limits.Deadline.too_short`).
 
     The start-up is never charged to the learner: it may take whatever is left before
     the deadline (less :data:`~syncgrade.limits.STOP_RESERVE_S`, at most
@@ -242,21 +248,21 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
     (``Limits.end_s``); a child the deadline stopped before it had its full ``wall_s``
     is the grader's fault, never the learner's timeout.
 
-    Raises grader faults: :class:`OutOfTime` when the learner's time no longer fits
-    before the deadline or the deadline cut the learner's time short,
-    :class:`StartupOverrun` (naming the budget that applied) when the start-up overran
-    it, and :class:`GraderKilled` for a kill from outside that cannot be retried.
+    Raises grader faults: :class:`OutOfTime` when nothing is left to start a child or
+    the deadline cut the learner's time short,
+    :class:`StartupOverrun` when the start-up overran it, and :class:`GraderKilled` for
+    a kill from outside that cannot be retried; each names the budget that applied, with
+    its numbers (:meth:`~syncgrade.limits.Deadline.named`).
 
     ``retry``: how the run after a kill is made (default: ``run``; the engine's is a
     cold child, so that its start-up is this grade's and a kill in it counts: a pool
     would wait for, and silently replace, a pooled child killed while it starts)."""
     killed: str | None = None
     for _ in range(2):
-        left = deadline - timing.monotonic() - STOP_RESERVE_S
-        if left <= wall_s:  # not even the learner's own time fits, start-up aside
-            why = (f"{max(left, 0.0) + STOP_RESERVE_S:.1f} s were left before the grade's "
-                   f"deadline (timeout + overhead), too few for the learner's {wall_s:g} s "
-                   f"and the {STOP_RESERVE_S:g} s kept to stop a child")
+        now = timing.monotonic()
+        left = deadline.left(now)
+        why = deadline.too_short(now)
+        if why:  # nothing left for a child at all
             if killed is None:
                 raise OutOfTime(f"no grading child was started: {why}; not charged")
             raise GraderKilled(f"{killed}; it could not be run again: {why}")
@@ -269,27 +275,29 @@ def run_group(runs: list[ChildRun], run: Callable[[sandbox.Limits], ChildRun],
         runs.append(child)
         killed = killed_from_outside(child.outcome)
         if killed is None:
-            not_charged(child.outcome, startup, wall_s)
+            not_charged(child.outcome, startup, wall_s, deadline)
             return
     raise GraderKilled(f"{killed}, twice")
 
 
-def not_charged(outcome: sandbox.SandboxOutcome, startup: float, wall_s: float) -> None:
+def not_charged(outcome: sandbox.SandboxOutcome, startup: float, wall_s: float,
+                deadline: Deadline) -> None:
     """Raise the grader fault when ``outcome`` ended on the grader's time, not the
     learner's: its start-up overran the ``startup`` budget it was given
     (:class:`StartupOverrun`, naming that budget and where it came from), or the grade's
-    deadline stopped it before it had its ``wall_s`` (:class:`OutOfTime`)."""
+    ``deadline`` stopped it before it had its ``wall_s`` (:class:`OutOfTime`, naming
+    the deadline's budget)."""
     if outcome.startup_timeout:
         source = ("the start-up cap" if startup >= STARTUP_TIMEOUT_S else
-                  "what was left before the grade's deadline (timeout + overhead), less "
-                  f"{STOP_RESERVE_S:g} s to stop the child")
+                  f"what was left before {deadline.named()}, less {STOP_RESERVE_S:g} s to "
+                  "stop the child")
         raise StartupOverrun(f"the grading child did not start within its start-up budget "
                              f"of {startup:.1f} s ({source}), before loading the "
                              f"submission: {outcome.stderr.text[-1500:]}")
     if outcome.cut_short:
         took = outcome.wall_s - outcome.clock_s
-        raise OutOfTime(f"the grading child's start-up took {took:.1f} s, so the grade's "
-                        f"deadline (timeout + overhead) stopped the submission after "
+        raise OutOfTime(f"the grading child's start-up took {took:.1f} s, so "
+                        f"{deadline.named()} stopped the submission after "
                         f"{outcome.clock_s:.1f} s of its {wall_s:g} s: not charged; grade it "
                         "again when the machine is less loaded")
 

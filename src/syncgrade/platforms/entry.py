@@ -90,7 +90,7 @@ from syncgrade.limits import (
     DEFAULT_MEMORY_GIB,
     DEFAULT_TIMEOUT_S,
     PLATFORM_OVERHEAD_S,
-    STOP_RESERVE_S,
+    Deadline,
     check_memory_gib,
     check_overhead,
     check_timeout,
@@ -135,17 +135,17 @@ class OutOfTime(Exception):
 def check_time_left(config: Config, begun: float) -> None:
     """Raise :class:`OutOfTime` when what is left of ``timeout + overhead`` since
     ``begun`` (``time.monotonic()``) no longer fits the learner's whole ``timeout`` and
-    the stop reserve: the grade would refuse to start its child for the same reason
-    (:func:`syncgrade.grading.pipeline.run_group`), so say it now, before the course is
-    loaded and a child started for nothing (on a loaded machine those took seconds past
-    the platform's limit)."""
-    left = begun + config.timeout + config.overhead - time.monotonic() - STOP_RESERVE_S
-    if left <= config.timeout:
-        raise OutOfTime(f"no grading child was started: {max(left, 0.0) + STOP_RESERVE_S:.1f}"
-                        " s were left before the grade's deadline (timeout + overhead) "
-                        f"once the grader had started, too few for the learner's "
-                        f"{config.timeout:g} s and the {STOP_RESERVE_S:g} s kept to stop a "
-                        "child; not charged")
+    the stop reserve: loading the exercise and its hidden inputs (seconds on a loaded
+    machine, not bounded by the grade's deadline) and the learner's run would not fit,
+    so say it now, before the course is loaded and a child started for nothing (on a
+    loaded machine those took seconds past the platform's limit). The grade, once the
+    exercise is loaded, starts its child with anything left
+    (:func:`syncgrade.grading.pipeline.run_group`)."""
+    why = Deadline.after(begun, config.timeout, config.overhead).too_short(
+        time.monotonic(), config.timeout)
+    if why:
+        raise OutOfTime(f"no grading child was started once the grader had started: {why}; "
+                        "not charged")
 
 
 class ConfigError(Exception):
@@ -603,7 +603,7 @@ def _grade(layout: Layout, root: Path, config: Config, log: list[str],
                                   memory_bytes=_memory_bytes(config),
                                   display_name=display,
                                   course=open_exercise(config.course, config.exercise),
-                                  overhead=_overhead_left(config.overhead, begun), pool=pool)
+                                  overhead=config.overhead, started_at=begun, pool=pool)
             # The lines as graded: never the file read again (it may have changed since).
             report, source_lines = result.report, result.source_lines
         except SubmissionError as exc:
@@ -700,12 +700,6 @@ def process_started() -> float:
     except (OSError, ValueError, IndexError, AttributeError):
         return now
     return now - max(0.0, age)
-
-
-def _overhead_left(overhead: float, begun: float) -> float:
-    """What is left of ``overhead`` since ``begun``, for the grade; at least a hair over
-    the stop reserve (the grade then ends at once, a grader fault)."""
-    return max(overhead - (time.monotonic() - begun), STOP_RESERVE_S + 0.001)
 
 
 def _ended(code: int, argv: Sequence[str] | None) -> int:

@@ -29,7 +29,6 @@ from syncgrade.service.auth import BearerAuth, is_staff
 from syncgrade.service.config import LAST_CALLBACKS_S, ServiceConfig
 from syncgrade.service.guard import BodyGuard, add_error_handlers, error
 from syncgrade.service.jobs import (
-    HEARTBEAT_S,
     ORPHANED,
     Job,
     JobBody,
@@ -136,9 +135,10 @@ class Service:
         # syncgrade.cluster); the self-test goes the same way as a learner's grade.
         self.grade_one = grade or self.grade_task
         self.runner = runner or LocalJobRunner(self.grade_one, config.workers, config.queue)
-        self.jobs = JobStore(config.max_jobs, config.job_store)
+        self.jobs = JobStore(config.max_jobs, config.job_store, stale_s=config.stale_s)
         self.readiness = Readiness(choose_self_test(course) if config.self_test else None,
-                                   cluster, workers or (lambda: config.workers))
+                                   cluster, workers or (lambda: config.workers),
+                                   retry_s=config.self_test_retry_s)
         self.metrics = ServiceMetrics(lambda: self.runner, lambda: self.pool,
                                       self.readiness.ready)
         self.callbacks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="callback")
@@ -299,9 +299,9 @@ class Service:
                          name="syncgrade-jobs-heartbeat").start()
 
     def _heartbeat(self) -> None:
-        """Every :data:`HEARTBEAT_S`: this replica is alive, and the jobs of replicas
+        """Every ``config.heartbeat_s``: this replica is alive, and the jobs of replicas
         that are not are taken over (:meth:`adopt_orphans`)."""
-        while not self._stopped.wait(HEARTBEAT_S):
+        while not self._stopped.wait(self.config.heartbeat_s):
             try:
                 self.jobs.beat()
                 if self._deadline is None:  # a draining replica takes on nothing

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from syncgrade.limits import (
@@ -23,14 +22,15 @@ ANY_HOST = "*"
 """In :attr:`ServiceConfig.callback_hosts`: callbacks may go to any host."""
 
 
-def interval_s(name: str, default: float) -> float:
-    """``default``, unless the test suite set ``name`` in this process's environment: a
-    test that waits out one of the service's intervals (a heartbeat going stale, a
-    self-test's retry) sets a shorter one for the `grade serve` it starts, and the same
-    code runs (tests/service/test_service_lifecycle.py, tests/batch/). Not an operator's
-    setting, and not documented as one."""
-    value = os.environ.get(name)
-    return default if value is None else float(value)
+HEARTBEAT_S = 2.0
+"""How often a live service writes its heartbeat and claims orphans (2 s)."""
+STALE_S = 20.0
+"""A heartbeat this old means its process is gone (20 s, ten missed beats: a live
+service under a load of 20 on two cores still beats within a few seconds). A dead
+replica's job is therefore taken over within ``STALE_S + HEARTBEAT_S`` (22 s) of its
+last beat."""
+SELF_TEST_RETRY_S = 10.0
+"""How long a failed self-test waits before the next (10 s)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,14 @@ class ServiceConfig:
     """Where jobs are kept: an SQLite file (created if missing), so that they survive a
     restart and every replica given the same file reads every job; ``":memory:"``: in
     this process only. ``grade serve`` defaults to a file (``--job-store``)."""
+    heartbeat_s: float = HEARTBEAT_S
+    """Seconds between this replica's heartbeats (each also claims dead replicas' jobs)."""
+    stale_s: float = STALE_S
+    """How old another replica's heartbeat must be for its jobs to be taken over."""
+    self_test_retry_s: float = SELF_TEST_RETRY_S
+    """Seconds between a failed self-test and the next. These three are no operator's
+    settings (``grade serve`` has no option for them): tests that wait one out pass
+    shorter ones, and the same code runs."""
 
     def __post_init__(self) -> None:
         if (self.workers < 1 or self.queue < 0 or self.max_body < 1
@@ -98,6 +106,11 @@ class ServiceConfig:
         check_memory_bytes(self.memory_bytes)
         check_timeout(self.callback_timeout, "callback_timeout")
         check_timeout(self.drain_timeout, "drain_timeout")
+        for name in ("heartbeat_s", "stale_s", "self_test_retry_s"):
+            check_timeout(getattr(self, name), name)
+        if self.stale_s <= self.heartbeat_s:
+            raise ValueError(f"stale_s ({self.stale_s:g} s) must be longer than heartbeat_s "
+                             f"({self.heartbeat_s:g} s): a live replica would read as dead")
         if self.timeout_cap < self.timeout:
             raise ValueError(f"max_timeout ({self.timeout_cap:g} s) is below the default "
                              f"timeout ({self.timeout:g} s)")

@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 
 from syncgrade import timing
 from syncgrade.models import GradeReport
-from syncgrade.service.config import ANY_HOST, interval_s
+from syncgrade.service.config import ANY_HOST, STALE_S
 from syncgrade.service.runner import GradeTask
 
 JobState = Literal["queued", "running", "done", "failed"]
@@ -74,15 +74,18 @@ class JobStore:
     and their id is then 404).
 
     Every store writes a heartbeat (:meth:`beat`; :class:`~syncgrade.service.app.Service`
-    calls it every :data:`HEARTBEAT_S`). A job left ``queued`` or ``running`` by a
-    store whose heartbeat is older than :data:`STALE_S` (its process was killed: a clean
+    calls it every ``ServiceConfig.heartbeat_s``). A job left ``queued`` or ``running``
+    by a store whose heartbeat is older than ``stale_s`` (default
+    :data:`~syncgrade.service.config.STALE_S`; its process was killed: a clean
     stop ends every job) is an orphan: the next live store to call
     :meth:`claim_orphans` (every service does, with each heartbeat) takes it over, to
     grade it once more (its task is kept with it) or to end it ``failed`` and call it
     back, so no job waits forever or ends unannounced."""
 
-    def __init__(self, max_finished: int, path: str = ":memory:") -> None:
+    def __init__(self, max_finished: int, path: str = ":memory:", *,
+                 stale_s: float = STALE_S) -> None:
         self.max_finished = max_finished
+        self.stale_s = stale_s
         self.owner = uuid.uuid4().hex
         self._lock = threading.Lock()
         if path != ":memory:":
@@ -137,7 +140,7 @@ class JobStore:
 
     def claim_orphans(self) -> tuple[list[tuple[Job, GradeTask]], list[tuple[Job, JobBody]]]:
         """Take over every unfinished job whose store's heartbeat is older than
-        :data:`STALE_S`: one with its task that was not taken over before
+        ``stale_s``: one with its task that was not taken over before
         (:data:`MAX_REQUEUES`) becomes this store's, ``queued``, to grade again (first
         list: submit each); any other ends ``failed`` with :data:`ORPHANED` (second
         list: call each back). Each job is claimed by one store only (a conditional
@@ -149,7 +152,7 @@ class JobStore:
                 "SELECT id, exercise, submitted_at, owner, task, attempts FROM jobs WHERE "
                 "status IN ('queued', 'running') AND owner NOT IN "
                 "(SELECT owner FROM owners WHERE seen > ?)",
-                (time.time() - STALE_S,)).fetchall()
+                (time.time() - self.stale_s,)).fetchall()
             for job_id, exercise, submitted_at, owner, kept, attempts in rows:
                 job, task = _revived(job_id, exercise, submitted_at, kept)
                 if task is not None and attempts < MAX_REQUEUES:
@@ -212,13 +215,6 @@ class JobStore:
 
 
 BUSY_MS = 10_000
-HEARTBEAT_S = interval_s("SYNCGRADE_TEST_HEARTBEAT_S", 2.0)
-"""How often a live service writes its heartbeat and claims orphans (2 s)."""
-STALE_S = interval_s("SYNCGRADE_TEST_STALE_S", 20.0)
-"""A heartbeat this old means its process is gone (20 s, ten missed beats: a live
-service under a load of 20 on two cores still beats within a few seconds). A dead
-replica's job is therefore taken over within ``STALE_S + HEARTBEAT_S`` (22 s) of its
-last beat."""
 MAX_REQUEUES = 1
 """A job is graded once more after its replica died, at most: a submission that kills
 every replica that grades it ends ``failed``."""

@@ -20,7 +20,8 @@ down, except while its cluster (``grade serve --cluster``) cannot be used (the
 scheduler is unreachable, or no worker is connected to it): then it is not ready, and
 says why, until the scheduler and a worker are back. ``workers`` counts the grades that
 can run at once (the service's threads, or the live Dask workers' threads). A self-test
-that fails is retried every :data:`RETRY_S` seconds; ``/readyz`` says why meanwhile.
+that fails is retried every ``retry_s`` seconds (10 s: ``ServiceConfig.self_test_retry_s``);
+``/readyz`` says why meanwhile.
 """
 
 from __future__ import annotations
@@ -35,10 +36,7 @@ from pydantic import BaseModel, Field
 from syncgrade.courses import Course
 from syncgrade.models import GradeReport
 from syncgrade.pool import WarmPool
-from syncgrade.service.config import interval_s
-
-RETRY_S = interval_s("SYNCGRADE_TEST_RETRY_S", 10.0)
-"""How long a failed self-test waits before the next (10 s)."""
+from syncgrade.service.config import SELF_TEST_RETRY_S
 
 
 class ReadyBody(BaseModel):
@@ -96,8 +94,10 @@ class Readiness:
 
     def __init__(self, self_test: SelfTest | None,
                  cluster: Callable[[], str] | None = None,
-                 workers: Callable[[], int] = lambda: 1) -> None:
+                 workers: Callable[[], int] = lambda: 1,
+                 retry_s: float = SELF_TEST_RETRY_S) -> None:
         self.test = self_test
+        self._retry_s = retry_s  # between a failed self-test and the next
         self._cluster = cluster  # "" when the cluster can be used, else why not
         self._workers = workers  # grades that can run at once now
         self._lock = threading.Lock()
@@ -154,7 +154,7 @@ class Readiness:
                                 f"passed: {self.test.exercise} {self.test.name} graded "
                                 f"{self.test.expect} in {seconds:.1f} s")
             if problem:
-                self._stopping.wait(RETRY_S)
+                self._stopping.wait(self._retry_s)
         if self._wait_filled(pool):  # the self-test used a warm child: wait for its heir
             with self._lock:
                 self._filled = True
