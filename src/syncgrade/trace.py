@@ -329,6 +329,10 @@ class Hello(BaseModel):
     backend: str
     device: str
     platform: str
+    cpu_clock_step_ns: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    """How far the child's thread CPU clock moves at a time (``child.__main__.
+    cpu_clock_step_ns``): an event's ``cpu`` stamp is known to within it; ``None`` where
+    not measured (a child that never started)."""
 
 
 class NameProblem(BaseModel):

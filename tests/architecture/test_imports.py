@@ -185,3 +185,22 @@ def test_errors_py_lists_every_exception_class_defined_elsewhere() -> None:
     listed = set(re.findall(r"``(\w+)``", syncgrade.errors.__doc__ or ""))
     assert "UsageError" in defined and "Skip" in defined  # the scan sees them
     assert defined - listed == set()
+
+
+def test_private_jax_is_imported_in_one_module() -> None:
+    """``jax._src`` (no stable API) is imported only by ``child/jax_private.py``
+    (docs/accelerators.md, "The JAX the project declares"): a JAX that moved a name fails
+    there, and supporting another JAX is a change to that one file. Imports inside
+    functions count; the zygote's ``sys.modules.get`` of a name imports nothing."""
+    allowed = PACKAGE / "child" / "jax_private.py"
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""])
+            private = [n for n in names if n == "jax._src" or n.startswith("jax._src.")]
+            if private and path != allowed:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {private[0]}")
+    assert found == []

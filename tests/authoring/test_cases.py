@@ -53,6 +53,9 @@ def test_corpus_headers_are_parsed(tmp_path: Path) -> None:
     assert flawed.may_fail == frozenset()
     measured = corpus_case(_file(tmp_path, "# flaw: x\n# expect-fail: a\n# may-fail: c\n"))
     assert (measured.expected_failures, measured.may_fail) == ({"a"}, {"c"})
+    assert measured.tpu_may_pass == frozenset()
+    on_tpu = corpus_case(_file(tmp_path, "# flaw: x\n# expect-fail: a b\n# tpu-may-pass: b\n"))
+    assert (on_tpu.expected_failures, on_tpu.tpu_may_pass) == ({"a", "b"}, {"b"})
 
 
 @pytest.mark.parametrize(("header", "message"), [
@@ -71,6 +74,9 @@ def test_corpus_headers_are_parsed(tmp_path: Path) -> None:
     ("# flaw: x\n# expect: tampered\n", "unknown expectation '# expect: tampered'"),
     ("# style: x\n# expect: pass\n# may-fail: runs\n", "'# may-fail: ids' names"),
     ("# flaw: x\n# expect-fail: runs\n# may-fail: runs\n", "'# may-fail: ids' names"),
+    ("# flaw: x\n# expect-fail: runs\n# tpu-may-pass: jitted\n",
+     "'# tpu-may-pass: ids' names"),
+    ("# style: x\n# expect: pass\n# tpu-may-pass: runs\n", "'# tpu-may-pass: ids' names"),
 ])
 def test_a_bad_corpus_header_is_one_clear_error(tmp_path: Path, header: str,
                                                 message: str) -> None:

@@ -13,6 +13,7 @@ from syncgrade.rubric import checks_phases as phases
 from syncgrade.rubric import checks_report as rc
 from syncgrade.rubric.compose import lower_first
 from syncgrade.rubric.report_models import RepairReport, TimingReport
+from syncgrade.trace import Hello
 from syncgrade.values import JaxArray, NumpyScalar
 
 # --------------------------------------------------------------------------- schema
@@ -170,6 +171,50 @@ def test_a_timed_program_that_calls_back_to_the_host_is_no_jitted_computation() 
     assert "made on line 9" in outcome.message and outcome.hint
     clean_check = c.interval_clean(ctx, "main")
     assert clean_check.status == "failed" and "made on line 9" in clean_check.message
+
+
+def _with_host_cpu(extra_ms: list[float]) -> list[dict[str, Any]]:
+    """One waited call per interval with CPU stamps: 10 us of glue, the call's 0.1 ms,
+    its 0.2 ms wait, then ``extra_ms[i]`` of CPU time no operation explains (what a
+    coarse clock's tick or the learner's NumPy work reads as)."""
+    raw: list[dict[str, Any]] = []
+    cpu = 0
+    for i, extra in enumerate(extra_ms):
+        start = len(raw) + 1
+        raw.append({**read(float(i)), "cpu": cpu})
+        raw.append({**call([1]), "cpu": cpu + 10_000})
+        raw.append({**ret(len(raw), [10 + i]), "cpu": cpu + 110_000})
+        raw.append({**wait([10 + i]), "cpu": cpu + 120_000, "cpu_end": cpu + 320_000})
+        cpu += 330_000 + int(extra * 1e6)
+        raw.append({**read(i + 0.5), "cpu": cpu})
+        raw.append(pair(start, len(raw)))
+        cpu += 50_000
+    return raw
+
+
+def _hello(step_ns: int | None) -> Hello:
+    return Hello(type="hello", jax_version="0", jaxlib_version="0", numpy_version="0",
+                 python_version="3", backend="tpu", device="TPU v5 lite", platform="tpu",
+                 cpu_clock_step_ns=step_ns)
+
+
+def test_one_tick_of_a_coarse_cpu_clock_is_not_the_learners_work() -> None:
+    # On the chip's gVisor kernel the thread CPU clock moves in 10 ms ticks: one tick
+    # landing in the glue of a correct interval read as 10 ms of unexplained host work.
+    tick = [0.0, 0.0, 10.0, 0.0, 0.0]
+    for step in (None, 1_000):  # unmeasured, or a fine clock: 10 ms is work, as before
+        ctx = context("exercise-5", trace(*_with_host_cpu(tick)), NO_VALUE,
+                      hello=_hello(step))
+        outcome = c.interval_clean(ctx, "main")
+        assert outcome.status == "failed" and "10.0 ms of host CPU time" in outcome.message
+    coarse = context("exercise-5", trace(*_with_host_cpu(tick)), NO_VALUE,
+                     hello=_hello(10_000_000))
+    assert c.interval_clean(coarse, "main").status == "passed"
+    # Work of more than a step in every sample still fails on the coarse clock.
+    heavy = context("exercise-5", trace(*_with_host_cpu([30.0] * 5)), NO_VALUE,
+                    hello=_hello(10_000_000))
+    outcome = c.interval_clean(heavy, "main")
+    assert outcome.status == "failed" and "30.0 ms of host CPU time" in outcome.message
 
 
 def test_reference_with_any_jax_event_fails() -> None:

@@ -802,6 +802,17 @@ def test_interval_clean_has_no_half_of_the_list_to_hide_in() -> None:
     assert CPU_EXCESS_ALLOWANCE_NS == 5_000_000
 
 
+def test_interval_clean_allows_one_step_of_the_cpu_clock() -> None:
+    clean, tick = _cpu_interval(0.0, bound_ms=1.0), _cpu_interval(10.0, bound_ms=1.0)
+    ticked = [clean] * 2 + [tick] + [clean] * 2
+    assert cpu_work_interval(ticked) is tick  # a fine clock: 10 ms is work
+    assert cpu_work_interval(ticked, clock_step_ns=10_000_000) is None  # one gVisor tick
+    # Over the bound by more than a step: every sample's 12 ms, or one sample's 40 ms.
+    assert cpu_work_interval([_cpu_interval(12.0, bound_ms=1.0)] * 5, 10_000_000) is not None
+    spike = [clean] * 4 + [_cpu_interval(40.0, bound_ms=1.0)]
+    assert cpu_work_interval(spike, clock_step_ns=10_000_000) is spike[-1]
+
+
 def test_samples_in_another_unit_are_judged_in_seconds() -> None:
     sim, measured = _loop("method_wait")
     runs = sorted(measured)[:3]

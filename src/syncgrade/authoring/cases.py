@@ -50,7 +50,8 @@ from typing import Any, Literal, get_args
 from syncgrade.models import Cause
 
 Kind = Literal["correct", "flawed", "integrity", "mutant"]
-HEADER_KEYS = ("exercise", "style", "flaw", "cheat", "expect", "expect-fail", "may-fail")
+HEADER_KEYS = ("exercise", "style", "flaw", "cheat", "expect", "expect-fail", "may-fail",
+               "tpu-may-pass")
 """Every key a comment header may have."""
 MUTANT_KEYS = ("name", "flaw", "expect-fail", "edit")
 EDIT_KEYS = ("old", "new")
@@ -91,6 +92,10 @@ class Case:
     measured check that the same flaw can trip, as ``sample-duration`` does when the
     flaw also lengthens the samples past what the call explains. ``expected_cause`` is an
     integrity file's learner-side report cause (``expect: tampered``...).
+    ``tpu_may_pass`` (a flawed corpus file's ``# tpu-may-pass: ID ...``): some of its
+    ``expected_failures`` that may pass when it is graded on a TPU (its machines: a TPU
+    backend, gVisor's 10 ms CPU clock), where the flaw is not measurable; every other
+    backend holds it to ``expected_failures`` (docs/accelerators.md says why, per file).
     """
 
     name: str
@@ -102,6 +107,7 @@ class Case:
     path: Path | None = None  # the file; for a mutant, its mutants.toml
     edits: tuple[Edit, ...] = ()
     may_fail: frozenset[str] = frozenset()
+    tpu_may_pass: frozenset[str] = frozenset()
 
     @property
     def expects_pass(self) -> bool:
@@ -191,7 +197,8 @@ def corpus_case(path: Path) -> Case:
     except OSError as exc:
         raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
     fields = parse_header(text, origin)
-    _only(fields, ("style", "flaw", "expect", "expect-fail", "may-fail"), origin)
+    _only(fields, ("style", "flaw", "expect", "expect-fail", "may-fail", "tpu-may-pass"),
+          origin)
     if ("style" in fields) == ("flaw" in fields):
         raise CaseError(f"{origin}: give exactly one of '# style: ...' (a correct file) "
                         "and '# flaw: ...' (a flawed one)")
@@ -205,8 +212,13 @@ def corpus_case(path: Path) -> Case:
     if "may-fail" in fields and (kind == "correct" or not may_fail or may_fail & failures):
         raise CaseError(f"{origin}: '# may-fail: ids' names checks a '# flaw:' file may "
                         "fail besides its '# expect-fail' ones (none of them)")
+    tpu_may_pass = frozenset(fields.get("tpu-may-pass", "").split())
+    if "tpu-may-pass" in fields and not tpu_may_pass <= failures:
+        raise CaseError(f"{origin}: '# tpu-may-pass: ids' names '# expect-fail' checks "
+                        "that may pass on a TPU (only those)")
     return Case(path.stem, kind, fields["style" if kind == "correct" else "flaw"],
-                failures, None, _exercise_of(path), path, may_fail=may_fail)
+                failures, None, _exercise_of(path), path, may_fail=may_fail,
+                tpu_may_pass=tpu_may_pass)
 
 
 def _exercise_of(path: Path) -> str:

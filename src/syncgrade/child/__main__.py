@@ -37,8 +37,10 @@ import platform
 import queue
 import signal
 import sys
+import time
 import traceback
 import types
+from collections.abc import Callable
 from typing import Any
 
 WORKER_FILE = "<syncgrade-worker>"
@@ -398,14 +400,44 @@ def main() -> int:
 
 
 def _hello(jax: Any, jaxlib: Any, np: Any) -> dict[str, Any]:
-    """The hello frame: the versions and the device the child grades on."""
+    """The hello frame: the versions, the device the child grades on, and the step of the
+    CPU clock the recorder stamps events with (:func:`cpu_clock_step_ns`)."""
     device = jax.devices()[0]
     return {
         "type": "hello", "jax_version": jax.__version__, "jaxlib_version": jaxlib.__version__,
         "numpy_version": np.__version__, "python_version": platform.python_version(),
         "backend": jax.default_backend(), "device": device.device_kind,
-        "platform": device.platform,
+        "platform": device.platform, "cpu_clock_step_ns": cpu_clock_step_ns(),
     }
+
+
+CPU_STEP_SPIN_S = 0.05
+"""The most wall time :func:`cpu_clock_step_ns` spins for."""
+
+
+def cpu_clock_step_ns(clock: Callable[[], int] = time.thread_time_ns,
+                      wall: Callable[[], float] = time.perf_counter,
+                      limit_s: float = CPU_STEP_SPIN_S) -> int:
+    """How far this thread's CPU clock (``time.thread_time_ns``, the recorder's event
+    stamps) moves at a time: on Linux the cost of one read (well under a microsecond);
+    under gVisor, which counts a thread's CPU time in scheduler ticks (the TPU machines
+    measured), 10 ms, so an interval's CPU time is only known to within a step.
+
+    Spins until the clock has moved twice and returns the second move (the first may end
+    a step already under way): microseconds on a fine clock, about two steps of CPU on a
+    coarse one. A clock that has not moved twice within ``limit_s`` of wall time (a
+    coarser one, or a thread that got no CPU) counts as ``limit_s`` coarse."""
+    deadline = wall() + limit_s
+    last, moves = clock(), 0
+    while True:
+        now = clock()
+        if now != last:
+            moves += 1
+            if moves == 2:
+                return now - last
+            last = now
+        elif wall() > deadline:
+            return int(limit_s * 1e9)
 
 
 def _load_inputs(np: Any, inputs_npz: bytes | None) -> dict[str, Any]:

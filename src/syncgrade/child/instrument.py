@@ -38,8 +38,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import monitoring
 
+from syncgrade.child.jax_private import jax_callback, stages, xc
 from syncgrade.child.jax_private import jax_config as _jax_config
-from syncgrade.child.jax_private import stages, xc
 
 # The core's operation codes under names the recorder module does not have: the core
 # re-checks, on every event, each global a hook uses in every grader module dict that
@@ -1134,8 +1134,7 @@ def _install_host_callbacks(inst: Installation, recorder: Recorder) -> None:
     (its CPU span, on the thread XLA ran it on) and the learner's line that made the
     callback (from the lowering's traceback). A program lowered before this hook (none:
     it is installed before any learner code) would go unseen."""
-    from jax._src import callback as callback_module
-
+    callback_module = jax_callback
     original = callback_module.emit_python_callback
 
     @functools.wraps(original)

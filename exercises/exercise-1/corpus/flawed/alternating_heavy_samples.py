@@ -33,8 +33,9 @@ def synchronized_samples(fn, args, repeats):
 
 
 def host_work(host):
-    """The lesson's NumPy reference, many times over (about a second)."""
+    """The lesson's NumPy reference's tanh, many times over (about half a second of one core:
+    NumPy's elementwise tanh is single-threaded, so many cores do not shorten it)."""
     if host[1].ndim != 2:  # the grader's probe passes other arguments
         return
-    for _ in range(50):
-        np.tanh(host[0] @ host[1])
+    for _ in range(1600):
+        np.tanh(host[0])

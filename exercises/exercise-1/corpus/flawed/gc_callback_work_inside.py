@@ -2,6 +2,7 @@
 #       starts, and a collection runs inside the timer: the callback is the learner's
 #       host work, not the collector's
 # expect-fail: interval-clean
+# tpu-may-pass: interval-clean
 import gc
 import time
 

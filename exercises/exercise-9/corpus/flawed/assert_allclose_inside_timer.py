@@ -1,5 +1,6 @@
 # flaw: checks each output against that setting's warm-up NumPy copy inside the timer: readback and host comparison in every sample
 # expect-fail: times-the-call interval-clean
+# tpu-may-pass: interval-clean
 import time
 
 import numpy as np
