@@ -1,7 +1,6 @@
 # flaw: converts a small Python list with NumPy after the wait, then recomputes a NumPy
 #       product inside the timer: the conversion is no cover for the work after it
 # expect-fail: interval-clean
-# may-fail: sample-duration
 import time
 
 import numpy as np
