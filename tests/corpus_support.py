@@ -11,7 +11,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from syncgrade.authoring.cases import Case, CaseError, corpus_case, integrity_case
+from syncgrade.authoring.cases import (
+    Case,
+    CaseError,
+    co_firing,
+    corpus_case,
+    integrity_case,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"  # the integrity corpus and its README
@@ -30,35 +36,15 @@ class CorpusCase:
 
     @property
     def co_firing(self) -> frozenset[str]:
-        """The checks this file may fail besides its expected ones by the corpus's
-        co-firing rule (:data:`CO_FIRING`), not by a header of its own."""
+        """The checks this file may fail besides its expected ones by the co-firing rule
+        (``syncgrade.authoring.cases.CO_FIRING``), not by a header of its own."""
         return co_firing(self.expected_failures)
 
     @property
     def may_also_fail(self) -> frozenset[str]:
         """Every check this file may fail, or pass, besides its expected failures: its
-        header's ``may-fail`` and the :data:`CO_FIRING` rule's."""
+        header's ``may-fail`` and the co-firing rule's."""
         return self.may_fail | self.co_firing
-
-
-CO_FIRING: dict[str, frozenset[str]] = {"interval-clean": frozenset({"sample-duration"})}
-"""A flawed file expected to fail the key may also fail each value, or pass it: the same
-extra time measured twice (tests/corpus/README.md, "Co-firing checks"). Host work inside
-an interval (``interval-clean``: its unexplained CPU time) lengthens that sample too, and
-``sample-duration`` judges the length against a bound measured in the same run: whether
-the work passes the bound depends on the work's size and the machine's load, not on a
-second flaw. The rule is one way only: a file expected to fail ``sample-duration`` (a
-mechanism twin, whose extra time no other check sees) must fail it."""
-
-
-def co_firing(expected_failures: frozenset[str]) -> frozenset[str]:
-    """What :data:`CO_FIRING` lets a file expected to fail ``expected_failures`` fail
-    besides them (never one of them: an expected failure stays required)."""
-    extra: set[str] = set()
-    for cause, also in CO_FIRING.items():
-        if cause in expected_failures:
-            extra |= also
-    return frozenset(extra) - expected_failures
 
 
 def read_case(path: Path) -> Case:

@@ -32,7 +32,7 @@ same file to the next (more so at load 10-20 on a CI machine):
   kept), and the time stamps and thread ids of JAX's C++ log lines in the learner's
   stderr.
 
-A check the corpus's co-firing rule lets a file fail or pass (``corpus_support.CO_FIRING``:
+A check the co-firing rule lets a file fail or pass (``syncgrade.authoring.cases.CO_FIRING``:
 ``sample-duration`` in a file expected to fail ``interval-clean``) is masked whole: its line
 is replaced by a fixed stand-in (:func:`co_fire_masked`: skipped, no points, no evidence,
 a message saying why), and the score and summary follow.
