@@ -725,10 +725,14 @@ DURATION_SPREAD_FACTOR = 4.0
 """Plus four times the spread the grader saw in its own runs (slowest minus median): load
 that slowed the grader's runs slows the learner's too."""
 DURATION_FLOOR_S = 0.020
-"""Plus 20 ms: what the load term is on a quiet machine, whose single-sample spikes stay
-under 1 ms (docs/checks.md, "sample-duration")."""
+"""Plus 20 ms: a quiet machine's single-sample spikes stay under 1 ms; the rest is room
+for waits for a CPU too short to be noted, or two threads' waits in one period of the
+watch, of which only the longer is credited (docs/checks.md, "sample-duration")."""
 DURATION_WAKES = 2
-"""Plus twice the latest wake-up of the child's stall watch in this run: one sample holds
+"""Only where the threads' waits for a CPU are not measured (no schedstat; where they
+are, each sample is credited its own and this term would count them twice: with it, a
+mechanism twin passed at load 30): plus twice the latest wake-up of the child's stall
+watch in this run: one sample holds
 two wake-ups (the device's thread when the call is dispatched, the timing thread when the
 output is ready), and on a loaded machine a woken thread waits for the other runnable
 tasks' time slices before it runs. The watch's own wake-ups, every 10 ms through the
@@ -795,20 +799,21 @@ def duration_bound(seconds: list[float], latest_wake_s: float | None,
 
 def sample_duration(ctx: Context, call: str, samples: ValuePath,
                     exclusive_of: tuple[ValuePath, ...] = ()) -> Outcome:
-    """No sample is longer than the call explains: each is at most
-    :func:`duration_bound` of the grader's own runs of the timed call, taken in the same
-    child right after the learner's samples, with the lesson's method for the phases the
-    list declares (the child's ``reference`` module), plus the time the child could not
-    run at all inside that sample's interval (the child's stall watch: the machine's
-    other tasks, a paused VM, a garbage collection). Blind to what made a sample long:
+    """No sample is longer than the call explains: each is at most :func:`duration_bound` of
+    the grader's own runs of the timed call, taken in the same child right after the
+    learner's samples, with the lesson's method for the phases the list declares (the
+    child's ``reference`` module), plus the time that sample lost inside its interval: the
+    larger of the time the child could not run at all (the stall watch's stalls: a paused
+    VM, a garbage collection, the machine's other tasks) and the time one of the call's
+    threads waited for a CPU (``CallFrame.cpu_waits``). Blind to what made a sample long:
     work in another thread, a wait the trace does not model, a heavy operation on the
     output. One inflated sample fails the list; the first sample whose interval compiles
     something (an eager operation's first use in the wait, ``float(out.sum())``) is not
-    judged, nor one whose print, sleep or eager work ``interval-clean`` reports. Samples
-    in another unit are judged in seconds (the unit is ``sample-count``'s). Skipped when
-    the samples are not finite positive numbers (``sample-count``) or the grader had
-    nothing to time (no recorded call of the timed callable with plain arguments:
-    ``times-the-call`` judges that)."""
+    judged, nor one whose print, sleep or eager work ``interval-clean`` reports. Samples in
+    another unit are judged in seconds (the unit is ``sample-count``'s). Skipped when the
+    samples are not finite positive numbers (``sample-count``) or the grader had nothing to
+    time (no recorded call of the timed callable with plain arguments: ``times-the-call``
+    judges that)."""
     values = samples_at(ctx, call, samples)
     if not values or not all(math.isfinite(v) and v > 0 for v in values):
         raise Skip("the samples are not finite positive numbers (see `sample-count`)")
