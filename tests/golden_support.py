@@ -94,8 +94,13 @@ _HOST_WORK = (
 _MAY_FAIL = (
     "its header's '# may-fail' checks (sample-duration) fail or pass as the flaw happens to "
     "lengthen the samples past the call's measured bound")
+_GRADER_RUNS_PRINT = (
+    "its timed program prints from the host (`jax.debug.print`), so the grader's own runs "
+    "of the call (sample-duration's reference: 2 or 3, as the runs' measured length "
+    "decides) print too, and the number of lines the learner's output shows follows load")
 LEFT_OUT: dict[str, str] = {
     **dict.fromkeys(["exercise-6/flawed/args_not_waited"], _MAY_FAIL),
+    "exercise-5/flawed/debug_print_inside_energy": _GRADER_RUNS_PRINT,
     **dict.fromkeys(["exercise-4/correct/lesson_reference",
                      "exercise-5/correct/lesson_reference"], _PRINTS_SAMPLES),
     **dict.fromkeys([
