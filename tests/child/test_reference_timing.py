@@ -207,6 +207,10 @@ def test_without_schedstat_the_run_queue_measures_nothing(tmp_path: Any) -> None
     (tmp_path / "11").mkdir()
     assert not reference.RunQueue(str(tmp_path)).measured
     assert not reference.RunQueue(str(tmp_path / "missing")).measured
+    # A stand-in file of zeros (no thread has ever run) measures nothing either: its
+    # waits would always read 0, and the bound would lose its margins for nothing.
+    (tmp_path / "11" / "schedstat").write_text("0 0 0\n")
+    assert not reference.RunQueue(str(tmp_path)).measured
 
 
 class _FakeQueue:

@@ -282,7 +282,8 @@ class RunQueue:
     later (its own waits would be its own doing) nor the stall watch (started after).
     Each file is opened once and re-read with ``pread`` (about 2.5 µs a thread: a whole
     sweep of ~17 threads costs ~45 µs of the watch's thread, off the learner's). Where the
-    files cannot be read (gVisor, not Linux), :attr:`measured` is ``False``."""
+    files cannot be read (gVisor, not Linux), or say that no thread has ever run (a
+    stand-in file), :attr:`measured` is ``False``."""
 
     def __init__(self, tasks: str = TASKS) -> None:
         self._files: list[list[Any]] = []  # [fd, identity, delay so far (ns)]
@@ -291,28 +292,38 @@ class RunQueue:
             tids = _LISTDIR(tasks)
         except OSError:
             tids = []
+        ran = False  # a file that says no thread ever ran is a stand-in, not a measure
         for tid in tids:
             try:
                 fd = _OPEN(f"{tasks}/{tid}/schedstat", os.O_RDONLY)
             except OSError:
                 continue
-            delay = self._read(fd)
-            if delay is None:
+            fields = self._fields(fd)
+            if fields is None:
                 _CLOSE(fd)
                 continue
+            ran = ran or fields[0] > 0
             status = _FSTAT(fd)
-            self._files.append([fd, (status.st_dev, status.st_ino), delay])
-        self.measured = bool(self._files)
+            self._files.append([fd, (status.st_dev, status.st_ino), fields[1]])
+        self.measured = ran
+        if not ran:
+            self.close()
 
     @staticmethod
-    def _read(fd: int) -> int | None:
-        """The thread's run-queue delay so far (ns), or ``None`` (an exited thread, an
-        unreadable file)."""
+    def _fields(fd: int) -> tuple[int, int] | None:
+        """The thread's CPU time and run-queue delay so far (ns), or ``None`` (an exited
+        thread, an unreadable file)."""
         try:
             fields = _PREAD(fd, 128, 0).split()
-            return int(fields[1]) if len(fields) == 3 else None
+            return (int(fields[0]), int(fields[1])) if len(fields) == 3 else None
         except (OSError, ValueError):
             return None
+
+    @classmethod
+    def _read(cls, fd: int) -> int | None:
+        """The thread's run-queue delay so far (ns), or ``None``."""
+        fields = cls._fields(fd)
+        return None if fields is None else fields[1]
 
     def sweep(self) -> float:
         """The longest any one thread waited for a CPU since the last sweep, in seconds
