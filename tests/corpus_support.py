@@ -11,7 +11,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from syncgrade.authoring.cases import Case, CaseError, corpus_case, integrity_case
+from syncgrade.authoring.cases import (
+    Case,
+    CaseError,
+    co_firing,
+    corpus_case,
+    integrity_case,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"  # the integrity corpus and its README
@@ -27,6 +33,18 @@ class CorpusCase:
     @property
     def id(self) -> str:
         return f"{self.exercise}/{self.path.parent.name}/{self.path.stem}"
+
+    @property
+    def co_firing(self) -> frozenset[str]:
+        """The checks this file may fail besides its expected ones by the co-firing rule
+        (``syncgrade.authoring.cases.CO_FIRING``), not by a header of its own."""
+        return co_firing(self.expected_failures)
+
+    @property
+    def may_also_fail(self) -> frozenset[str]:
+        """Every check this file may fail, or pass, besides its expected failures: its
+        header's ``may-fail`` and the co-firing rule's."""
+        return self.may_fail | self.co_firing
 
 
 def read_case(path: Path) -> Case:

@@ -317,6 +317,12 @@ class CallFrame(BaseModel):
     (``None``: no wake-up): how long a woken thread waited for a CPU in this run."""
     realtime_offset: float | None = None
     """``time.time() - time.perf_counter()`` in the child when the watch started."""
+    cpu_waits: list[tuple[float, float, float]] | None = None
+    """``(start, end, waited)`` in ``perf_counter`` seconds: between ``start`` and ``end``
+    one of the grader's and jax's threads (the timing thread, XLA's device threads) spent
+    ``waited`` seconds runnable but waiting for a CPU (the watch's sweeps of
+    ``/proc/self/task/*/schedstat``, ``reference.RunQueue``); ``None`` where that could
+    not be read (gVisor), ``[]`` also when nothing waited."""
 
 
 class Hello(BaseModel):

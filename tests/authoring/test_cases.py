@@ -147,3 +147,15 @@ def test_a_mutant_name_given_twice_is_refused() -> None:
         parse_mutants(MUTANT + "\n" + MUTANT, "m.toml")
     with pytest.raises(CaseError, match="no \\[\\[mutant\\]\\] entry"):
         parse_mutants("", "m.toml")
+
+
+def test_co_firing_is_narrow_and_one_way() -> None:
+    from syncgrade.authoring.cases import CO_FIRING, co_firing
+
+    assert {"interval-clean": frozenset({"sample-duration"})} == CO_FIRING
+    assert co_firing(frozenset({"interval-clean"})) == {"sample-duration"}
+    assert co_firing(frozenset({"times-the-call", "interval-clean"})) == {"sample-duration"}
+    # An expected failure stays required, and nothing co-fires with the others.
+    assert co_firing(frozenset({"interval-clean", "sample-duration"})) == frozenset()
+    assert co_firing(frozenset({"sample-duration"})) == frozenset()
+    assert co_firing(frozenset({"sync-before-stop"})) == frozenset()

@@ -82,6 +82,27 @@ def test_judge_mutants_exactly() -> None:
     assert "grader fault" in v.judge(target, _verdict(status="error", fault="boom"), ids)
 
 
+def test_judge_lets_interval_clean_co_fire_with_sample_duration_one_way() -> None:
+    # The co-firing rule (cases.CO_FIRING): host work inside the interval is also a longer
+    # sample, so a file expected to fail interval-clean may fail sample-duration or pass.
+    ids = {"runs", "interval-clean", "sample-duration", "covers-device-work"}
+    host_work = v.Target("exercise-1", "flawed h", Path("h.py"), "flawed",
+                         frozenset({"interval-clean"}))
+    assert v.judge(host_work, _verdict(failed=("interval-clean",)), ids) == ""
+    assert v.judge(host_work, _verdict(failed=("interval-clean", "sample-duration")),
+                   ids) == ""
+    assert v.judge(host_work, _verdict(failed=("interval-clean", "covers-device-work")),
+                   ids) == "also failed covers-device-work"
+    # Not the other way: a mechanism twin must fail sample-duration, and interval-clean
+    # failing beside it is a second flaw.
+    twin = v.Target("exercise-1", "flawed t", Path("t.py"), "flawed",
+                    frozenset({"sample-duration"}))
+    assert v.judge(twin, _verdict(failed=("sample-duration", "interval-clean")),
+                   ids) == "also failed interval-clean"
+    assert v.judge(twin, _verdict(failed=("runs",)), ids).endswith(
+        "did not fail sample-duration")
+
+
 def test_judge_solution_and_stub() -> None:
     solution = v.Target("exercise-1", "solution", Path("s.py"), "solution")
     stub = v.Target("exercise-1", "stub", Path("t.py"), "stub")

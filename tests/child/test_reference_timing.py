@@ -7,6 +7,9 @@ is built the way ``instrument._remember`` records one:
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import threading
 import time
 from typing import Any
 
@@ -161,6 +164,156 @@ def test_the_watch_measures_each_wake_ups_lateness_on_its_own_clock(
     assert [round(late, 6) for _, _, late in stalls] == [0.004, 0.030]
     slept, woke, _late = stalls[1]
     assert woke - slept == pytest.approx(period + 0.030)
+
+
+def _schedstat(folder: Any, tid: int, waited_ns: int) -> None:
+    (folder / str(tid)).mkdir(exist_ok=True)
+    (folder / str(tid) / "schedstat").write_text(f"123456 {waited_ns} 7\n")
+
+
+def test_the_run_queue_reports_the_longest_wait_of_one_thread_since_the_last_sweep(
+        tmp_path: Any) -> None:
+    # A fake /proc/self/task: three threads, their waits for a CPU so far (ns).
+    for tid, waited in ((11, 1_000_000), (12, 5_000_000), (13, 0)):
+        _schedstat(tmp_path, tid, waited)
+    (tmp_path / "14").mkdir()  # a thread that exited before its file was read
+    queue = reference.RunQueue(str(tmp_path))
+    assert queue.measured
+    assert queue.sweep() == 0.0  # nothing waited since the files were opened
+    _schedstat(tmp_path, 11, 31_000_000)  # waited 30 ms more
+    _schedstat(tmp_path, 12, 25_000_000)  # 20 ms more, at the same time
+    # The longest, not the sum: threads waiting side by side delay a sample once.
+    assert queue.sweep() == pytest.approx(0.030)
+    assert queue.sweep() == 0.0  # each wait is reported once
+    assert queue.intact()
+    queue.close()
+
+
+def test_a_run_queue_file_swapped_under_its_number_is_seen(tmp_path: Any) -> None:
+    _schedstat(tmp_path, 11, 0)
+    queue = reference.RunQueue(str(tmp_path))
+    forged = tmp_path / "forged"
+    forged.write_text("0 999999999999 0\n")
+    fd = queue._files[0][0]
+    replacement = os.open(forged, os.O_RDONLY)
+    os.dup2(replacement, fd)  # learner code reopening the grader's number on its file
+    os.close(replacement)
+    assert not queue.intact()
+    queue.close()
+
+
+def test_without_schedstat_the_run_queue_measures_nothing(tmp_path: Any) -> None:
+    # gVisor: no per-thread schedstat (or no task folder at all).
+    (tmp_path / "11").mkdir()
+    assert not reference.RunQueue(str(tmp_path)).measured
+    assert not reference.RunQueue(str(tmp_path / "missing")).measured
+    # A stand-in file of zeros (no thread has ever run) measures nothing either: its
+    # waits would always read 0, and the bound would lose its margins for nothing.
+    (tmp_path / "11" / "schedstat").write_text("0 0 0\n")
+    assert not reference.RunQueue(str(tmp_path)).measured
+
+
+class _FakeQueue:
+    """A run queue whose sweeps return scripted waits (seconds)."""
+
+    measured = True
+    opened = 99.0
+
+    def __init__(self, waits: list[float]) -> None:
+        self.waits = waits
+
+    def sweep(self) -> float:
+        return self.waits.pop(0)
+
+
+def test_the_watch_notes_each_period_a_thread_waited_for_a_cpu(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    period = reference.STALL_PERIOD_S
+    now = [100.0]
+    state: list[Any] = [False, [], [0, 0.0], []]
+    queue = _FakeQueue([0.0002, 0.008, 0.0, 0.004])
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+        if len(queue.waits) == 1:
+            state[0] = True  # stop after the scripted sweeps
+
+    monkeypatch.setattr(reference, "_CLOCK", lambda: now[0])
+    monkeypatch.setattr(reference, "_SLEEP", sleep)
+    reference.watch_stalls(state, queue)  # type: ignore[arg-type]
+    # Only the periods with a wait longer than WAIT_MIN_S, each from the sweep before's
+    # start (the first: when the files were opened) to this sweep's end.
+    assert [round(w, 6) for _, _, w in state[3]] == [0.008, 0.004]
+    start, end, _waited = state[3][0]
+    assert start == pytest.approx(100.0 + period)  # the first wake-up: the sweep before
+    assert end == pytest.approx(100.0 + 2 * period)
+    assert state[3][1][0] == pytest.approx(100.0 + 3 * period)
+    assert state[1] == []  # no wake-up was late: the waits are no stalls
+
+
+def test_the_watch_measures_a_thread_of_the_call_kept_waiting_for_a_cpu() -> None:
+    # Two busy threads on one CPU (this process's affinity narrowed to one): the thread
+    # that existed when the watch started waits about half of the time, and the watch
+    # says so. A thread started after the watch (the learner's own) is not measured.
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("no CPU affinity on this platform")
+    cpus = os.sched_getaffinity(0)
+    stop = [False]
+
+    def spin() -> None:
+        while not stop[0]:
+            hashlib.sha256(bytes(1 << 20)).digest()  # releases the interpreter
+
+    busy = threading.Thread(target=spin, daemon=True)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        busy.start()
+        watch = reference.StallWatch()
+        end = time.perf_counter() + 0.3
+        while time.perf_counter() < end:  # the test's thread: busy too, on the same CPU
+            hashlib.sha256(bytes(1 << 20)).digest()
+        watch.stop()
+        waits = watch.waits()
+    finally:
+        stop[0] = True
+        busy.join()
+        os.sched_setaffinity(0, cpus)
+    if not reference.RunQueue().measured:  # gVisor: no schedstat, nothing claimed
+        assert waits is None
+        return
+    assert waits is not None
+    assert sum(waited for _, _, waited in waits) > 0.05, waits
+    assert all(start < end and waited > 0 for start, end, waited in waits)
+
+
+def test_a_thread_started_after_the_watch_is_not_measured() -> None:
+    # The same contention, but the busy threads start after the watch (as a learner's
+    # helper threads do) while the thread that existed waits for them to end (not
+    # runnable; woken when the CPU is free): no wait is the call's.
+    if not hasattr(os, "sched_setaffinity") or not reference.RunQueue().measured:
+        pytest.skip("needs CPU affinity and schedstat (Linux, not gVisor)")
+    cpus = os.sched_getaffinity(0)
+
+    def spin(until: float) -> None:
+        while time.perf_counter() < until:
+            hashlib.sha256(bytes(1 << 20)).digest()
+
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        watch = reference.StallWatch()
+        until = time.perf_counter() + 0.3
+        helpers = [threading.Thread(target=spin, args=(until,), daemon=True)
+                   for _ in range(2)]
+        for helper in helpers:
+            helper.start()
+        for helper in helpers:
+            helper.join()
+        watch.stop()
+        waits = watch.waits()
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert waits is not None
+    assert sum(waited for _, _, waited in waits) < 0.02, waits
 
 
 def test_the_watch_wakes_seldom_enough_to_cost_the_learner_nothing_measurable() -> None:

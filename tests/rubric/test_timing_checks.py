@@ -36,7 +36,7 @@ from syncgrade.rubric.checks_intervals import (
     LATENESS_CAP_S,
     cpu_work_interval,
     duration_bound,
-    stall_inside,
+    time_lost_inside,
 )
 from syncgrade.trace import CallFrame, ReferenceTiming
 
@@ -633,56 +633,71 @@ def test_corpus_files_used_here_exist() -> None:
 # --------------------------------------------------------------------------- sample-duration
 
 
-NOISE = DURATION_NOISE_FACTOR  # the bound's margins for an honest sample's noise
+NOISE = DURATION_NOISE_FACTOR  # without measured waits: the margins for a sample's noise
 PLUS = DURATION_NOISE_S
 
 
 def test_duration_bound_on_hand_made_runs() -> None:
-    # median 11 ms, slowest 12 ms: twice (NOISE) 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's
-    # latest wake-up
+    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 20 ms, whatever the watch's wake-ups
+    # and the load average say (each sample is credited its own measured waits instead).
     runs = [0.010, 0.011, 0.012]
-    quiet = duration_bound(runs, 0.0)
-    assert quiet == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020))
-    late = duration_bound(runs, 0.030)
-    assert late == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020 + 0.060))
-    # The load average is not consulted while the watch measured: it lags a burst.
-    assert duration_bound(runs, 0.0, 8.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020))
-    # Lateness past the cap is a stall (credited where it fell), not load on every sample.
-    capped = 0.022 + 0.004 + 0.020 + 2 * LATENESS_CAP_S
-    assert duration_bound(runs, 5.0) == pytest.approx(PLUS + NOISE * capped)
-    # No wake-up seen: 50 ms per runnable task per CPU (at least one; 10 when unknown).
-    assert duration_bound(runs, None, 0.5) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.050))
-    assert duration_bound(runs, None, 4.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.200))
-    assert duration_bound(runs, None, None) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.500))
+    assert duration_bound(runs, 0.0) == pytest.approx(0.022 + 0.004 + 0.020)
+    assert duration_bound(runs, 0.030, 8.0) == pytest.approx(0.022 + 0.004 + 0.020)
     # One slow grader run (load it met) widens the bound by four times its excess.
     slow = duration_bound([0.010, 0.011, 0.031], 0.0)
-    assert slow == pytest.approx(PLUS + NOISE * (0.022 + 0.080 + 0.020))
+    assert slow == pytest.approx(0.022 + 0.080 + 0.020)
     with pytest.raises(ValueError):
         duration_bound([], 0.0)
 
 
-def test_a_stall_is_credited_only_inside_the_sleep_it_fell_in() -> None:
-    # The watch slept from 1.00 to 1.25 s and woke 0.24 s late: 0.24 s lost in that sleep.
-    stall = [(1.00, 1.25, 0.24)]
-    assert stall_inside((0.90, 1.30), stall) == pytest.approx(0.24)  # the whole sleep
-    assert stall_inside((1.10, 1.15), stall) == pytest.approx(0.05)  # as much as fits
-    assert stall_inside((1.20, 1.60), stall) == pytest.approx(0.05)
-    assert stall_inside((0.10, 0.99), stall) == 0.0  # before it
-    assert stall_inside((1.26, 2.00), stall) == 0.0  # after it
+def test_without_measured_waits_the_bound_keeps_its_margins() -> None:
+    # No schedstat (gVisor): twice (NOISE) 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's latest
+    # wake-up, plus 100 ms (PLUS).
+    runs = [0.010, 0.011, 0.012]
+
+    def bound(late: float | None, load: float | None = None) -> float:
+        return duration_bound(runs, late, load, waits_measured=False)
+
+    assert bound(0.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020))
+    assert bound(0.030) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020 + 0.060))
+    # The load average is not consulted while the watch measured: it lags a burst.
+    assert bound(0.0, 8.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020))
+    # Lateness past the cap is a stall (credited where it fell), not load on every sample.
+    capped = 0.022 + 0.004 + 0.020 + 2 * LATENESS_CAP_S
+    assert bound(5.0) == pytest.approx(PLUS + NOISE * capped)
+    # No wake-up seen: 50 ms per runnable task per CPU (at least one; 10 when unknown).
+    assert bound(None, 0.5) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.050))
+    assert bound(None, 4.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.200))
+    assert bound(None, None) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.500))
+
+
+def test_time_is_credited_only_inside_the_period_it_was_lost_in() -> None:
+    # The watch slept from 1.00 to 1.25 s and woke 0.24 s late (or a thread waited 0.24 s
+    # for a CPU in that period): 0.24 s lost in it.
+    lost = [(1.00, 1.25, 0.24)]
+    assert time_lost_inside((0.90, 1.30), lost) == pytest.approx(0.24)  # the whole period
+    assert time_lost_inside((1.10, 1.15), lost) == pytest.approx(0.05)  # as much as fits
+    assert time_lost_inside((1.20, 1.60), lost) == pytest.approx(0.05)
+    assert time_lost_inside((0.10, 0.99), lost) == 0.0  # before it
+    assert time_lost_inside((1.26, 2.00), lost) == 0.0  # after it
     two = [(1.00, 1.25, 0.24), (2.00, 2.02, 0.009)]
-    assert stall_inside((0.0, 3.0), two) == pytest.approx(0.249)
+    assert time_lost_inside((0.0, 3.0), two) == pytest.approx(0.249)
+
+
+Lost = list[tuple[float, float, float]]
+MEASURED: Lost = []  # the threads' waits were read (none long enough to note)
 
 
 def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
               missing: str | None = None, load: float | None = None,
-              stalls: list[tuple[float, float, float]] | None = None) -> Outcome:
+              stalls: Lost | None = None, waits: Lost | None = MEASURED) -> Outcome:
     sim, measured = _loop("method_wait")
     # The simulated samples' intervals, with the values given here (the lines are known).
     frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
                                 reference=[ReferenceTiming(samples=[1], seconds=runs,
                                                            missing=missing,
                                                            runnable_per_cpu=load)],
-                                latest_wake_s=late, stalls=stalls or [])}
+                                latest_wake_s=late, stalls=stalls or [], cpu_waits=waits)}
     del measured
     ctx = context("exercise-1", [], frames=frames, values={"main": [None, samples]})
     return _check("exercise-1", "sample-duration", ctx)
@@ -700,52 +715,79 @@ def test_one_inflated_sample_fails_the_list_and_says_by_how_much() -> None:
     samples = [0.004, 0.3, 0.0042, 0.0041, 0.0043, 0.0044]  # one sample 0.3 s
     outcome = _duration(samples, runs)
     assert outcome.status == "failed"
-    assert outcome.message.startswith("Sample 2 of 6 took 300.00 ms")
+    assert outcome.message.startswith(
+        "Of your 6 samples, 1 took longer than the call can explain; the furthest over, "
+        "sample 2, took 300.00 ms")
     assert "the call itself takes about 4.10 ms" in outcome.message
-    assert "your samples' median was 4.25 ms" in outcome.message
+    assert "Your samples' median was 4.25 ms" in outcome.message
     assert outcome.evidence.facts["over_bound"] == 1
 
 
-def test_a_sample_just_over_its_allowance_fails_but_is_not_named() -> None:
-    """One sample far over (a one-second pause) and one barely over: the list fails, and
-    the words name only the clear one, so they read the same in a run where the marginal
-    sample stays under (the golden of exercise-1's queue_get_timeout_inside changed with
-    the count)."""
+def test_the_message_names_the_sample_furthest_over_whatever_its_place() -> None:
+    """One sample far over (a one-second pause) and one barely over, in either order: the
+    message names the far one, so it reads the same in a run where the marginal sample
+    stays under (only the count, masked in the goldens, changes)."""
     runs = [0.004, 0.0041, 0.0045]
     clean = _duration([0.004, 1.0, 0.0042, 0.0041, 0.0043, 0.0044], runs)
     bound_ms = clean.evidence.facts["bound_ms"]
     assert isinstance(bound_ms, float)
-    bound_s = bound_ms / 1e3
-    marginal = _duration([0.004, 1.0, bound_s + 0.002, 0.0041, 0.0043, 0.0044], runs)
-    assert marginal.status == clean.status == "failed"
-    assert marginal.message.startswith("Sample 2 of 6 took 1000.00 ms"), marginal.message
-    assert marginal.evidence.facts["over_bound"] == 1
+    marginal_s = bound_ms / 1e3 + 0.002
+    for samples in ([0.004, 1.0, marginal_s, 0.0041, 0.0043, 0.0044],
+                    [0.004, marginal_s, 1.0, 0.0041, 0.0043, 0.0044]):
+        outcome = _duration(samples, runs)
+        assert outcome.status == clean.status == "failed"
+        named = samples.index(1.0) + 1
+        assert f"the furthest over, sample {named}, took 1000.00 ms" in outcome.message
+        assert outcome.evidence.facts["over_bound"] == 2
+        assert outcome.evidence.facts["sample"] == named
 
 
 def test_alternating_heavy_samples_fail_whatever_the_median() -> None:
     runs = [0.004, 0.0041, 0.0045]
-    outcome = _duration([0.004, 0.2, 0.004, 0.2, 0.004, 0.2], runs)
+    outcome = _duration([0.004, 0.2, 0.004, 0.21, 0.004, 0.2], runs)
     assert outcome.status == "failed" and outcome.message.startswith(
-        "3 of your 6 samples are longer than the call can explain; the first, sample 2, "
-        "took 200.00 ms")
+        "Of your 6 samples, 3 took longer than the call can explain; the furthest over, "
+        "sample 4, took 210.00 ms")
 
 
-def test_the_bound_absorbs_what_load_did_in_the_same_run() -> None:
+def test_a_sample_is_credited_the_waits_for_a_cpu_measured_inside_it() -> None:
+    runs = [0.004, 0.0041, 0.0045]
     samples = [0.004, 0.23, 0.0042, 0.0041, 0.0043, 0.0044]  # one 230 ms sample
-    quiet = _duration(samples, [0.004, 0.0041, 0.0045], late=0.0005)
-    assert quiet.status == "failed"
-    slow_run = _duration(samples, [0.004, 0.0041, 0.020])  # the grader met it too
+    assert _duration(samples, runs).status == "failed"
+    # A thread of the call waited 0.22 s for a CPU during the run: that is load.
+    waited = _duration(samples, runs, waits=[(0.0, 1e9, 0.22)])
+    assert waited.status == "passed", waited.message
+    # A shorter wait covers only its own length: the rest of the sample is work.
+    assert _duration(samples, runs, waits=[(0.0, 1e9, 0.05)]).status == "failed"
+    # These samples match no interval of the trace (no window to look in): a sample is
+    # credited the longest single period's wait, not the run's waits summed.
+    split = [(0.0, 1.0, 0.11), (1.0, 1e9, 0.11)]
+    assert _duration(samples, runs, waits=split).status == "failed"
+    # The watch's stalls and the threads' waits are two measures of the same lost time:
+    # the larger is credited, not their sum.
+    both = _duration(samples, runs, stalls=[(0.0, 1e9, 0.12)], waits=[(0.0, 1e9, 0.12)])
+    assert both.status == "failed"
+    # The grader met load in its own runs too: one slow run widens the bound.
+    slow_run = _duration(samples, [0.004, 0.0041, 0.060])
     assert slow_run.status == "passed", slow_run.message
-    # The watch's wake-ups came up to 40 ms late in this run: a thread woken in a sample
-    # may have waited as long, twice.
-    busy = _duration(samples, [0.004, 0.0041, 0.0045], late=0.040)
+
+
+def test_measured_waits_replace_the_wake_up_term_and_the_margins() -> None:
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 0.23, 0.0042, 0.0041, 0.0043, 0.0044]  # one 230 ms sample
+    # Waits measured: late wake-ups of the watch widen nothing (the waits say where).
+    measured = _duration(samples, runs, late=0.040)
+    assert measured.status == "failed"
+    assert measured.evidence.facts["bound_ms"] == pytest.approx(8.2 + 1.6 + 20)
+    # Not measured (no schedstat): the watch's wake-ups, the margins: 230 ms passes.
+    busy = _duration(samples, runs, late=0.040, waits=None)
     assert busy.status == "passed", busy.message
     assert busy.evidence.facts["bound_ms"] == pytest.approx(100 + NOISE * (8.2 + 1.6 + 20 + 80))
     # A high one-minute load average is no excuse when the watch saw no wait: it lags.
-    lagging = _duration(samples, [0.004, 0.0041, 0.0045], late=0.0005, load=6.0)
+    lagging = _duration(samples, runs, late=0.0005, load=6.0, waits=None)
     assert lagging.status == "failed"
     # Without the watch's measure, the load average stands in (6 runnable per CPU).
-    unmeasured = _duration(samples, [0.004, 0.0041, 0.0045], late=None, load=6.0)
+    unmeasured = _duration(samples, runs, late=None, load=6.0, waits=None)
     assert unmeasured.status == "passed", unmeasured.message
 
 
@@ -761,11 +803,12 @@ def test_a_stall_the_watch_saw_is_credited_and_no_more() -> None:
 
 
 def test_a_learner_cannot_buy_a_wide_bound_by_holding_the_interpreter() -> None:
-    # Threads of the learner's holding the interpreter make every wake-up late; the bound
-    # takes at most LATENESS_CAP_S of it, and the mechanism twins add about a second.
+    # Threads of the learner's holding the interpreter make every wake-up late; without
+    # measured waits the bound takes at most LATENESS_CAP_S of it, and with them none.
     samples = [0.004, 1.0, 0.0042, 0.0041, 0.0043, 0.0044]
-    outcome = _duration(samples, [0.004, 0.0041, 0.0045], late=3.0)
-    assert outcome.status == "failed"
+    for waits in (MEASURED, None):
+        outcome = _duration(samples, [0.004, 0.0041, 0.0045], late=3.0, waits=waits)
+        assert outcome.status == "failed"
 
 
 def test_sample_duration_skips_without_a_reference_or_numbers() -> None:

@@ -82,6 +82,26 @@ class Edit:
     where: str = field(default="", compare=False)
 
 
+CO_FIRING: dict[str, frozenset[str]] = {"interval-clean": frozenset({"sample-duration"})}
+"""A flawed file (or mutant) expected to fail a key may also fail each of its values, or
+pass them, with no ``may-fail`` of its own (tests/corpus/README.md, "Co-firing checks"):
+the same extra time measured twice. Host work inside an interval is unexplained CPU time
+(``interval-clean``) and a longer sample (``sample-duration``, against a bound measured in
+the same run); whether that work outlasts the bound depends on its size and the machine's
+load, not on a second flaw. One way only: a file expected to fail ``sample-duration`` (a
+mechanism twin, whose extra time no other check sees) must fail it."""
+
+
+def co_firing(expected_failures: frozenset[str]) -> frozenset[str]:
+    """The checks :data:`CO_FIRING` lets a file expected to fail ``expected_failures``
+    fail, or pass, besides them (never one of them: an expected failure stays required)."""
+    extra: set[str] = set()
+    for cause, also in CO_FIRING.items():
+        if cause in expected_failures:
+            extra |= also
+    return frozenset(extra) - expected_failures
+
+
 @dataclass(frozen=True)
 class Case:
     """One expectation: a corpus file, an integrity file, or a mutant.

@@ -71,6 +71,7 @@ import numpy as np
 
 from syncgrade.authoring.cases import (
     CaseError,
+    co_firing,
     corpus_case,
     edit_lines,
     entry_label,
@@ -430,8 +431,9 @@ def judge(target: Target, verdict: Verdict, check_ids: set[str]) -> str:
     unknown = target.must_fail - check_ids
     if unknown:
         return f"declares unknown check(s) {' '.join(sorted(unknown))}"
-    if verdict.failed - target.may_fail != target.must_fail:
-        extra = verdict.failed - target.must_fail - target.may_fail
+    may_fail = target.may_fail | co_firing(target.must_fail)
+    if verdict.failed - may_fail != target.must_fail:
+        extra = verdict.failed - target.must_fail - may_fail
         missing = target.must_fail - verdict.failed
         parts = ([f"also failed {' '.join(sorted(extra))}"] if extra else []) + (
             [f"did not fail {' '.join(sorted(missing))}"] if missing else [])

@@ -23,6 +23,7 @@ path, "missing": reason}`` when there is nothing the grader can time itself.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import functools
 import os
 import time
@@ -261,6 +262,101 @@ bound's load term measures (docs/checks.md, "sample-duration")."""
 STALL_MIN_S = 0.001
 """A wake-up later than this past its time is a stall worth reporting."""
 STALL_CAP = 10_000
+TASKS = "/proc/self/task"
+"""Where the process's threads' scheduler statistics are (``<tid>/schedstat``: CPU time,
+time spent runnable but waiting for a CPU, time slices; nanoseconds)."""
+WAIT_MIN_S = 0.0005
+"""A period in which some thread waited longer than this for a CPU is worth reporting."""
+_OPEN: Callable[..., int] = os.open
+_PREAD: Callable[[int, int, int], bytes] = os.pread
+_CLOSE: Callable[[int], None] = os.close
+_FSTAT: Callable[[int], Any] = os.fstat
+_LISTDIR: Callable[[str], list[str]] = os.listdir
+
+
+class RunQueue:
+    """The time the process's threads spent runnable but waiting for a CPU (the
+    scheduler's run-queue delay, ``/proc/self/task/<tid>/schedstat``'s second field), for
+    the threads that exist when it is made: the grader's and jax's (the thread that will
+    run the learner's call, XLA's device threads), not a thread the learner's call starts
+    later (its own waits would be its own doing) nor the stall watch (started after).
+    Each file is opened once and re-read with ``pread`` (about 2.5 µs a thread: a whole
+    sweep of ~17 threads costs ~45 µs of the watch's thread, off the learner's). Where the
+    files cannot be read (gVisor, not Linux), or say that no thread has ever run (a
+    stand-in file), :attr:`measured` is ``False``."""
+
+    def __init__(self, tasks: str = TASKS) -> None:
+        self._files: list[list[Any]] = []  # [fd, identity, delay so far (ns)]
+        self.opened = _CLOCK()  # the first reads' time: the first period starts here
+        try:
+            tids = _LISTDIR(tasks)
+        except OSError:
+            tids = []
+        ran = False  # a file that says no thread ever ran is a stand-in, not a measure
+        for tid in tids:
+            try:
+                fd = _OPEN(f"{tasks}/{tid}/schedstat", os.O_RDONLY)
+            except OSError:
+                continue
+            fields = self._fields(fd)
+            if fields is None:
+                _CLOSE(fd)
+                continue
+            ran = ran or fields[0] > 0
+            status = _FSTAT(fd)
+            self._files.append([fd, (status.st_dev, status.st_ino), fields[1]])
+        self.measured = ran
+        if not ran:
+            self.close()
+
+    @staticmethod
+    def _fields(fd: int) -> tuple[int, int] | None:
+        """The thread's CPU time and run-queue delay so far (ns), or ``None`` (an exited
+        thread, an unreadable file)."""
+        try:
+            fields = _PREAD(fd, 128, 0).split()
+            return (int(fields[0]), int(fields[1])) if len(fields) == 3 else None
+        except (OSError, ValueError):
+            return None
+
+    @classmethod
+    def _read(cls, fd: int) -> int | None:
+        """The thread's run-queue delay so far (ns), or ``None``."""
+        fields = cls._fields(fd)
+        return None if fields is None else fields[1]
+
+    def sweep(self) -> float:
+        """The longest any one thread waited for a CPU since the last sweep, in seconds
+        (the longest, not the sum: threads that wait at the same time delay a sample once;
+        see docs/checks.md, "sample-duration")."""
+        longest = 0
+        for entry in self._files:
+            delay = self._read(entry[0])
+            if delay is None:
+                continue
+            if delay - entry[2] > longest:
+                longest = delay - entry[2]
+            entry[2] = delay
+        return longest / 1e9
+
+    def intact(self) -> bool:
+        """Whether each file is still the one opened: learner code that closed one and
+        opened another under its number could feed the sweep any figure."""
+        for fd, identity, _delay in list(self._files):
+            try:
+                status = _FSTAT(fd)
+            except OSError:
+                return False
+            if (status.st_dev, status.st_ino) != identity:
+                return False
+        return True
+
+    def close(self) -> None:
+        """Close the files."""
+        files, self._files = self._files, []
+        for fd, _identity, _delay in files:
+            with contextlib.suppress(OSError):  # closed by learner code meanwhile
+                _CLOSE(fd)
 
 
 class StallWatch:
@@ -269,16 +365,22 @@ class StallWatch:
     which this process could not run Python (the machine's other tasks held the CPUs, the
     hypervisor paused it, a garbage collection held the interpreter), and the latest of
     all measures how long a woken thread waited for a CPU in this run (the
-    ``sample-duration`` bound's load term). Run around a learner call and the grader's own
-    timing of it; a learner sample is not blamed for a stall inside it. The thread is
-    started with ``_thread`` (``threading`` does not list it), sleeps with the original
-    ``time.sleep`` (no sleep event) and reads the clock the grader's runs use; it needs no
-    ``/proc`` file, so it measures the same under gVisor."""
+    ``sample-duration`` bound's load term). After each wake-up it also sweeps a
+    :class:`RunQueue` of the threads that existed when it started: the periods in which
+    one of them waited for a CPU longer than :data:`WAIT_MIN_S` (a busy thread the
+    scheduler kept waiting, which a sleeping watch's own wake-ups do not show). Run around
+    a learner call and the grader's own timing of it; a learner sample is not blamed for a
+    stall or a wait inside it. The thread is started with ``_thread`` (``threading`` does
+    not list it), sleeps with the original ``time.sleep`` (no sleep event) and reads the
+    clock the grader's runs use; where ``/proc`` has no schedstat (gVisor) it measures
+    stalls only."""
 
     def __init__(self) -> None:
-        self._state: list[Any] = [False, [], [0, 0.0]]  # [stop asked, stalls, [wakes, latest]]
+        self._queue = RunQueue()
+        # [stop asked, stalls, [wakes, latest], waits]
+        self._state: list[Any] = [False, [], [0, 0.0], []]
         self.realtime_offset = _REALTIME() - _CLOCK()
-        _START_THREAD(watch_stalls, (self._state,))
+        _START_THREAD(watch_stalls, (self._state, self._queue))
 
     def stop(self) -> list[list[float]]:
         """Stop the thread; the stalls seen, ``[[slept, woke, late], ...]``: a wake-up
@@ -286,6 +388,20 @@ class StallWatch:
         (``perf_counter`` seconds). The lost time lies somewhere in that sleep."""
         self._state[0] = True
         return [list(stall) for stall in self._state[1]]
+
+    def waits(self) -> list[list[float]] | None:
+        """After :meth:`stop`: the periods in which a thread waited for a CPU,
+        ``[[start, end, waited], ...]``: between ``start`` and ``end`` (``perf_counter``
+        seconds) one thread spent ``waited`` seconds runnable but not running. ``None``
+        where the run queue could not be read; ``[]`` (nothing to credit) when its files
+        were tampered with."""
+        queue = self._queue
+        try:
+            if not queue.measured:
+                return None
+            return [list(wait) for wait in self._state[3]] if queue.intact() else []
+        finally:
+            queue.close()
 
     def wakes(self) -> int:
         """How many times the thread has woken so far."""
@@ -298,10 +414,16 @@ class StallWatch:
         return float(latest) if wakes else None
 
 
-def watch_stalls(state: list[Any]) -> None:
+def watch_stalls(state: list[Any], queue: RunQueue | None = None) -> None:
     """The stall watch's loop (the body of :class:`StallWatch`'s thread; public so a test
-    can run it on a fake clock): sleep, note each late wake-up, until ``state[0]``."""
+    can run it on a fake clock and a fake run queue): sleep, note each late wake-up and,
+    with ``queue``, each period a thread waited for a CPU, until ``state[0]``. A sweep's
+    figure accrued between the start of the sweep before and the end of this one: that is
+    the period noted. The files stay open (:meth:`StallWatch.waits` closes them): a sweep
+    after the stop reads a closed number, an error it skips."""
     stalls, lateness = state[1], state[2]
+    waits = state[3] if len(state) > 3 else []
+    swept = _CLOCK() if queue is None else queue.opened
     while not state[0]:
         slept = _CLOCK()
         _SLEEP(STALL_PERIOD_S)
@@ -312,3 +434,8 @@ def watch_stalls(state: list[Any]) -> None:
             lateness[1] = late
         if late > STALL_MIN_S and len(stalls) < STALL_CAP:
             stalls.append((slept, woke, late))
+        if queue is not None and queue.measured:
+            waited = queue.sweep()
+            if waited > WAIT_MIN_S and len(waits) < STALL_CAP:
+                waits.append((swept, _CLOCK(), waited))
+            swept = woke

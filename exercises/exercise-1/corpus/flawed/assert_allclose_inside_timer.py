@@ -1,7 +1,6 @@
 # flaw: checks every output against a NumPy copy of the first one inside the timer: readback and host work in each sample
 # expect-fail: times-the-call interval-clean
 # tpu-may-pass: interval-clean
-# may-fail: sample-duration
 import time
 
 import numpy as np

@@ -2,7 +2,6 @@
 #   interval (sample-duration may miss it: the callback holds the interpreter, so the
 #   stall watch reads its work as a stall and credits it; 2.1 x the bound idle)
 # expect-fail: interval-clean
-# may-fail: sample-duration
 import gc
 import time
 

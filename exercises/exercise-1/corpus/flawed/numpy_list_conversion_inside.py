@@ -2,7 +2,6 @@
 #       product inside the timer: the conversion is no cover for the work after it
 # expect-fail: interval-clean
 # tpu-may-pass: interval-clean
-# may-fail: sample-duration
 import time
 
 import numpy as np
