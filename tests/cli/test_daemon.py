@@ -187,6 +187,34 @@ def test_the_course_fingerprint_follows_what_the_daemon_holds(tmp_path: Path) ->
     assert daemon.tree_fingerprint() == daemon.tree_fingerprint()
 
 
+def test_the_package_fingerprint_follows_its_python_sources(tmp_path: Path) -> None:
+    """Any ``.py`` file of the package, at any depth, added, removed or edited, makes a
+    daemon stale; its ``course`` folder (the built-in course: the course fingerprint's),
+    ``__pycache__`` folders and other files do not."""
+    package = tmp_path / "syncgrade"
+    (package / "sub" / "deeper").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    module = package / "sub" / "deeper" / "mod.py"
+    module.write_text("x = 1\n")
+    before = daemon.tree_fingerprint(package)
+    for ignored in (package / "course" / "exercise-1" / "exercise.py",
+                    package / "sub" / "__pycache__" / "mod.py", package / "sub" / "notes.txt"):
+        ignored.parent.mkdir(parents=True, exist_ok=True)
+        ignored.write_text("y = 2\n")
+    assert daemon.tree_fingerprint(package) == before
+    module.write_text("x = 22\n")  # edited: another size
+    assert daemon.tree_fingerprint(package) != before
+    before = daemon.tree_fingerprint(package)
+    os.utime(module, ns=(0, module.stat().st_mtime_ns + 10**9))  # touched
+    assert daemon.tree_fingerprint(package) != before
+    before = daemon.tree_fingerprint(package)
+    (package / "sub" / "new.py").write_text("")
+    assert daemon.tree_fingerprint(package) != before
+    before = daemon.tree_fingerprint(package)
+    module.unlink()
+    assert daemon.tree_fingerprint(package) != before
+
+
 class _Broken:
     """A 'daemon' on the socket that answers garbage, or nothing at all."""
 
