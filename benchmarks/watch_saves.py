@@ -125,6 +125,13 @@ def _warm_child(env: dict[str, str]) -> None:
         time.sleep(0.05)
 
 
+def _cpu_s(pid: int) -> float:
+    """The CPU seconds (user + system) process ``pid`` has used itself (Linux)."""
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        fields = handle.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _floor() -> float:
     start = time.perf_counter()
     subprocess.run(FLOOR, check=True, capture_output=True)
@@ -146,6 +153,13 @@ class Side:
     floor: list[float] = field(default_factory=list)
     waited: list[float] = field(default_factory=list)
     graded: list[float] = field(default_factory=list)
+    answered: list[float] = field(default_factory=list)
+    """The daemon's own wall seconds for each grade request, read to answered (its
+    ``last_grade_s``, to the microsecond; the report says the grade's to 0.1 s). Empty
+    for a syncgrade whose daemon does not say."""
+    cpu: list[float] = field(default_factory=list)
+    """The daemon process's own CPU seconds for each save's grade (its children not
+    included): the grader's work, which machine load inflates far less than wall time."""
 
     def start(self) -> None:
         self.mine.write_text(self.versions[0])
@@ -160,6 +174,8 @@ class Side:
         assert self.lines is not None
         self.floor.append(_floor())
         _warm_child(self.env)
+        pid = int(str(_ping(self.env)["pid"]))
+        before = _cpu_s(pid)
         saved = time.perf_counter()
         self.mine.write_text(self.versions[save % 2] + f"# save {save}\n")
         stamp, _, seen = self.lines.until(END)
@@ -170,12 +186,20 @@ class Side:
         if warm is None:
             raise SystemExit(f"{self.label}, save {save} was graded cold (the daemon "
                              f"stopped):\n{text}")
+        self.cpu.append(_cpu_s(pid) - before)
+        answered = _ping(self.env).get("last_grade_s")
+        if isinstance(answered, float):
+            self.answered.append(answered)
         self.waited.append(stamp - saved)
         self.graded.append(float(warm.group(1)))
         self.lines.until("Watching exercises/exercise-1/submission.py")
         print(f"  {self.label:>8} save {save:2}: floor {self.floor[-1]:.2f} s   graded in "
               f"{self.graded[-1]:.2f} s (warm) = {self.graded[-1] / self.floor[-1]:.2f} x   "
-              f"save to report {self.waited[-1]:.2f} s", flush=True)
+              f"save to report {self.waited[-1]:.2f} s   daemon CPU "
+              f"{self.cpu[-1] * 1e3:.0f} ms" + (
+                  f"   answered in {self.answered[-1]:.3f} s = "
+                  f"{self.answered[-1] / self.floor[-1]:.3f} x"
+                  if len(self.answered) == len(self.graded) else ""), flush=True)
 
     def stop(self, saves: int) -> None:
         served = int(str(_ping(self.env)["grades"])) if self.watch is not None else 0
@@ -233,7 +257,14 @@ def _summary(side: Side) -> None:
           f"(warm on all {len(side.graded)} saves) median {g:.2f} s = {g / f:.2f} x floor, "
           f"p90 of the per-save ratios {p90:.2f} x (target <= 0.3): "
           f"{'PASS' if g / f <= 0.3 else 'FAIL'} | save to report (+ watch's {POLL_S:g} s "
-          f"poll and {SETTLE_S:g} s settle) median {w:.2f} s = {w / f:.2f} x floor")
+          f"poll and {SETTLE_S:g} s settle) median {w:.2f} s = {w / f:.2f} x floor | "
+          f"the daemon's own CPU per grade median {statistics.median(side.cpu) * 1e3:.0f} ms")
+    if side.answered and len(side.answered) == len(side.graded):
+        a = statistics.median(side.answered)
+        ratios = sorted(x / y for x, y in zip(side.answered, side.floor, strict=True))
+        p90 = ratios[min(len(ratios) - 1, math.ceil(0.9 * len(ratios)) - 1)]
+        print(f"{side.label}: the daemon's own wall per grade request (staleness check, "
+              f"grade, rendering) median {a:.3f} s = {a / f:.3f} x floor, p90 {p90:.3f} x")
 
 
 def main() -> None:

@@ -305,6 +305,10 @@ class Daemon:
         self.idle_s = idle_s
         self.started = time.time()
         self.grades = 0
+        self.last_grade_s: float | None = None
+        """Wall seconds of the last grade request, from reading it to its answer (the
+        staleness check, the grade and the rendering): what a client waited, less its
+        own start-up and the socket (``grade daemon status``; benchmarks/watch_saves.py)."""
         self.stopping = False
         self.identity = identity()
         self.package = tree_fingerprint()
@@ -322,6 +326,7 @@ class Daemon:
     def status(self) -> dict[str, Any]:
         return {"ok": True, "pid": os.getpid(), "version": __version__,
                 "started": self.started, "grades": self.grades, "idle_s": self.idle_s,
+                "last_grade_s": self.last_grade_s,
                 "warm_children": self.pool.warm_children(),
                 "courses": [str(root) for root in self.courses]}
 
@@ -349,7 +354,11 @@ class Daemon:
             return {"ok": True, "stopping": True}
         if op != "grade":
             return {"ok": False, "error": "protocol", "reason": f"unknown op {op!r}"}
-        return self.grade(request)  # checks staleness, with the request's course
+        begun = time.perf_counter()
+        answer = self.grade(request)  # checks staleness, with the request's course
+        if answer.get("ok"):
+            self.last_grade_s = time.perf_counter() - begun
+        return answer
 
     def grade(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """One grade, answered with the rendered report and what the client records.

@@ -89,6 +89,10 @@ def test_a_grade_through_the_daemon_is_the_cold_grade(running: dict[str, str]) -
         assert warm.stderr == cold.stderr == ""
     after = _ping(running)
     assert after is not None and after["grades"] == before["grades"] + 2  # both warm ones
+    with pytest.MonkeyPatch.context() as patch:  # this process asks the same daemon
+        patch.setenv(daemon.DIR_ENV, running[daemon.DIR_ENV])
+        last = daemon.call({"op": "ping"}, 30)["last_grade_s"]
+    assert isinstance(last, float) and last > 0  # the last grade's own wall seconds
     text = grade(running, "exercise-1", str(flawed))  # the text view, rendered by it
     assert text.returncode == 1 and "✗ sync-before-stop" in text.stdout
     assert "What your timer measured" in text.stdout and "\x1b[" not in text.stdout
