@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-from builders import call, context, pair, read, ret, trace, wait
+from builders import call, compile_event, context, pair, read, ret, trace, wait
 
 from syncgrade.rubric import checks as c
 from syncgrade.rubric.base import Context
@@ -145,3 +145,16 @@ def test_a_result_of_another_draw_quotes_the_statements_draw() -> None:
     own_bug = c.numpy_match(_drawn(np.ones((4, 2)), np.zeros((4, 3))), "main", (1,),
                             "predict", **params)
     assert own_bug.status == "failed" and DRAW not in own_bug.hint
+
+
+def test_a_warm_up_of_another_callable_names_a_factory_only_where_there_is_one() -> None:
+    """Exercise-7 hands over `make_fn`; exercise-1 hands over `fn` itself, and its hint
+    has no `make_fn()` to name."""
+    events = trace(call([1, 2], 1), ret(1, [5]), wait([5], 1), read(1.0, 2),
+                   compile_event(3), call([1, 2], 3), ret(6, [9]), wait([9], 4),
+                   read(1.5, 5), pair(4, 9))
+    hints = {exercise: c.warmup_excluded(context(exercise, events), "main").hint
+             for exercise in ("exercise-1", "exercise-7")}
+    assert all("Warm up the very callable you time" in hint for hint in hints.values())
+    assert "(or `make_fn()`)" in hints["exercise-7"]
+    assert "make_fn" not in hints["exercise-1"]

@@ -24,6 +24,7 @@ from syncgrade.analysis import EventIndex, Interval, analyse
 from syncgrade.models import Evidence
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.handed import handed
 from syncgrade.rubric.intervals import (
     Verdict,
     callee_name,
@@ -225,11 +226,14 @@ def _why_compiled(ctx: Context, call: str, interval: Interval,
                 "Warm up every static value you time, with the callable you time: call it "
                 "once per value and wait for the output before timing that value.", "")
     if same_args:
+        # A factory's callables are named by the factory, in the exercise's own words.
+        given = handed(ctx, call)
+        made = f" (or `{given.name}()`)" if given is not None and given.factory else ""
         return (f"the warm-up on line {line_of(same_args[-1])} used the same arguments, but "
                 "the timed call went to another callable, which compiles on its own first "
                 f"call (line {line_of(timed)}).",
-                "Warm up the very callable you time: keep the function from `jax.jit(...)` "
-                "(or `make_fn()`) in one variable and reuse it.", "another callable")
+                "Warm up the very callable you time: keep the function from `jax.jit(...)`"
+                f"{made} in one variable and reuse it.", "another callable")
     return (f"the warm-up on line {line_of(warmups[-1])} ran on different arguments (for "
             "example NumPy arrays instead of the placed ones), so the timed call compiled "
             "again.",
