@@ -66,6 +66,11 @@ W_SCALE = 2.0**-5
 SEED = 4_402_617
 RESULT = (1,)
 SAMPLES = (2,)
+DRAWN = {"drawn": (0,), "drawn_reference": "larger_host",
+         "draw": "rng.normal(size=(rows, w_host.shape[0])).astype(np.float32)"}
+"""The input the learner draws and returns (``larger_host``), the reference input the
+``rng`` handed over gives, and the statement's draw: a result from another draw (the
+lesson's 96 rows, a generator of one's own) gets a hint quoting that draw."""
 
 
 OFF_BY = 1.0 + 1e-3  # the wrong function's scale
@@ -111,7 +116,8 @@ def larger_input(rows: int = ROWS, seed: int = SEED) -> np.ndarray:
 
 
 def make_references(inputs: dict[str, np.ndarray]) -> dict[str, Any]:
-    return {"predict": tolerance.tanh_matmul(larger_input(), inputs["w"])}
+    larger = larger_input()
+    return {"predict": tolerance.tanh_matmul(larger, inputs["w"]), "larger_host": larger}
 
 
 MAIN = "main"
@@ -176,9 +182,9 @@ EXERCISE = Exercise(
     checks=(
         CheckSpec(Check.RUNS, "Runs", c.runs, 1, {"calls": (MAIN, PROBE)}),
         CheckSpec(Check.SHAPE, "Result shape", c.shape, 1,
-                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+                  {"call": MAIN, "result": RESULT, "reference": "predict", **DRAWN}),
         CheckSpec(Check.NUMPY_MATCH, "Matches NumPy", c.numpy_match, 1,
-                  {"call": MAIN, "result": RESULT, "reference": "predict"}),
+                  {"call": MAIN, "result": RESULT, "reference": "predict", **DRAWN}),
         CheckSpec(Check.VERIFICATION_CATCHES_ERRORS, "Your check catches errors",
                   verification_catches_errors, 3, {"right": MAIN, "wrong": WRONG_SETUPS}),
     ),

@@ -89,6 +89,10 @@ def test_a_grade_through_the_daemon_is_the_cold_grade(running: dict[str, str]) -
         assert warm.stderr == cold.stderr == ""
     after = _ping(running)
     assert after is not None and after["grades"] == before["grades"] + 2  # both warm ones
+    with pytest.MonkeyPatch.context() as patch:  # this process asks the same daemon
+        patch.setenv(daemon.DIR_ENV, running[daemon.DIR_ENV])
+        last = daemon.call({"op": "ping"}, 30)["last_grade_s"]
+    assert isinstance(last, float) and last > 0  # the last grade's own wall seconds
     text = grade(running, "exercise-1", str(flawed))  # the text view, rendered by it
     assert text.returncode == 1 and "✗ sync-before-stop" in text.stdout
     assert "What your timer measured" in text.stdout and "\x1b[" not in text.stdout
@@ -185,6 +189,34 @@ def test_the_course_fingerprint_follows_what_the_daemon_holds(tmp_path: Path) ->
     (course / "exercise-1" / "corpus" / "correct" / "new.py").write_text("x = 1\n")
     assert daemon.course_fingerprint(course) == before
     assert daemon.tree_fingerprint() == daemon.tree_fingerprint()
+
+
+def test_the_package_fingerprint_follows_its_python_sources(tmp_path: Path) -> None:
+    """Any ``.py`` file of the package, at any depth, added, removed or edited, makes a
+    daemon stale; its ``course`` folder (the built-in course: the course fingerprint's),
+    ``__pycache__`` folders and other files do not."""
+    package = tmp_path / "syncgrade"
+    (package / "sub" / "deeper").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    module = package / "sub" / "deeper" / "mod.py"
+    module.write_text("x = 1\n")
+    before = daemon.tree_fingerprint(package)
+    for ignored in (package / "course" / "exercise-1" / "exercise.py",
+                    package / "sub" / "__pycache__" / "mod.py", package / "sub" / "notes.txt"):
+        ignored.parent.mkdir(parents=True, exist_ok=True)
+        ignored.write_text("y = 2\n")
+    assert daemon.tree_fingerprint(package) == before
+    module.write_text("x = 22\n")  # edited: another size
+    assert daemon.tree_fingerprint(package) != before
+    before = daemon.tree_fingerprint(package)
+    os.utime(module, ns=(0, module.stat().st_mtime_ns + 10**9))  # touched
+    assert daemon.tree_fingerprint(package) != before
+    before = daemon.tree_fingerprint(package)
+    (package / "sub" / "new.py").write_text("")
+    assert daemon.tree_fingerprint(package) != before
+    before = daemon.tree_fingerprint(package)
+    module.unlink()
+    assert daemon.tree_fingerprint(package) != before
 
 
 class _Broken:

@@ -3,11 +3,12 @@ what the failing checks' hints say (``<course>/exercise-N/corpus/fixes.toml``, g
 tests/corpus/README.md, "Fixes"), applied and graded, makes those checks pass.
 
 Two tests. The first grades nothing: every fix names a flawed file and checks that file is
-declared to fail, its edits apply, a follow-on hint ("Because of `X` above") is fixed with
-the check it points to, a fix's ``names`` is quoted both by the hint the learner saw (the
-file's golden report) and by the edit; and every (exercise, check id) pair that a flawed
-file fails has a fix, except those listed in tests/corpus/fixes_pending.txt, a list that
-may only shrink (a pair listed there that has a fix is an error too). The second grades
+declared to fail, its edits apply, a follow-on hint ("Because of `X` above", or below) is
+fixed with the checks it points to, a fix's ``names`` is quoted both by the hint the
+learner saw (the file's golden report) and by the edit; and every (exercise, check id)
+pair that a flawed file fails has a fix, except those listed in
+tests/corpus/fixes_pending.txt, a list that may only shrink (a pair listed there that has
+a fix is an error too). The second grades
 each fixed file once (per commit, a few fixes that cover every check id; all of them
 nightly): the fixed checks pass, and nothing fails that the file was not already failing
 (or may fail); for a flawed file with no golden report it first grades
@@ -35,7 +36,9 @@ from syncgrade.platforms import redact
 FIXES_FILE = "fixes.toml"
 FIX_KEYS = frozenset({"file", "fixes", "names", "edit"})
 PENDING = CORPUS / "fixes_pending.txt"
-_FOLLOW_ON = re.compile(r"^Because of `([a-z0-9-]+)` above")
+_FOLLOW_ON = re.compile(r"^Because of ([^:]*):")
+"""A follow-on hint (``grading.present.because_hint``): its leads, above or below it."""
+_LEAD = re.compile(r"`([a-z0-9-]+)`")
 
 
 @dataclass(frozen=True)
@@ -118,9 +121,10 @@ def assert_hints_lead_to(fix: Fix, hints: dict[str, str]) -> None:
     for check in fix.fixes:
         assert check in hints, f"{fix.where}: {check} did not fail: {sorted(hints)}"
         cause = _FOLLOW_ON.match(hints[check])
-        assert cause is None or cause.group(1) in fix.fixes, (
-            f"{fix.where}: {check}'s hint says to fix {cause.group(1) if cause else ''}"
-            f" first; fix both in one entry")
+        roots = set(_LEAD.findall(cause.group(1))) if cause else set()
+        assert roots <= fix.fixes, (
+            f"{fix.where}: {check}'s hint says to fix {sorted(roots - fix.fixes)} "
+            f"first; fix both in one entry")
         if fix.names and cause is None:
             assert fix.names in hints[check], (
                 f"{fix.where}: {check}'s hint does not quote {fix.names!r}: "

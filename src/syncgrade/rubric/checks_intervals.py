@@ -49,6 +49,7 @@ from syncgrade.analysis import (
 from syncgrade.models import Evidence
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.handed import call_example, handed
 from syncgrade.rubric.intervals import (
     Verdict,
     flaw_facts,
@@ -163,10 +164,12 @@ def times_the_call(ctx: Context, call: str, samples: ValuePath | None = None,
     matched = samples is not None and intervals == _matched_intervals(ctx, call, samples)
     for index, interval in enumerate(intervals):
         found = [(flaw, problem) for flaw, problem in (
-            ("", _count_problem(interval, index, calls)),
+            ("call not timed" if not interval.calls else "",
+             _count_problem(interval, index, calls,
+                            line_of(iv.call_left_out(ctx.analysis(call), interval)))),
             ("jit disabled", _jit_disabled_problem(interval, index)),
             ("another callable" if fn is None else "",
-             _identity_problem(ctx, interval, index, fn, None)),
+             _identity_problem(ctx, call, interval, index, fn)),
             ("", _static_problem(interval, index, static if matched else None)),
             ("host transfer", None if host_transfer else _readback_problem(interval, index)),
         ) if problem is not None]
@@ -202,16 +205,21 @@ def _matched_intervals(ctx: Context, call: str, samples: ValuePath) -> list[Inte
     return match.matched if match is not None and match.complete else None
 
 
-def _count_problem(interval: Interval, index: int, calls: int) -> tuple[str, str] | None:
+def _count_problem(interval: Interval, index: int, calls: int,
+                   before: int | None = None) -> tuple[str, str] | None:
+    """A wrong number of calls in the interval; ``before``: the line of the timed call left
+    before it (:func:`~syncgrade.rubric.intervals.call_left_out`), which the hint of an
+    interval with none names."""
     n = len(interval.calls)
     if n == calls:
         return None
     one = calls == 1
     if n == 0:
+        that = f"the call on line {before}" if before and one else "the call"
         return (f"Timed interval {index + 1} (line {line_of(interval.start)} to line "
                 f"{line_of(interval.stop)}) contains no call of the function: the timer "
                 "started after the call or around nothing.",
-                "Start the clock just before the call and stop it after waiting." if one
+                f"Start the clock just before {that} and stop it after waiting." if one
                 else f"Start the clock just before the first of the {calls} calls and "
                      "stop it after waiting for the last one's output.")
     if one:
@@ -225,13 +233,13 @@ def _count_problem(interval: Interval, index: int, calls: int) -> tuple[str, str
             "after the last, once per sample.")
 
 
-def _identity_problem(ctx: Context, interval: Interval, index: int, fn: str | None,
-                      static: tuple[Any, ...] | None) -> tuple[str, str] | None:
-    """The interval times the wrong callable, or the right one with other static values."""
+def _identity_problem(ctx: Context, call: str, interval: Interval, index: int,
+                      fn: str | None) -> tuple[str, str] | None:
+    """The interval times another callable than the one it must (see ``fn``)."""
     for timed in interval.calls:
         if _wrong_callee(timed.call, fn):
-            return _callee_problem(timed.call, index, fn)
-    return _static_problem(interval, index, static)
+            return _callee_problem(ctx, call, timed.call, index, fn)
+    return None
 
 
 def _wrong_callee(event: Call, fn: str | None) -> bool:
@@ -242,14 +250,11 @@ def _wrong_callee(event: Call, fn: str | None) -> bool:
     return event.fn != 0 or (bool(fn) and event.name != fn)
 
 
-def _callee_problem(event: Call, index: int, fn: str | None) -> tuple[str, str]:
+def _callee_problem(ctx: Context, call: str, event: Call, index: int,
+                    fn: str | None) -> tuple[str, str]:
     where = on_line(line_of(event))
     if fn is None:
-        return (f"Timed interval {index + 1} times another callable{where}, not the "
-                "function the grader handed you: a copy of it, a new `jax.jit` of "
-                "it or a compiled copy is a different program.",
-                "Call the function you were given, exactly as given, inside the "
-                "timer (e.g. `out = fn(*args)`).")
+        return _not_handed(ctx, call, event, index)
     own = f"the jit of your `{fn}`" if fn else "a `jax.jit` of your own function"
     if event.fn != 0:
         return (f"Timed interval {index + 1} times a function the grader handed "
@@ -258,6 +263,34 @@ def _callee_problem(event: Call, index: int, fn: str | None) -> tuple[str, str]:
     return (f"Timed interval {index + 1} times another function{where}, not the "
             f"jit of your `{fn}`.",
             f"Time the `jax.jit` of `{fn}` that you warmed up.")
+
+
+def _not_handed(ctx: Context, call: str, event: Call, index: int) -> tuple[str, str]:
+    """The words for a timed call of another callable than the one the grader handed
+    over, naming it as the learner's code does (``compiled_predict``, ``make_fn()``) and,
+    where their line can be rewritten plainly, showing that line calling it."""
+    where = on_line(line_of(event))
+    given = handed(ctx, call)
+    if given is None:
+        return (f"Timed interval {index + 1} times another callable{where}, not the "
+                "function the grader handed you: a copy of it, a new `jax.jit` of "
+                "it or a compiled copy is a different program.",
+                "Call the function you were given, exactly as given, inside the timer.")
+    called = iv.callee_name(ctx, event)
+    callee = "" if called == iv.TIMED_FUNCTION else called.strip("`")
+    line = line_of(event)
+    text = ctx.source_lines[line - 1] if line and 0 < line <= len(ctx.source_lines) else ""
+    example = call_example(text, callee, given) if text else ""
+    named = f" ({called})" if callee else ""
+    message = (f"Timed interval {index + 1} times another callable{where}{named}, not "
+               f"{given.what}, the function the grader handed you: a copy of it, a new "
+               "`jax.jit` of it or a compiled copy is a different program.")
+    shown = f" (e.g. `{example}`)" if example else ""
+    if given.factory:
+        return message, (f"Time each callable `{given.name}()` returns exactly as it "
+                         f"returns it{shown}, never a `jax.jit` of it.")
+    return message, (f"Call `{given.name}` itself, exactly as given, both to warm it up "
+                     f"and inside the timer{shown}.")
 
 
 def _static_problem(interval: Interval, index: int,
@@ -346,13 +379,22 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
         other = [w for w in interval.waits if w not in waited]
         if not waited and other:
             reason += f" (the wait on line {line_of(other[0])} is on a different array)"
+        # Where the interval must read the output back, that readback is the wait: the
+        # hint asks for it, and `readback-included` (failing wherever this does) leads.
+        readback = "host transfer" in iv.declared_phases(ctx, call)
+        hint = ("Bring the output back to the host inside the timer, e.g. `np.asarray(out)`, "
+                f"before the line that stops it (line {line_of(interval.stop)}): that "
+                "readback waits for the work, and this measurement includes it." if readback
+                else "Wait on the output of the call you are timing, e.g. "
+                "`out.block_until_ready()`, before the line that stops the timer (line "
+                f"{line_of(interval.stop)}).")
         return Outcome.fail(
             f"In interval {index + 1}, {reason}; the sample measures dispatch, not the work.",
-            "Wait on the output of the call you are timing, e.g. `out.block_until_ready()`, "
-            f"before the line that stops the timer (line {line_of(interval.stop)}).",
+            hint,
             with_timeline(ctx, call, interval, ready_at_stop=interval.ready_at_stop,
                           failing_intervals=len(failing),
-                          **flaw_facts("no output wait", interval),
+                          **flaw_facts("no output wait", interval,
+                                       "no readback" if readback else ""),
                           places=places_of(i for _, i in failing)),
         )
     return Outcome.ok("Every interval waits for its own output before the timer stops.")

@@ -24,6 +24,7 @@ from syncgrade.analysis import EventIndex, Interval, analyse
 from syncgrade.models import Evidence
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
+from syncgrade.rubric.handed import handed
 from syncgrade.rubric.intervals import (
     Verdict,
     callee_name,
@@ -112,15 +113,25 @@ def warmup_excluded(ctx: Context, call: str, samples: ValuePath | None = None,
     if dispatched and dispatched[-1].seq > _completed_upto(before, returns) and not (
             waited_in_order(analysis.index, dispatched[-1], first.start.seq)):
         pending = dispatched[-1]
+        # The loop's own call left before the timer, with every earlier call finished:
+        # starting the clock before it (`times-the-call`'s fix) fixes this too.
+        earlier = dispatched[-2] if len(dispatched) > 1 else None
+        own = iv.call_left_out(analysis, first) is pending and (
+            earlier is None or earlier.seq <= _completed_upto(before, returns)
+            or waited_in_order(analysis.index, earlier, pending.seq))
+        hint = (f"Start the clock just before the call on line {line_of(pending)} and stop "
+                "it after waiting for its output: that call is the one each sample times."
+                if own else
+                "Wait on the warm-up's output before the timed loop, e.g. "
+                "`jax.block_until_ready(out)` on what the warm-up returned; a pause such as "
+                "`time.sleep` proves nothing.")
         return Outcome.fail(
             f"Nothing waited for the output of the call on line {line_of(pending)} before the "
             f"timer started on line {line_of(first.start)}: its device work can still be "
-            "running inside the first sample.",
-            "Wait on the warm-up's output before the timed loop, e.g. "
-            "`jax.block_until_ready(out)` on what the warm-up returned; a pause such as "
-            "`time.sleep` proves nothing.",
+            "running inside the first sample.", hint,
             with_timeline(ctx, call, first, pending_line=line_of(pending),
-                          **flaw_facts("warm-up not waited", first)),
+                          **flaw_facts("warm-up not waited", first,
+                                       "call not timed" if own else "")),
         )
     return Outcome.ok("Compilation happened before the first timed interval.")
 
@@ -215,11 +226,14 @@ def _why_compiled(ctx: Context, call: str, interval: Interval,
                 "Warm up every static value you time, with the callable you time: call it "
                 "once per value and wait for the output before timing that value.", "")
     if same_args:
+        # A factory's callables are named by the factory, in the exercise's own words.
+        given = handed(ctx, call)
+        made = f" (or `{given.name}()`)" if given is not None and given.factory else ""
         return (f"the warm-up on line {line_of(same_args[-1])} used the same arguments, but "
                 "the timed call went to another callable, which compiles on its own first "
                 f"call (line {line_of(timed)}).",
-                "Warm up the very callable you time: keep the function from `jax.jit(...)` "
-                "(or `make_fn()`) in one variable and reuse it.", "another callable")
+                "Warm up the very callable you time: keep the function from `jax.jit(...)`"
+                f"{made} in one variable and reuse it.", "another callable")
     return (f"the warm-up on line {line_of(warmups[-1])} ran on different arguments (for "
             "example NumPy arrays instead of the placed ones), so the timed call compiled "
             "again.",
@@ -356,9 +370,10 @@ def readback_included(ctx: Context, call: str, samples: ValuePath | None = None)
         intervals = iv.timed_intervals(ctx, call, samples)
     except iv.Verdict as verdict:
         return verdict.outcome
-    for index, interval in enumerate(intervals):
-        if interval.readbacks_of_timed_output():
-            continue
+    failing = [(index, interval) for index, interval in enumerate(intervals)
+               if not interval.readbacks_of_timed_output()]
+    if failing:
+        index, interval = failing[0]
         late = _later_readback(ctx, call, interval)
         reason = (f"the output is converted to NumPy only after the timer stopped "
                   f"(line {late})" if late else "the output is never converted to NumPy "
@@ -368,7 +383,9 @@ def readback_included(ctx: Context, call: str, samples: ValuePath | None = None)
             "back to the host.",
             "Convert the call's output to a NumPy array (for example `np.asarray(out)`) "
             f"before the line that stops the timer (line {iv.line_of(interval.stop)}).",
-            iv.with_timeline(ctx, call, interval),
+            # Every failing place: a `sync-before-stop` failure in any of them follows this.
+            iv.with_timeline(ctx, call, interval, **flaw_facts("no readback", interval),
+                             places=iv.places_of(i for _, i in failing)),
         )
     return Outcome.ok("Every interval brings the output back to the host before stopping.")
 

@@ -36,13 +36,18 @@ UNIT_NAMES = {1e3: "milliseconds", 1e6: "microseconds", 1e9: "nanoseconds"}
 
 
 def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
-                backend: str | None = None, kind: str = "array") -> Outcome:
+                backend: str | None = None, kind: str = "array",
+                drawn: ValuePath | None = None, drawn_reference: str = "",
+                draw: str = "") -> Outcome:
     """The result agrees with the grader's float64 NumPy reference on hidden inputs, element
     by element, within what float32 rounding allows on the child's backend (``backend``
     overrides it, e.g. ``tolerance.HOST`` for a NumPy result). The allowance is derived in
     ``rubric/tolerance.py`` and is never tighter than the lesson's atol=rtol=2e-5 check.
     ``kind``: ``"numpy"`` when the statement asks for the result on the host, as a NumPy
-    array (a device ``jax.Array`` then fails); ``"array"`` accepts either."""
+    array (a device ``jax.Array`` then fails); ``"array"`` accepts either. ``drawn``,
+    ``drawn_reference``, ``draw``: for an exercise whose learner draws the input from
+    arguments it is handed (exercise-4), see :func:`drawn_hint`."""
+    own_draw = drawn_hint(ctx, call, drawn, drawn_reference, draw)
     got = ctx.value(call, result)
     expected = tolerance.as_expected(ctx.references[reference])
     if isinstance(got, Opaque):
@@ -69,7 +74,7 @@ def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
         over_reduced = array.shape == () and _same_total(array, np.asarray(expected))
         return Outcome.fail(
             f"{shape_difference(array.shape, expected.shape)}, so it cannot match the "
-            "reference.", _SHAPE_HINT,
+            "reference.", own_draw or _SHAPE_HINT,
             Evidence(facts={"got_ndim": array.ndim, "expected_ndim": len(expected.shape),
                             **flaw_facts("result shape" if over_reduced else "", None)}),
         )
@@ -86,7 +91,8 @@ def numpy_match(ctx: Context, call: str, result: ValuePath, reference: str,
         return Outcome.fail(
             f"{diff.count} of {diff.total} values differ from an independent NumPy reference; "
             f"the largest difference is {diff.error:.1e} where float32 rounding allows at "
-            f"most {diff.allowed:.1e}.", _mismatch_hint(got), Evidence(facts=facts),
+            f"most {diff.allowed:.1e}.", own_draw or _mismatch_hint(got),
+            Evidence(facts=facts),
         )
     return Outcome.ok("The result matches an independent NumPy reference on hidden inputs.")
 
@@ -132,14 +138,40 @@ def shape_difference(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
             f"{', '.join(wrong)} differs from what the hidden inputs give")
 
 
-def shape(ctx: Context, call: str, result: ValuePath, reference: str) -> Outcome:
-    """The result's shape equals the reference's; a failure names axes, never sizes."""
+def drawn_hint(ctx: Context, call: str, drawn: ValuePath | None, drawn_reference: str,
+               draw: str) -> str | None:
+    """For an exercise whose learner draws the input from arguments it is handed and
+    returns it (``drawn``: where in ``call``'s return value; ``drawn_reference``: the
+    reference holding the input that draw gives; ``draw``: the statement's code for it,
+    e.g. ``rng.normal(size=(rows, w_host.shape[0])).astype(np.float32)``): when the
+    returned input is a NumPy array other than that draw (another size, another
+    generator), the hint that quotes the draw, since no other change makes the result
+    match. ``None`` when not declared, or the input is that draw (the result's own
+    computation is then what differs), or it cannot be read. Names no hidden value."""
+    if drawn is None or not drawn_reference or not draw:
+        return None
+    got = ctx.value(call, drawn)
+    expected = np.asarray(ctx.references[drawn_reference])
+    if not isinstance(got, np.ndarray) or (
+            got.shape == expected.shape and np.array_equal(got, expected)):
+        return None
+    return ("The input you returned is not the one the statement's draw gives: draw it "
+            f"exactly as the README says, from the arguments you were given (`{draw}`), "
+            "and compute the result from it.")
+
+
+def shape(ctx: Context, call: str, result: ValuePath, reference: str,
+          drawn: ValuePath | None = None, drawn_reference: str = "",
+          draw: str = "") -> Outcome:
+    """The result's shape equals the reference's; a failure names axes, never sizes.
+    ``drawn``, ``drawn_reference``, ``draw``: see :func:`drawn_hint`."""
     got = ctx.value(call, result)
     expected = tuple(np.shape(ctx.references[reference]))
     got_shape = tuple(getattr(got, "shape", np.shape(got) if is_number(got) else ()))
     if got_shape != expected:
         return Outcome.fail(
-            f"{shape_difference(got_shape, expected)}.", _SHAPE_HINT,
+            f"{shape_difference(got_shape, expected)}.",
+            drawn_hint(ctx, call, drawn, drawn_reference, draw) or _SHAPE_HINT,
             Evidence(facts={"got_ndim": len(got_shape), "expected_ndim": len(expected),
                             **flaw_facts("result shape", None)}),
         )

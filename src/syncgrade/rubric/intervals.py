@@ -25,7 +25,7 @@ import ast
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from syncgrade.analysis import Interval, SampleMatch
+from syncgrade.analysis import Analysis, Interval, SampleMatch
 from syncgrade.models import Evidence
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
 from syncgrade.rubric.timeline import WARM_PHASES, draw_both
@@ -33,9 +33,9 @@ from syncgrade.trace import Call
 from syncgrade.values import is_number
 
 __all__ = [
-    "Verdict", "callee_name", "flaw_facts", "function_of", "judged_intervals", "line_of",
-    "no_intervals", "on_line", "passing_picture", "places_of", "sample_match", "samples_at",
-    "timed_intervals", "with_timeline",
+    "Verdict", "call_left_out", "callee_name", "flaw_facts", "function_of",
+    "judged_intervals", "line_of", "no_intervals", "on_line", "passing_picture", "places_of",
+    "sample_match", "samples_at", "timed_intervals", "with_timeline",
 ]
 
 
@@ -117,6 +117,21 @@ def line_of(event: Any) -> int | None:
     """The learner's line number of a trace event (``None`` when it has no learner site)."""
     site = getattr(event, "site", None)
     return site[1] if site else None
+
+
+def call_left_out(analysis: Analysis, interval: Interval) -> Call | None:
+    """The loop's own timed call left outside ``interval``, before its start read (the
+    timer starts after the call): the last jitted call before an interval that holds none,
+    when the same line calls again after that interval began (a warm-up's line does not).
+    ``None`` otherwise."""
+    if interval.calls:
+        return None
+    before = [e for e in analysis.before(interval.start.seq) if isinstance(e, Call)]
+    line = line_of(before[-1]) if before else None
+    again = line is not None and any(
+        isinstance(e, Call) and e.seq > interval.start.seq and line_of(e) == line
+        for e in analysis.events)
+    return before[-1] if again else None
 
 
 def on_line(line: int | None) -> str:
@@ -299,7 +314,7 @@ def declared_phases(ctx: Context, call: str) -> frozenset[str]:
 FLAWS = frozenset({
     "compilation", "warm-up not waited", "inputs not ready", "numpy inputs",
     "input placement", "no output wait", "host transfer", "another callable",
-    "result shape", "jit disabled", "host work",
+    "result shape", "jit disabled", "host work", "call not timed", "no readback",
 })
 """What an interval check can see wrong, in the measurement contract's words: a phase in
 an interval that must not hold it (``compilation``, ``input placement``, ``host
@@ -308,7 +323,9 @@ it must be (``no output wait``, ``warm-up not waited``, ``inputs not ready``),
 ``another callable`` timed than the one handed over, a timed call run with ``jit
 disabled`` (op by op, nothing compiled), a result of another ``result shape`` than the
 exercise asks for, or the learner's own ``host work`` inside (a print, a sleep,
-unexplained host CPU time)."""
+unexplained host CPU time); ``call not timed``: an interval with no call in it (the timer
+started after the call, or stopped before it); ``no readback``: an interval that must read
+its output back to the host and does not."""
 
 
 PLACES = "places"

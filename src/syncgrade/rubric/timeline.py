@@ -474,6 +474,8 @@ CHECK_MARKS: dict[str, tuple[str, int, str]] = {
     "no output wait": ("timer stop", 0, "stops before the output was waited on"),
     "result shape": ("call", 0, "returns another shape than the exercise asks for"),
     "host work": ("timer stop", 0, "your own host work is timed too"),
+    "call not timed": ("timer start", 0, "no call between this start and its stop"),
+    "no readback": ("timer stop", 0, "stops before the output was read back to the host"),
     # By check id, for a check that names no flaw.
     "times-the-call": ("call", 1, "a second call, timed too"),
     "donates-input": ("call", 0, "does not donate its input"),
