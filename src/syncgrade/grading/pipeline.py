@@ -161,8 +161,7 @@ def grade_result(
     begun = timing.monotonic() if started_at is None else started_at
     timeout = check_timeout(timeout)
     overhead = check_overhead(overhead)
-    if memory_bytes is not None:
-        memory_bytes = check_memory_bytes(memory_bytes)
+    memory_bytes = None if memory_bytes is None else check_memory_bytes(memory_bytes)
     opened = open_course(course)
     exercise = opened.get(exercise_id)
     submission = read_submission(path, source=source, display_name=display_name)
