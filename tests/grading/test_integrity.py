@@ -127,5 +127,9 @@ def test_learner_code_finds_no_hidden_data(warm: bool, monkeypatch: pytest.Monke
     children = len(EXERCISES["exercise-4"].calls)  # one child per call
     assert len(listed) == children, report.stdout.text  # it ran, in every child
     assert all(set(names.split("|")) <= {"submission.py", "tmp"} for names in listed), listed
-    assert found and all(kind == "own-source" for _, kind in found), found
+    # Besides its own source, only the scheduler counters of the child's threads, which
+    # the stall watch keeps open to measure waits for a CPU (child/reference.py): three
+    # numbers, nothing of the job.
+    assert found and all(kind in {"own-source", "schedstat"} for _, kind in found), found
+    assert any(kind == "own-source" for _, kind in found), found
     assert report.score < report.max_score and report.status == "failed", report.summary

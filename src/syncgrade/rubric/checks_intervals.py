@@ -66,6 +66,7 @@ from syncgrade.rubric.intervals import (
 )
 from syncgrade.trace import (
     Call,
+    CallFrame,
     Compile,
     Event,
     HostCallback,
@@ -883,12 +884,10 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
         raise Skip(f"the grader could not time the call itself ({reason}; see "
                    "`times-the-call`)")
     runs = reference.seconds
-    bound = duration_bound(runs, frame.latest_wake_s, reference.runnable_per_cpu,
-                           waits_measured=frame.cpu_waits is not None)
     intervals: list[Interval | None] = (list(match.intervals) if match is not None
                                         else [None] * len(values))
-    allowed = _allowances(values, intervals, bound, (frame.stalls, frame.cpu_waits or []),
-                          frame.realtime_offset)
+    bound, allowed = _sample_allowances(frame, runs, reference.runnable_per_cpu, values,
+                                        intervals)
     median = float(np.median(values))
     call_ms = float(np.median(runs)) * 1e3
     facts: dict[str, Any] = {"median_ms": round(median * 1e3, 3),
@@ -941,6 +940,34 @@ REALTIME_CLOCKS = frozenset({
 })
 """Learner clocks on the system clock's time line (``perf_counter`` plus the child's
 measured ``realtime_offset``)."""
+
+
+def _sample_allowances(frame: CallFrame, runs: list[float], runnable_per_cpu: float | None,
+                       values: list[float], intervals: list[Interval | None]
+                       ) -> tuple[float, list[float | None]]:
+    """The bound the message quotes and each sample's allowance (``None``: not judged).
+
+    Always the margins' bound (:func:`duration_bound` without measured waits: the load
+    term, twice over, plus 100 ms) plus the sample's stalls. Where the threads' waits for a
+    CPU were measured, a sample may instead have the tighter bound plus what it lost
+    (the larger of its stalls and its measured waits), when that is more. Measured waits
+    alone failed two correct exercise-1 files in a fresh-clone CI run at load about 3
+    (`helper_function`: one 120 ms sample against 39.9 ms, no wait seen): time a VM's
+    hypervisor takes (steal) or memory reclaim stalls is no run-queue wait, and the
+    margins were set from such samples; the measured waits widen the bound past the
+    margins under heavy load (load 28-34, where the margins alone let no twin pass either:
+    docs/checks.md)."""
+    margins = duration_bound(runs, frame.latest_wake_s, runnable_per_cpu,
+                             waits_measured=False)
+    allowed = _allowances(values, intervals, margins, (frame.stalls,), frame.realtime_offset)
+    if frame.cpu_waits is None:
+        return margins, allowed
+    measured = duration_bound(runs, frame.latest_wake_s, runnable_per_cpu)
+    waited = _allowances(values, intervals, measured, (frame.stalls, frame.cpu_waits),
+                         frame.realtime_offset)
+    return max(margins, measured), [
+        None if a is None or b is None else max(a, b)
+        for a, b in zip(allowed, waited, strict=True)]
 
 
 def _allowances(values: list[float], intervals: list[Interval | None], bound: float,
