@@ -100,6 +100,16 @@ class ChildCommand:
         return dataclasses.replace(limits, memory_kind="resident")
 
 
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                   "OMP_NUM_THREADS": "1"}
+"""NumPy's BLAS runs on the calling thread in the child: ``interval-clean`` counts the
+learner thread's CPU time, and a matrix product that BLAS split over its worker threads
+showed only its share there (exercise-3's flawed `numpy_check_inside_timer`, about 2 ms of
+NumPy work a sample, passed once in a CI run at load 3). Idle BLAS workers also spin for
+work after each product, taking a core from the device's threads. Set before numpy is
+imported (the zygote's environment is the runs')."""
+
+
 def child_command(hidden: Sequence[Path] = (), device: str | None = None) -> ChildCommand:
     """``python -m syncgrade.child`` with the package on ``PYTHONPATH``, then the folders
     the grader's own jax, numpy and runtime come from (the same JAX as the grader's, also
@@ -117,7 +127,8 @@ def child_command(hidden: Sequence[Path] = (), device: str | None = None) -> Chi
     return ChildCommand(
         argv=(sys.executable, "-m", "syncgrade.child"),
         env={**accelerator.runtime_environment(choice),
-             "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1"},
+             "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1",
+             **ONE_BLAS_THREAD},
         hidden_paths=tuple(dict.fromkeys(Path(os.path.realpath(p)) for p in found)),
         device=choice, readable_paths=tuple(Path(p) for p in runtime),
     )
