@@ -7,6 +7,7 @@ repository paths that must exist, and what `grade` raises.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shlex
@@ -58,6 +59,8 @@ def _ci_validate_command() -> list[str]:
     [line] = [ln for ln in script.splitlines()
               if "grade validate" in ln and not ln.lstrip().startswith("#")]
     words = shlex.split(line.split(".venv/bin/", 1)[1])
+    # The command's own words: it runs in the background, its output to a log.
+    words = list(itertools.takewhile(lambda w: not w.startswith((">", "2>", "&")), words))
     runs = re.fullmatch(r"\$\{SYNCGRADE_VALIDATE_RUNS:-(\d+)\}", words[words.index("--runs") + 1])
     assert runs, "the runs of .ci/run's validate come from SYNCGRADE_VALIDATE_RUNS"
     words[words.index("--runs") + 1] = runs.group(1)
