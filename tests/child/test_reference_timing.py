@@ -240,6 +240,7 @@ def test_the_watch_notes_each_period_a_thread_waited_for_a_cpu(
 
     monkeypatch.setattr(reference, "_CLOCK", lambda: now[0])
     monkeypatch.setattr(reference, "_SLEEP", sleep)
+    monkeypatch.setattr(reference, "SWEEP_EVERY", 1)  # a sweep at every wake-up
     reference.watch_stalls(state, queue)  # type: ignore[arg-type]
     # Only the periods with a wait longer than WAIT_MIN_S, each from the sweep before's
     # start (the first: when the files were opened) to this sweep's end.
@@ -249,6 +250,27 @@ def test_the_watch_notes_each_period_a_thread_waited_for_a_cpu(
     assert end == pytest.approx(100.0 + 2 * period)
     assert state[3][1][0] == pytest.approx(100.0 + 3 * period)
     assert state[1] == []  # no wake-up was late: the waits are no stalls
+
+
+def test_the_watch_reads_the_waits_every_fifth_wake_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    period = reference.STALL_PERIOD_S
+    now = [100.0]
+    state: list[Any] = [False, [], [0, 0.0], []]
+    queue = _FakeQueue([0.008, 0.004, 0.0])
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+        if state[2][0] == 12:
+            state[0] = True  # stop after 13 wake-ups: sweeps at the 5th and the 10th
+
+    monkeypatch.setattr(reference, "_CLOCK", lambda: now[0])
+    monkeypatch.setattr(reference, "_SLEEP", sleep)
+    reference.watch_stalls(state, queue)  # type: ignore[arg-type]
+    assert queue.waits == [0.0]  # two sweeps, not thirteen
+    (first, _), (second, third) = [(s, e) for s, e, _ in state[3]]
+    assert second == pytest.approx(100.0 + 5 * period)  # the 5th wake-up: the sweep before
+    assert third == pytest.approx(100.0 + 10 * period)  # a period of 5 wake-ups
 
 
 def test_the_watch_measures_a_thread_of_the_call_kept_waiting_for_a_cpu() -> None:
