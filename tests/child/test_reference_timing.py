@@ -268,7 +268,7 @@ def test_the_watch_reads_the_waits_every_fifth_wake_up(
     monkeypatch.setattr(reference, "_SLEEP", sleep)
     reference.watch_stalls(state, queue)  # type: ignore[arg-type]
     assert queue.waits == [0.0]  # two sweeps, not thirteen
-    (first, _), (second, third) = [(s, e) for s, e, _ in state[3]]
+    (_first, _), (second, third) = [(s, e) for s, e, _ in state[3]]
     assert second == pytest.approx(100.0 + 5 * period)  # the 5th wake-up: the sweep before
     assert third == pytest.approx(100.0 + 10 * period)  # a period of 5 wake-ups
 
