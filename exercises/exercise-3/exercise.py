@@ -25,11 +25,14 @@ SAMPLES = (1,)
 
 def make_inputs() -> dict[str, np.ndarray]:
     """Hidden inputs: not the lesson's seed or shapes (64x32 @ 32x16), and enough work per
-    call (~1 ms) to run asynchronously on XLA:CPU. The reduction stays short (64) so a
-    float32 result sits well inside the float64 reference's tolerance."""
+    call to run asynchronously on XLA:CPU. The reduction stays short (64) so a float32
+    result sits well inside the float64 reference's tolerance. 4608 rows, not 1152: with
+    1152 a NumPy recompute of the result inside the timer (the lesson's mistake) took
+    1.0-1.3 ms of host CPU warm, against `interval-clean`'s 1 ms bound, and the flawed
+    corpus file and mutant that do it passed in about 1 grade in 7 (2026-12-06)."""
     rng = np.random.default_rng(3_302_611)
     return {
-        "x": rng.normal(size=(1152, 64)).astype(np.float32),
+        "x": rng.normal(size=(4608, 64)).astype(np.float32),
         "w": rng.normal(size=(64, 448)).astype(np.float32),
     }
 
