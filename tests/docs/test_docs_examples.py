@@ -43,7 +43,8 @@ def normalised(text: str) -> str:
     text = re.sub(r"\bIn interval \d+,", "In interval N,", text)
     text = re.sub(r"\((?:graded in )?\d+(?:\.\d+)? s(?: \+ start-up)?\)", "(N s)", text)
     text = re.sub(r"\b\d+(?:\.\d+)? ms\b", "N ms", text)
-    return re.sub(r"\(\d+% of the work\)", "(N% of the work)", text)
+    # The percentage, also where the text wraps inside it ("(0% of" / "the work)").
+    return re.sub(r"\(\d+% of(\s+)the work\)", r"(N% of\1the work)", text)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
