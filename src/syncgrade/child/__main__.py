@@ -29,6 +29,7 @@ import _thread
 import builtins
 import contextlib
 import faulthandler
+import gc
 import io
 import json
 import linecache
@@ -260,6 +261,19 @@ class Warmup:
         self._thread.start()
 
     def _run(self) -> None:
+        # The collector off while importing: the imports make only objects that live as
+        # long as the process, so collections would find nothing to free (about a tenth
+        # of a cold ``import jax``); then they are frozen, so that the learner's
+        # collections do not traverse the libraries' objects. No learner code runs before
+        # this thread has ended (``join``).
+        gc.disable()
+        try:
+            self._import()
+        finally:
+            gc.freeze()
+            gc.enable()
+
+    def _import(self) -> None:
         try:
             import jax
             import jaxlib  # noqa: F401

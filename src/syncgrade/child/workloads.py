@@ -244,7 +244,7 @@ def measure_spin(
     stop: Callable[[], bool] | None = None,
     _time_spin: Callable[..., float] = time_spin,
 ) -> SpinRate | None:
-    """Compile the spin and measure its rate: the step count is raised until one run takes
+    """Compile the spin and measure its rate: the step count is doubled until one run takes
     at least 10 ms, then the faster of that run and one more is kept.
 
     ``jitted_spin`` must be a grader-made jit of :func:`spin` (a warm pool child's warm-up
@@ -265,8 +265,10 @@ def measure_spin(
         return None
     steps = 200
     elapsed = run(steps)
+    # Doubling, not quadrupling: the first run past 10 ms is at most about 20 ms, not 40,
+    # and it is run twice (every grading child measures, so this is its CPU time).
     while elapsed is not None and elapsed < 0.01 and steps < 2**28:
-        steps *= 4
+        steps *= 2
         elapsed = run(steps)
     if elapsed is None:
         return None
