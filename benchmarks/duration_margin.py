@@ -9,9 +9,9 @@ the sample fails), four ways:
   watch's stalls and the grader's and jax's threads' waits for a CPU inside it);
 - ``wakes``: the same with the watch's wake-up term too (``2 x`` its latest lateness);
 - ``stalls``: that bound, credited the watch's stalls only (no threads' waits);
-- ``old``: before issue 33's measured waits (what a child without schedstat still gets):
-  twice that bound plus 100 ms, credited the stalls (``DURATION_NOISE_FACTOR``,
-  ``DURATION_NOISE_S``).
+- ``old``: the margins' bound (``checks_intervals.margins_bound``: twice that bound plus
+  100 ms, credited the stalls; ``DURATION_NOISE_FACTOR``, ``DURATION_NOISE_S``), which
+  every sample may have, and the only one a child without schedstat gets.
 
 ``sample``, ``bound``, ``credit``: the furthest-over sample, the bound and that sample's
 credit, in ms.
@@ -51,19 +51,17 @@ _BOUND: dict[str, float] = {}
 
 
 def _recording_bound(original: Any) -> Any:
-    """``duration_bound`` that notes its terms for :func:`_recording`."""
+    """``margins_bound`` that notes the bounds' terms for :func:`_recording`."""
 
-    def duration_bound(seconds: list[float], latest_wake_s: float | None,
-                       runnable_per_cpu: float | None = None, waits_measured: bool = True
-                       ) -> float:
-        bound: float = original(seconds, latest_wake_s, runnable_per_cpu, waits_measured)
-        measured = original(seconds, latest_wake_s, runnable_per_cpu, True)
+    def margins_bound(seconds: list[float], latest_wake_s: float | None,
+                      runnable_per_cpu: float | None = None) -> float:
+        bound: float = original(seconds, latest_wake_s, runnable_per_cpu)
+        measured = checks_intervals.measured_bound(seconds)
         _BOUND.update(measured=measured, wakes=measured + checks_intervals.load_term(
-            latest_wake_s, runnable_per_cpu) - checks_intervals.DURATION_FLOOR_S,
-            old=original(seconds, latest_wake_s, runnable_per_cpu, False))
+            latest_wake_s, runnable_per_cpu) - checks_intervals.DURATION_FLOOR_S, old=bound)
         return bound
 
-    return duration_bound
+    return margins_bound
 
 
 def _recording(original: Any) -> Any:
@@ -102,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("correct", "twins"), default=None)
     args = parser.parse_args(argv)
     checks_intervals._allowances = _recording(checks_intervals._allowances)
-    checks_intervals.duration_bound = _recording_bound(checks_intervals.duration_bound)
+    checks_intervals.margins_bound = _recording_bound(checks_intervals.margins_bound)
     wanted = {f"exercise-{n}" for n in args.exercises}
     cases = [c for c in corpus_cases()
              if ((c.exercise in wanted and not c.expected_failures and args.only != "twins")

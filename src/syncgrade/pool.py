@@ -103,11 +103,12 @@ class ChildCommand:
 ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                    "OMP_NUM_THREADS": "1"}
 """NumPy's BLAS runs on the calling thread in the child: ``interval-clean`` counts the
-learner thread's CPU time, and a matrix product that BLAS split over its worker threads
-showed only its share there (exercise-3's flawed `numpy_check_inside_timer`, about 2 ms of
-NumPy work a sample, passed once in a CI run at load 3). Idle BLAS workers also spin for
-work after each product, taking a core from the device's threads. Set before numpy is
-imported (the zygote's environment is the runs')."""
+learner thread's CPU time, and a matrix product that BLAS splits over its worker threads
+shows only its share there. Measured by tests/pool/test_blas_threads.py on 2 cores: with
+BLAS worker threads the learner's thread spent 0.36-0.51 of its products' CPU time (the
+rest ran on workers its thread CPU clock does not see), with one thread more than 0.8.
+Idle BLAS workers also spin for work after each product, taking a core from the device's
+threads. Set before numpy is imported (the zygote's environment is the runs')."""
 
 
 def child_command(hidden: Sequence[Path] = (), device: str | None = None) -> ChildCommand:

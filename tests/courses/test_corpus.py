@@ -22,10 +22,15 @@ from corpus_support import (
     corpus_cases,
     default_rounds,
     failed_ids,
+    read_case,
 )
 from golden_support import assert_matches_golden, has_golden
+from margin_support import COARSE_STEP_NS, assert_far_outside_the_bound, cpu_judgements
 from picture_support import assert_pictures_sound
 
+import syncgrade
+from syncgrade.authoring.mutants import Mutant, mutant_text, read_mutants, solution_path
+from syncgrade.courses import EXERCISES
 from syncgrade.grading import grade_result
 from syncgrade.models import CheckResult, GradeReport
 from syncgrade.picture import render_html
@@ -40,7 +45,9 @@ ROUNDS_OF_CASES = [
 
 
 @pytest.mark.parametrize(("case", "round_"), ROUNDS_OF_CASES)
-def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
+def test_corpus_verdict(case: CorpusCase, round_: int, monkeypatch: pytest.MonkeyPatch
+                        ) -> None:
+    judgements = cpu_judgements(monkeypatch)  # interval-clean's margin, from this grade
     # The learner's name for the file, not this checkout's path: the goldens hold it.
     graded = grade_result(case.exercise, case.path, timeout=120,
                           display_name=case.path.name)
@@ -56,6 +63,10 @@ def test_corpus_verdict(case: CorpusCase, round_: int) -> None:
         assert report.status == "failed"
         assert report.score < report.max_score
         _assert_failures_are_drawn(report)
+    if "interval-clean" in case.expected_failures:
+        # The lesson's host work lies far outside the CPU bound (docs/checks.md).
+        assert_far_outside_the_bound(
+            judgements, "interval-clean" in read_case(case.path).tpu_may_pass)
     if has_golden(case):
         assert_matches_golden(case, report, graded.source_lines)
 
@@ -88,9 +99,29 @@ def _assert_flaw_marked(check: CheckResult) -> None:
             f"{check.id}: the text timeline has no line for the flaw {flaw.words!r}")
 
 
-def test_every_exercise_has_a_corpus() -> None:
-    from syncgrade.courses import EXERCISES
+MUTANTS_OF_INTERVAL_CLEAN = [
+    pytest.param(exercise, mutant, id=f"{exercise}/mutant/{mutant.name}")
+    for exercise in EXERCISES for mutant in read_mutants(None, exercise)
+    if "interval-clean" in mutant.expected_failures
+]
 
+
+@pytest.mark.parametrize(("exercise", "mutant"), MUTANTS_OF_INTERVAL_CLEAN)
+def test_a_mutant_fails_interval_clean_far_outside_the_bound(
+        exercise: str, mutant: Mutant, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `grade validate` grades every mutant for its verdict; only the ones expected to fail
+    # interval-clean are graded here, once, for the margin their host work keeps.
+    judgements = cpu_judgements(monkeypatch)
+    solution = solution_path(None, exercise).read_text(encoding="utf-8")
+    report = syncgrade.grade(exercise, source=mutant_text(mutant, solution),
+                             display_name=f"{mutant.name}.py", timeout=120)
+    assert report.grading.internal_error is None, report.grading.internal_error
+    if not any(j.step_ns >= COARSE_STEP_NS for j in judgements):
+        assert "interval-clean" in failed_ids(report)
+    assert_far_outside_the_bound(judgements, may_pass_coarse=True)
+
+
+def test_every_exercise_has_a_corpus() -> None:
     for exercise in EXERCISES:
         correct = [c for c in CASES if c.exercise == exercise and not c.expected_failures]
         flawed = [c for c in CASES if c.exercise == exercise and c.expected_failures]
@@ -106,8 +137,6 @@ def test_every_exercise_has_a_corpus() -> None:
 
 def test_the_default_run_grades_every_file_and_slow_holds_only_repeats() -> None:
     from corpus_support import RACE_CHECKS, RACE_ROUNDS, races
-
-    from syncgrade.courses import EXERCISES
 
     assert len(ROUNDS_OF_CASES) == len(CASES) * ROUNDS
     default = [p.values for p in ROUNDS_OF_CASES if not p.marks]

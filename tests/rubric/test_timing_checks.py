@@ -35,7 +35,8 @@ from syncgrade.rubric.checks_intervals import (
     DURATION_NOISE_S,
     LATENESS_CAP_S,
     cpu_work_interval,
-    duration_bound,
+    margins_bound,
+    measured_bound,
     time_lost_inside,
 )
 from syncgrade.trace import CallFrame, ReferenceTiming
@@ -633,30 +634,29 @@ def test_corpus_files_used_here_exist() -> None:
 # --------------------------------------------------------------------------- sample-duration
 
 
-NOISE = DURATION_NOISE_FACTOR  # without measured waits: the margins for a sample's noise
+NOISE = DURATION_NOISE_FACTOR  # the margins' bound: the margins for a sample's noise
 PLUS = DURATION_NOISE_S
 
 
-def test_duration_bound_on_hand_made_runs() -> None:
-    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 20 ms, whatever the watch's wake-ups
-    # and the load average say (each sample is credited its own measured waits instead).
+def test_the_measured_bound_on_hand_made_runs() -> None:
+    # median 11 ms, slowest 12 ms: 2 x 11 + 4 x 1 + 20 ms; the watch's wake-ups and the
+    # load average are not its terms (each sample is credited its own measured waits).
     runs = [0.010, 0.011, 0.012]
-    assert duration_bound(runs, 0.0) == pytest.approx(0.022 + 0.004 + 0.020)
-    assert duration_bound(runs, 0.030, 8.0) == pytest.approx(0.022 + 0.004 + 0.020)
+    assert measured_bound(runs) == pytest.approx(0.022 + 0.004 + 0.020)
     # One slow grader run (load it met) widens the bound by four times its excess.
-    slow = duration_bound([0.010, 0.011, 0.031], 0.0)
+    slow = measured_bound([0.010, 0.011, 0.031])
     assert slow == pytest.approx(0.022 + 0.080 + 0.020)
     with pytest.raises(ValueError):
-        duration_bound([], 0.0)
+        measured_bound([])
 
 
-def test_without_measured_waits_the_bound_keeps_its_margins() -> None:
-    # No schedstat (gVisor): twice (NOISE) 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's latest
-    # wake-up, plus 100 ms (PLUS).
+def test_the_margins_bound_on_hand_made_runs() -> None:
+    # Twice (NOISE) 2 x 11 + 4 x 1 + 20 ms + 2 x the watch's latest wake-up, plus 100 ms
+    # (PLUS), measured waits or not.
     runs = [0.010, 0.011, 0.012]
 
     def bound(late: float | None, load: float | None = None) -> float:
-        return duration_bound(runs, late, load, waits_measured=False)
+        return margins_bound(runs, late, load)
 
     assert bound(0.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020))
     assert bound(0.030) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.020 + 0.060))
@@ -669,6 +669,8 @@ def test_without_measured_waits_the_bound_keeps_its_margins() -> None:
     assert bound(None, 0.5) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.050))
     assert bound(None, 4.0) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.200))
     assert bound(None, None) == pytest.approx(PLUS + NOISE * (0.022 + 0.004 + 0.500))
+    with pytest.raises(ValueError):
+        margins_bound([], 0.0)
 
 
 def test_time_is_credited_only_inside_the_period_it_was_lost_in() -> None:

@@ -1,0 +1,92 @@
+"""How far a lesson's mistake lies outside ``interval-clean``'s CPU bound, measured per
+interval in a real grade (docs/checks.md, "interval-clean": the margin the corpus keeps).
+
+:func:`cpu_judgements` spies on :func:`syncgrade.rubric.checks_intervals.cpu_work_interval`
+(the rubric runs in the grading process, so the grade a test makes anyway is measured: no
+extra grade) and keeps, for each list ``interval-clean`` judged on host CPU time, its
+intervals and the CPU clock's step. :func:`assert_far_outside_the_bound` then asks that
+every such list that failed would still fail with each interval's bound
+:data:`LESSON_MARGIN` times as large."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from syncgrade.analysis import Interval
+from syncgrade.rubric import checks_intervals
+
+LESSON_MARGIN = 2
+"""A flawed file's (or mutant's) host work in the intervals that fail ``interval-clean``
+on CPU time must fail it still with every bound this many times as large: load, another
+CPU model or a faster NumPy must not bring it back under (exercise-3's recompute, at
+1.0-1.3 ms against the 1 ms bound, passed about 1 grade in 7)."""
+
+CPU_WORK = checks_intervals.cpu_work_interval
+"""The judgement itself, kept before any spy replaces it."""
+
+COARSE_STEP_NS = 1_000_000
+"""A CPU clock that moves by this much or more at a time (gVisor's 10 ms ticks, the TPU
+machines) measures a few milliseconds of work per sample as zero or one tick: there the
+files whose header says ``# tpu-may-pass: interval-clean`` are not held to the margin."""
+
+
+@dataclass(frozen=True)
+class CpuJudgement:
+    """One list's judgement on host CPU time: its intervals, the clock's step, and the
+    interval ``cpu_work_interval`` showed (``None``: the list passed on CPU time)."""
+
+    intervals: tuple[Interval, ...]
+    step_ns: int
+    over: Interval | None
+
+    @property
+    def judged(self) -> list[Interval]:
+        """The intervals the CPU bound is judged in (no compilation, CPU stamps)."""
+        return [i for i in self.intervals
+                if not i.compiles and i.unexplained_cpu_ns is not None]
+
+    def fails_at(self, factor: float) -> bool:
+        """Whether the list fails with each interval's bound (``cpu_bound_ns`` plus the
+        clock's step) ``factor`` times as large. Asked through ``cpu_work_interval``
+        itself, whose bounds differ only by an added step: the largest judged bound,
+        ``factor - 1`` times over, is added to every one (at least ``factor`` times each)."""
+        bounds = [i.cpu_bound_ns + self.step_ns for i in self.judged]
+        extra = int((factor - 1) * max(bounds, default=0))
+        return CPU_WORK(list(self.intervals), self.step_ns + extra) is not None
+
+    def table(self) -> str:
+        """Each judged interval's unexplained CPU time against its bound, in ms."""
+        return ", ".join(f"{(i.unexplained_cpu_ns or 0) / 1e6:.2f}/"
+                         f"{(i.cpu_bound_ns + self.step_ns) / 1e6:.2f}" for i in self.judged)
+
+
+def cpu_judgements(monkeypatch: pytest.MonkeyPatch) -> list[CpuJudgement]:
+    """From now on (for the test), every CPU-time judgement of ``interval-clean`` in this
+    process, in order."""
+    seen: list[CpuJudgement] = []
+
+    def spy(intervals: list[Interval], clock_step_ns: int = 0) -> Interval | None:
+        over = CPU_WORK(intervals, clock_step_ns)
+        seen.append(CpuJudgement(tuple(intervals), clock_step_ns, over))
+        return over
+
+    monkeypatch.setattr(checks_intervals, "cpu_work_interval", spy)
+    return seen
+
+
+def assert_far_outside_the_bound(seen: list[CpuJudgement], may_pass_coarse: bool = False
+                                 ) -> None:
+    """Every list that failed ``interval-clean`` on host CPU time fails it still at
+    :data:`LESSON_MARGIN` times the bound. A failure on a recorded event (a print, a
+    sleep, eager work, a host callback) is no measurement and needs no margin; nor, on a
+    coarse clock (:data:`COARSE_STEP_NS`), work that may pass there (``may_pass_coarse``:
+    a file's ``# tpu-may-pass: interval-clean``)."""
+    for judgement in seen:
+        if judgement.over is None or (may_pass_coarse and judgement.step_ns >= COARSE_STEP_NS):
+            continue
+        assert judgement.fails_at(LESSON_MARGIN), (
+            f"interval-clean fails this list on host CPU time, but not at {LESSON_MARGIN}x "
+            f"its bound: make the hidden inputs larger (unexplained/bound per interval, "
+            f"ms: {judgement.table()})")
