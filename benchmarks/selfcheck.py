@@ -73,6 +73,7 @@ class Item:
     expected_failures: frozenset[str] = frozenset()
     may_fail: frozenset[str] = frozenset()  # the header's ``may-fail``: these may fail too
     tpu_may_pass: frozenset[str] = frozenset()  # ``tpu-may-pass``: may pass on a TPU
+    tpu_may_fail: frozenset[str] = frozenset()  # ``tpu-may-fail``: may fail on a TPU
 
 
 def exercises(only: Sequence[str]) -> list[str]:
@@ -103,7 +104,7 @@ def corpus_items(ids: Sequence[str], per_class: int, seed: int) -> list[Item]:
             for path in rng.sample(files, min(per_class, len(files))):
                 case = corpus_case(path)
                 items.append(Item(exercise, kind, path, frozenset(case.expected_failures),
-                                  case.may_fail, case.tpu_may_pass))
+                                  case.may_fail, case.tpu_may_pass, case.tpu_may_fail))
     return items
 
 
@@ -128,7 +129,7 @@ def named_items(patterns: Sequence[str]) -> list[Item]:
             case = corpus_case(path)
             items.append(Item(case.exercise, case.kind, path,
                               frozenset(case.expected_failures), case.may_fail,
-                              case.tpu_may_pass))
+                              case.tpu_may_pass, case.tpu_may_fail))
     return items
 
 
@@ -137,7 +138,8 @@ def agrees(item: Item, report: object) -> tuple[bool, str]:
     tests' rules: a flawed file fails its ``expect-fail`` checks and no other but its
     ``may-fail`` ones and their co-firing ones (``authoring.cases.co_firing``: one expected
     to fail ``interval-clean`` may fail ``sample-duration`` too). Graded on a TPU, a flawed
-    file's ``tpu-may-pass`` checks may pass (all of them: full marks)."""
+    file's ``tpu-may-pass`` checks may pass (all of them: full marks), and a corpus file's
+    ``tpu-may-fail`` checks may fail (a correct one's too: ``failed`` by them alone)."""
     status = getattr(report, "status", "?")
     failed = frozenset(c.id for c in getattr(report, "checks", ()) if c.status == "failed")
     got = f"{status} {getattr(report, 'score', 0):g}/{getattr(report, 'max_score', 0):g}"
@@ -145,18 +147,18 @@ def agrees(item: Item, report: object) -> tuple[bool, str]:
         got += f" failed: {' '.join(sorted(failed))}"
     if status == "error":
         got += f" ({getattr(report, 'cause', '')}: {getattr(report, 'summary', '')[:300]})"
-    if item.kind in ("solution", "correct"):
-        return status == "passed", got
-    if item.kind == "stub":
-        return status == "failed", got
     from syncgrade.authoring.cases import co_firing
 
-    provenance = getattr(report, "provenance", None)
-    must_fail = item.expected_failures
-    if getattr(provenance, "backend", None) == "tpu":
-        must_fail -= item.tpu_may_pass
-    allowed = item.expected_failures | item.may_fail | co_firing(item.expected_failures)
+    if item.kind == "stub":
+        return status == "failed", got
+    on_tpu = getattr(getattr(report, "provenance", None), "backend", None) == "tpu"
     graded = status == ("failed" if failed else "passed")  # never an error
+    if item.kind in ("solution", "correct"):
+        return graded and failed <= (item.tpu_may_fail if on_tpu else frozenset()), got
+    must_fail = item.expected_failures - (item.tpu_may_pass if on_tpu else frozenset())
+    allowed = item.expected_failures | item.may_fail | co_firing(item.expected_failures)
+    if on_tpu:
+        allowed |= item.tpu_may_fail
     return graded and must_fail <= failed <= allowed, got
 
 

@@ -87,3 +87,21 @@ def test_named_files_are_corpus_files_each_once_with_their_headers() -> None:
         assert "names no corpus file" in str(exc)
     else:
         raise AssertionError("a solution is not a corpus file")
+
+
+def test_a_tpu_may_fail_check_may_fail_on_a_tpu_only_in_a_correct_or_flawed_file() -> None:
+    correct = SELFCHECK.Item("exercise-5", "correct", ROOT / "x.py",
+                             tpu_may_fail=frozenset({"runs"}))
+    assert SELFCHECK.agrees(correct, _report("tpu"))[0]
+    assert SELFCHECK.agrees(correct, _report("tpu", "runs"))[0]
+    assert not SELFCHECK.agrees(correct, _report("cpu", "runs"))[0]
+    assert not SELFCHECK.agrees(correct, _report("tpu", "runs", "shape"))[0]
+    assert not SELFCHECK.agrees(correct, _report("tpu", status="error"))[0]
+    flawed = SELFCHECK.Item("exercise-5", "flawed", ROOT / "x.py", frozenset({"shape"}),
+                            tpu_may_fail=frozenset({"runs"}))
+    assert SELFCHECK.agrees(flawed, _report("tpu", "shape", "runs"))[0]
+    assert not SELFCHECK.agrees(flawed, _report("tpu", "runs"))[0]
+    assert not SELFCHECK.agrees(flawed, _report("cpu", "shape", "runs"))[0]
+    solution = SELFCHECK.Item("exercise-5", "solution", ROOT / "x.py")
+    assert SELFCHECK.agrees(solution, _report("tpu"))[0]
+    assert not SELFCHECK.agrees(solution, _report("tpu", "runs"))[0]
