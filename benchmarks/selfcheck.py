@@ -7,9 +7,10 @@ Grades, through the real engine on the device the grader picks (``--device``, de
    never ``error``) of the built-in course;
 2. a stratified sample of each exercise's corpus: ``--per-class`` correct files
    (``expect: pass``) and as many flawed ones (their ``expect-fail`` checks failed, and
-   no other but their ``may-fail`` ones, as ``tests/courses/test_corpus.py`` requires;
-   on a TPU their ``tpu-may-pass`` checks may pass), drawn with a seed it prints
-   (``--seed`` repeats a draw);
+   no other but their ``may-fail`` and co-firing ones, as ``tests/courses/test_corpus.py``
+   requires; on a TPU their ``tpu-may-pass`` checks may pass, and a file's
+   ``tpu-may-fail`` checks may fail), drawn with a seed it prints (``--seed`` repeats a
+   draw), and any corpus files ``--files`` names (stage ``files``);
 3. a memory bomb (expected: cause ``memory_limit``, with the limit that applied);
 
 and prints the agreement with the corpus folders, then the speed figures side by side:
