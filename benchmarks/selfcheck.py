@@ -7,9 +7,10 @@ Grades, through the real engine on the device the grader picks (``--device``, de
    never ``error``) of the built-in course;
 2. a stratified sample of each exercise's corpus: ``--per-class`` correct files
    (``expect: pass``) and as many flawed ones (their ``expect-fail`` checks failed, and
-   no other but their ``may-fail`` ones, as ``tests/courses/test_corpus.py`` requires;
-   on a TPU their ``tpu-may-pass`` checks may pass), drawn with a seed it prints
-   (``--seed`` repeats a draw);
+   no other but their ``may-fail`` and co-firing ones, as ``tests/courses/test_corpus.py``
+   requires; on a TPU their ``tpu-may-pass`` checks may pass, and a file's
+   ``tpu-may-fail`` checks may fail), drawn with a seed it prints (``--seed`` repeats a
+   draw), and any corpus files ``--files`` names (stage ``files``);
 3. a memory bomb (expected: cause ``memory_limit``, with the limit that applied);
 
 and prints the agreement with the corpus folders, then the speed figures side by side:
@@ -19,9 +20,11 @@ the warm grader daemon (target <= 0.5). Every result is also appended to ``--log
 lines), so a run stopped at a time limit keeps what it decided.
 
     python benchmarks/selfcheck.py --device tpu [--per-class 3] [--seed N]
-           [--only solutions,stubs,corpus,bomb,speed] [--exercises 1,4] [--log FILE]
+           [--only solutions,stubs,corpus,files,bomb,speed] [--exercises 1,4]
+           [--files GLOB ...] [--log FILE]
 
-(``--only`` runs the stages in the order given.)
+(``--only`` runs the stages in the order given; the stage ``files`` grades the corpus
+files ``--files`` names, judged as the sample's are; it is not in the default stages.)
 
 Exit status 0 when every verdict agrees, 1 otherwise. This process never imports jax
 (only the children and the floor do).
@@ -58,7 +61,7 @@ for _ in range(24):  # 256 MiB of touched memory at a time, at import: 6 GiB at 
     time.sleep(0.05)
 time.sleep(3600)
 '''
-STAGES = ("solutions", "stubs", "corpus", "bomb", "speed")
+STAGES = ("solutions", "stubs", "corpus", "files", "bomb", "speed")
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Item:
     expected_failures: frozenset[str] = frozenset()
     may_fail: frozenset[str] = frozenset()  # the header's ``may-fail``: these may fail too
     tpu_may_pass: frozenset[str] = frozenset()  # ``tpu-may-pass``: may pass on a TPU
+    tpu_may_fail: frozenset[str] = frozenset()  # ``tpu-may-fail``: may fail on a TPU
 
 
 def exercises(only: Sequence[str]) -> list[str]:
@@ -101,13 +105,42 @@ def corpus_items(ids: Sequence[str], per_class: int, seed: int) -> list[Item]:
             for path in rng.sample(files, min(per_class, len(files))):
                 case = corpus_case(path)
                 items.append(Item(exercise, kind, path, frozenset(case.expected_failures),
-                                  case.may_fail, case.tpu_may_pass))
+                                  case.may_fail, case.tpu_may_pass, case.tpu_may_fail))
+    return items
+
+
+def named_items(patterns: Sequence[str]) -> list[Item]:
+    """The corpus files matching ``patterns`` (globs relative to the project, e.g.
+    ``exercises/exercise-1/corpus/flawed/alternating_*.py``), in the order given, each
+    once: a chosen set beside (or instead of) the seed's draw, such as every file with a
+    ``tpu-may-pass`` header. A pattern that matches no corpus file is an error."""
+    from syncgrade.authoring.cases import corpus_case
+
+    items: list[Item] = []
+    seen: set[Path] = set()
+    for pattern in patterns:
+        paths = sorted(p for p in ROOT.glob(pattern) if p.parent.parent.name == "corpus"
+                       and p.parent.name in ("correct", "flawed") and p.suffix == ".py")
+        if not paths:
+            raise SystemExit(f"--files: {pattern!r} names no corpus file")
+        for path in paths:
+            if path in seen:
+                continue
+            seen.add(path)
+            case = corpus_case(path)
+            items.append(Item(case.exercise, case.kind, path,
+                              frozenset(case.expected_failures), case.may_fail,
+                              case.tpu_may_pass, case.tpu_may_fail))
     return items
 
 
 def agrees(item: Item, report: object) -> tuple[bool, str]:
-    """Whether ``report`` is what ``item``'s folder expects, and what it got. Graded on a
-    TPU, a flawed file's ``tpu-may-pass`` checks may pass (all of them: full marks)."""
+    """Whether ``report`` is what ``item``'s folder expects, and what it got, by the CPU
+    tests' rules: a flawed file fails its ``expect-fail`` checks and no other but its
+    ``may-fail`` ones and their co-firing ones (``authoring.cases.co_firing``: one expected
+    to fail ``interval-clean`` may fail ``sample-duration`` too). Graded on a TPU, a flawed
+    file's ``tpu-may-pass`` checks may pass (all of them: full marks), and a corpus file's
+    ``tpu-may-fail`` checks may fail (a correct one's too: ``failed`` by them alone)."""
     status = getattr(report, "status", "?")
     failed = frozenset(c.id for c in getattr(report, "checks", ()) if c.status == "failed")
     got = f"{status} {getattr(report, 'score', 0):g}/{getattr(report, 'max_score', 0):g}"
@@ -115,16 +148,18 @@ def agrees(item: Item, report: object) -> tuple[bool, str]:
         got += f" failed: {' '.join(sorted(failed))}"
     if status == "error":
         got += f" ({getattr(report, 'cause', '')}: {getattr(report, 'summary', '')[:300]})"
-    if item.kind in ("solution", "correct"):
-        return status == "passed", got
+    from syncgrade.authoring.cases import co_firing
+
     if item.kind == "stub":
         return status == "failed", got
-    provenance = getattr(report, "provenance", None)
-    must_fail = item.expected_failures
-    if getattr(provenance, "backend", None) == "tpu":
-        must_fail -= item.tpu_may_pass
-    allowed = item.expected_failures | item.may_fail
+    on_tpu = getattr(getattr(report, "provenance", None), "backend", None) == "tpu"
     graded = status == ("failed" if failed else "passed")  # never an error
+    if item.kind in ("solution", "correct"):
+        return graded and failed <= (item.tpu_may_fail if on_tpu else frozenset()), got
+    must_fail = item.expected_failures - (item.tpu_may_pass if on_tpu else frozenset())
+    allowed = item.expected_failures | item.may_fail | co_firing(item.expected_failures)
+    if on_tpu:
+        allowed |= item.tpu_may_fail
     return graded and must_fail <= failed <= allowed, got
 
 
@@ -238,9 +273,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "tpu", "gpu"))
     parser.add_argument("--per-class", type=int, default=3)
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--only", default=",".join(STAGES))
+    parser.add_argument("--only", default=",".join(s for s in STAGES if s != "files"))
     parser.add_argument("--exercises", default="", help="numbers, e.g. 1,4 (default: all)")
     parser.add_argument("--runs", type=int, default=3, help="speed: runs of each figure")
+    parser.add_argument("--files", nargs="*", default=[],
+                        help="stage 'files': these corpus files (globs from the project)")
     parser.add_argument("--log", type=Path, default=None, help="append JSON lines here")
     args = parser.parse_args(argv)
     os.environ["SYNCGRADE_DEVICE"] = args.device  # accelerator.DEVICE_ENV
@@ -264,6 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             results += grade_all(reference_items(ids, stage[:-1]), log)
         elif stage == "corpus":
             results += grade_all(corpus_items(ids, args.per_class, seed), log)
+        elif stage == "files":
+            results += grade_all(named_items(args.files), log)
         elif stage == "bomb":
             everything_agrees = memory_bomb(log) and everything_agrees
         elif stage == "speed":

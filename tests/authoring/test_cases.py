@@ -56,6 +56,10 @@ def test_corpus_headers_are_parsed(tmp_path: Path) -> None:
     assert measured.tpu_may_pass == frozenset()
     on_tpu = corpus_case(_file(tmp_path, "# flaw: x\n# expect-fail: a b\n# tpu-may-pass: b\n"))
     assert (on_tpu.expected_failures, on_tpu.tpu_may_pass) == ({"a", "b"}, {"b"})
+    assert on_tpu.tpu_may_fail == frozenset()
+    fails_there = corpus_case(_file(tmp_path, "# style: x\n# expect: pass\n"
+                                              "# tpu-may-fail: runs\n", "correct"))
+    assert (fails_there.expects_pass, fails_there.tpu_may_fail) == (True, {"runs"})
 
 
 @pytest.mark.parametrize(("header", "message"), [
@@ -77,6 +81,7 @@ def test_corpus_headers_are_parsed(tmp_path: Path) -> None:
     ("# flaw: x\n# expect-fail: runs\n# tpu-may-pass: jitted\n",
      "'# tpu-may-pass: ids' names"),
     ("# style: x\n# expect: pass\n# tpu-may-pass: runs\n", "'# tpu-may-pass: ids' names"),
+    ("# flaw: x\n# expect-fail: runs\n# tpu-may-fail: runs\n", "'# tpu-may-fail: ids' names"),
 ])
 def test_a_bad_corpus_header_is_one_clear_error(tmp_path: Path, header: str,
                                                 message: str) -> None:

@@ -51,7 +51,7 @@ from syncgrade.models import Cause
 
 Kind = Literal["correct", "flawed", "integrity", "mutant"]
 HEADER_KEYS = ("exercise", "style", "flaw", "cheat", "expect", "expect-fail", "may-fail",
-               "tpu-may-pass")
+               "tpu-may-pass", "tpu-may-fail")
 """Every key a comment header may have."""
 MUTANT_KEYS = ("name", "flaw", "expect-fail", "edit")
 EDIT_KEYS = ("old", "new")
@@ -116,6 +116,10 @@ class Case:
     ``expected_failures`` that may pass when it is graded on a TPU (its machines: a TPU
     backend, gVisor's 10 ms CPU clock), where the flaw is not measurable; every other
     backend holds it to ``expected_failures`` (docs/accelerators.md says why, per file).
+    ``tpu_may_fail`` (a corpus file's ``# tpu-may-fail: ID ...``, correct or flawed):
+    checks that may fail besides ``expected_failures`` when it is graded on a TPU, where
+    the file's own code does not hold (its check's tolerance assumes the CPU's float32
+    products); every other backend holds it to ``expected_failures``.
     """
 
     name: str
@@ -128,6 +132,7 @@ class Case:
     edits: tuple[Edit, ...] = ()
     may_fail: frozenset[str] = frozenset()
     tpu_may_pass: frozenset[str] = frozenset()
+    tpu_may_fail: frozenset[str] = frozenset()
 
     @property
     def expects_pass(self) -> bool:
@@ -217,8 +222,8 @@ def corpus_case(path: Path) -> Case:
     except OSError as exc:
         raise CaseError(f"{origin}: cannot be read ({exc.__class__.__name__})") from None
     fields = parse_header(text, origin)
-    _only(fields, ("style", "flaw", "expect", "expect-fail", "may-fail", "tpu-may-pass"),
-          origin)
+    _only(fields, ("style", "flaw", "expect", "expect-fail", "may-fail", "tpu-may-pass",
+                   "tpu-may-fail"), origin)
     if ("style" in fields) == ("flaw" in fields):
         raise CaseError(f"{origin}: give exactly one of '# style: ...' (a correct file) "
                         "and '# flaw: ...' (a flawed one)")
@@ -236,9 +241,13 @@ def corpus_case(path: Path) -> Case:
     if "tpu-may-pass" in fields and not tpu_may_pass <= failures:
         raise CaseError(f"{origin}: '# tpu-may-pass: ids' names '# expect-fail' checks "
                         "that may pass on a TPU (only those)")
+    tpu_may_fail = frozenset(fields.get("tpu-may-fail", "").split())
+    if "tpu-may-fail" in fields and tpu_may_fail & failures:
+        raise CaseError(f"{origin}: '# tpu-may-fail: ids' names checks that may fail on a "
+                        "TPU besides the '# expect-fail' ones (none of them)")
     return Case(path.stem, kind, fields["style" if kind == "correct" else "flaw"],
                 failures, None, _exercise_of(path), path, may_fail=may_fail,
-                tpu_may_pass=tpu_may_pass)
+                tpu_may_pass=tpu_may_pass, tpu_may_fail=tpu_may_fail)
 
 
 def _exercise_of(path: Path) -> str:
