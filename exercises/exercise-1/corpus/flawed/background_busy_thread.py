@@ -1,5 +1,6 @@
-# style: a correct loop while a background thread of the learner's reads clocks the whole time (the core once crashed: "generator already executing")
-# expect: pass
+# flaw: a busy Python thread of the learner's runs beside the timed loop the whole
+#   time: its CPU time is inside every timed interval
+# expect-fail: interval-clean
 import sys
 import threading
 import time
