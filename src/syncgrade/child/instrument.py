@@ -1197,6 +1197,10 @@ def _install_threads(inst: Installation, recorder: Recorder) -> None:
 
 
 def _thread_starter(recorder: Recorder, original: Callable[..., Any]) -> Any:
+    """``original`` (a ``_thread`` starter), handing it :func:`_counted_thread` of the
+    function when the learner's code starts the thread (:func:`_started_by_learner`)
+    and the function itself otherwise. Nothing is sent: the thread reports itself."""
+
     def start(function: Any, *args: Any, **kwargs: Any) -> Any:
         if _started_by_learner(sys._getframe(1), recorder.learner_files):
             function = _counted_thread(function)
