@@ -84,7 +84,7 @@ def synchronized_samples(fn, args, repeats):
 """
 
 
-def _intervals(source: str) -> list[Interval]:
+def _intervals(source: str) -> tuple[Interval, ...]:
     frame = trace(get_exercise("exercise-1"), source, timeout=120)["main"]
     intervals = analyse(frame.events).intervals
     assert intervals
