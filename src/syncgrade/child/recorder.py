@@ -285,7 +285,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             if spent < 0:
                 thread_clocks[ident] = clock_id
                 counting_threads = True
-            elif thread_clocks.pop(ident, None) is not None:
+            elif ident in thread_clocks:  # the end of a thread whose birth was seen
+                del thread_clocks[ident]
                 ended_ns += spent
 
     def others_cpu(reader: int) -> int:
