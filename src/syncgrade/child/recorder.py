@@ -1041,8 +1041,7 @@ class Recorder:
         ns, GC end CPU ns, thread ident)``), taken and checked with the pairs.
         ``threads``: the list the learner's threads append their births and ends to
         (``(ident, CPU clock id or None, -1)``; ``(ident, CPU clock id or None, CPU ns
-        spent)``), read
-        at each learner clock read once a learner thread has begun."""
+        spent)``), read at each learner clock read once a learner thread has begun."""
         with self._lock:
             self._send((REGISTER, senders, pairs, readings, self.learner_files,
                         hook_globals, marks, threads))
