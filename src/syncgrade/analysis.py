@@ -376,14 +376,35 @@ class Interval:
     @cached_property
     def unexplained_cpu_ns(self) -> int | None:
         """The start read's thread's CPU time between the two reads that no recorded
-        operation explains (:meth:`explained_cpu`): the learner's own host work. ``None``
-        when the reads carry no CPU stamps or were made on different threads."""
+        operation explains (:meth:`explained_cpu`), plus all the CPU time of the
+        learner's other threads in that time (:attr:`thread_cpu_ns`): the learner's own
+        host work. ``None`` when the reads carry no CPU stamps or were made on different
+        threads."""
         start, stop = self.start, self.stop
         if start.cpu is None or stop.cpu is None or start.th != stop.th \
                 or stop.cpu < start.cpu:
             return None
         covered = sum(b - a for a, b in self.explained_cpu())
-        return stop.cpu - start.cpu - covered
+        return stop.cpu - start.cpu - covered + self.thread_cpu_ns
+
+    @property
+    def thread_cpu_ns(self) -> int:
+        """The CPU time the threads the learner's code started (all but the reading
+        thread) spent between the two reads: host work, whatever it was (NumPy handed to
+        a ``threading.Thread`` or an executor and waited for inside), part of
+        :attr:`unexplained_cpu_ns`. 0 when the reads were made on different threads or
+        no such thread ran (a read before the first such thread began carries no
+        figure: none had spent any)."""
+        start, stop = self.start, self.stop
+        if start.th != stop.th or (start.others is None and stop.others is None):
+            return 0
+        return max(0, (stop.others or 0) - (start.others or 0))
+
+    @property
+    def threads_did_most(self) -> bool:
+        """Most of the unexplained host CPU time was spent by the learner's other threads
+        (:attr:`thread_cpu_ns`), not by the reading thread."""
+        return 2 * self.thread_cpu_ns > (self.unexplained_cpu_ns or 0)
 
     @property
     def voluntary_switches(self) -> int:

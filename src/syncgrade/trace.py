@@ -49,6 +49,10 @@ class TimerRead(_Event):
     vcs: Annotated[int, Field(ge=0, lt=2**63)] | None = None
     """The reading thread's voluntary context switches so far (``getrusage``'s
     ``ru_nvcsw`` for the thread), read just before ``cpu``; ``None`` where unknown."""
+    others: Cpu | None = None
+    """The CPU time (ns) the threads the learner's code started have spent so far, all
+    but the reading thread (``instrument._counted_thread``), read just before ``cpu``;
+    ``None`` until the learner's code has started a thread (then 0 is exact)."""
 
 
 class Pair(_Event):

@@ -169,3 +169,44 @@ def test_the_gaps_of_a_poll_loop_are_no_part_of_its_wait() -> None:
     gc = {"seq": 60, "kind": "gc", "cpu": 3_600_000, "cpu_end": 4_500_000}
     assert _interval(*CALL, poll, gc).unexplained_cpu_ns == (
         4_000_000 - 900_000 - 2_890_000 + 500_000 + 100_000)
+
+
+def _threaded(start_others: int | None, stop_others: int | None,
+              stop_th: int = 0) -> Any:
+    start = {"seq": 1, "kind": "timer", "clock": "perf_counter", "value": 1.0,
+             "site": SITE, "cpu": 1_000_000}
+    stop = {"seq": 50, "kind": "timer", "clock": "perf_counter", "value": 2.0,
+            "site": SITE, "cpu": 5_000_000, "th": stop_th}
+    if start_others is not None:
+        start["others"] = start_others
+    if stop_others is not None:
+        stop["others"] = stop_others
+    events = [start, *CALL, WAIT, stop, {"seq": 51, "kind": "pair", "start": 1, "stop": 50}]
+    [interval] = analyse(EVENTS.validate_python(events)).intervals
+    return interval
+
+
+def test_the_learners_other_threads_cpu_time_is_unexplained() -> None:
+    # The reading thread explains all but 0.2 ms; its other threads spent 6 ms meanwhile.
+    interval = _threaded(7_000_000, 13_000_000)
+    assert interval.thread_cpu_ns == 6_000_000
+    assert interval.unexplained_cpu_ns == 6_200_000
+    assert interval.over_cpu_bound and interval.threads_did_most
+
+
+def test_a_start_read_before_any_learner_thread_counts_as_zero() -> None:
+    interval = _threaded(None, 3_000_000)  # the first such thread began inside
+    assert interval.thread_cpu_ns == 3_000_000
+    assert interval.unexplained_cpu_ns == 3_200_000
+
+
+def test_no_thread_figure_or_reads_on_two_threads_count_no_thread_time() -> None:
+    assert _threaded(None, None).thread_cpu_ns == 0
+    assert _threaded(None, None).unexplained_cpu_ns == 200_000
+    assert _threaded(1_000, 9_000_000, stop_th=1).thread_cpu_ns == 0
+
+
+def test_the_reading_threads_own_work_is_not_blamed_on_other_threads() -> None:
+    interval = _threaded(0, 100_000)
+    assert interval.thread_cpu_ns == 100_000
+    assert not interval.threads_did_most

@@ -26,6 +26,7 @@ import functools
 import gc
 import inspect
 import sys
+import threading
 import time
 import timeit
 import weakref
@@ -62,6 +63,9 @@ _IS_DELETED: Callable[[Any], bool] = xc.ArrayImpl.__dict__["is_deleted"]
 # ended with it (docs/checks.md, "interval-clean").
 _thread_time_ns = time.thread_time_ns
 _get_ident = _thread.get_ident
+# A thread's own CPU clock, readable from any thread while it lives (None where the
+# platform has none: the learner's threads' CPU time is then read only as they end).
+_CPU_CLOCK_ID: Callable[[int], int] | None = getattr(time, "pthread_getcpuclockid", None)
 HOST_CONVERSIONS = ("asarray", "array", "asanyarray")
 POLL_GAP_NS = 100_000
 """The most CPU time (ns) from one ``is_ready()`` poll's end to the next poll's start that
@@ -1121,6 +1125,92 @@ class _Stream:
         return getattr(self._stream, name)
 
 
+# --------------------------------------------------------------------------- threads
+
+
+# The learner's threads, appended without a send by each thread itself (the core holds
+# this list, Recorder.register, and takes its entries at each clock read while one of
+# the learner's threads exists): ``(ident, CPU clock id, -1)`` when the thread begins,
+# ``(ident, CPU clock id, its CPU ns)`` when its function has returned (the clock id is
+# None where there is none: such a thread counts only once it has ended). Learner code can
+# reach the list: the core keeps exact ints only, and a forged or removed entry can only
+# hide the learner's own threads' CPU time, as calling the original
+# ``_thread.start_new_thread`` could (docs/security.md, "Hiding events").
+_THREADS: list[Any] = []
+THREAD_STARTERS = ("start_new_thread", "start_new", "start_joinable_thread")
+"""``_thread``'s functions every Python thread is born through (3.11: the first two, one
+function under two names; 3.13: the third, which ``threading`` uses)."""
+
+
+def _started_by_learner(frame: Any, files: frozenset[str]) -> bool:
+    """A learner file's frame is on the stack that starts a thread (``frame`` outwards):
+    the learner's code started it, directly or through any library (``threading``,
+    ``concurrent.futures``). The grader's threads start from the main thread, where no
+    learner code runs; XLA's are native and never pass through ``_thread``."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if type(name) is str and name in files:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _counted_thread(function: Any) -> Any:
+    """``function`` run so that its thread's CPU time is the core's to read: the thread
+    says when it begins (its ident and CPU clock) and, when ``function`` returns or
+    raises, how much CPU time it spent (a thread that ends inside a timed interval keeps
+    its time there; its clock can no longer be read once it has gone)."""
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        ident = _get_ident()
+        clock = None
+        if _CPU_CLOCK_ID is not None:
+            try:
+                clock = _CPU_CLOCK_ID(ident)
+            except (OSError, OverflowError):  # no clock: read only at the end
+                clock = None
+        _THREADS.append((ident, clock, -1))
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _THREADS.append((ident, clock, _thread_time_ns()))
+
+    return counted
+
+
+def _install_threads(inst: Installation, recorder: Recorder) -> None:
+    """Every thread the learner's code starts, however (``threading.Thread``, an
+    executor, ``_thread``), runs its function through :func:`_counted_thread`: its CPU
+    time inside a timed interval is host work (docs/checks.md, "interval-clean").
+    Hooked where threads are born: ``_thread``'s starters, and ``threading``'s own
+    reference to one, bound when ``threading`` was imported (before any hook). Costs
+    nothing while the learner starts no thread."""
+    for name in THREAD_STARTERS:
+        original = getattr(_thread, name, None)
+        if original is None:
+            continue
+        hook = _thread_starter(recorder, original)
+        inst.patch(_thread, name, hook)
+        private = f"_{name}"
+        if getattr(threading, private, None) is original:
+            inst.patch(threading, private, hook)
+
+
+def _thread_starter(recorder: Recorder, original: Callable[..., Any]) -> Any:
+    """``original`` (a ``_thread`` starter), handing it :func:`_counted_thread` of the
+    function when the learner's code starts the thread (:func:`_started_by_learner`)
+    and the function itself otherwise. Nothing is sent: the thread reports itself."""
+
+    def start(function: Any, *args: Any, **kwargs: Any) -> Any:
+        if _started_by_learner(sys._getframe(1), recorder.learner_files):
+            function = _counted_thread(function)
+        return original(function, *args, **kwargs)
+
+    start.__name__ = start.__qualname__ = getattr(original, "__name__", "start_new_thread")
+    start.__doc__ = getattr(original, "__doc__", None)
+    return start
+
+
 # --------------------------------------------------------------------------- host callbacks
 
 
@@ -1225,9 +1315,10 @@ def install(recorder: Recorder) -> Installation:
     inst.sends(_record_call, "call", "return")
     _install_host_activity(inst, recorder)
     _install_host_callbacks(inst, recorder)
+    _install_threads(inst, recorder)
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
-    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals(), _MARKS)
+    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals(), _MARKS, _THREADS)
     return inst
 
 

@@ -101,6 +101,9 @@ CLOCK_IDS = tuple(name for name in (
 ID_CLOCKS = tuple((f"{function}({name})", getattr(time, function), getattr(time, name))
                   for function in ("clock_gettime", "clock_gettime_ns")
                   if hasattr(time, function) for name in CLOCK_IDS)
+# Reads a thread's CPU clock by its id (``time.pthread_getcpuclockid``): the learner's
+# threads' CPU time, bound before any hook replaces ``time.clock_gettime_ns``.
+THREAD_CLOCK = getattr(time, "clock_gettime_ns", None)
 # ``datetime.datetime.now()``, ``utcnow()`` and ``today()`` (instrument.DateTime): the
 # system clock in integer nanoseconds, floored to the microsecond as datetime does.
 DATETIME_CLOCKS = ("datetime.now", "datetime.utcnow", "datetime.today")
@@ -230,6 +233,15 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     # its own work (analysis.SWITCH_ALLOWANCE_NS). getrusage is a C function, not audited.
     usage, usage_thread = _usage_of_thread()
     threads: dict[int, int] = {}
+    # The CPU time of the threads the learner's code started (instrument._THREADS, the
+    # list their wrapper appends births and ends to; REGISTER): on each learner clock
+    # read once one exists, the sum over all of them but the reader (``others``), live
+    # ones read through their own CPU clock, ended ones as they said at the end.
+    thread_log: list[Any] = []
+    thread_clocks: dict[int, int | None] = {}  # ident -> CPU clock id, while alive
+    ended_ns = 0  # the CPU time of the learner's threads that have ended
+    counting_threads = False  # a learner thread has begun: reads carry ``others``
+    read_thread_clock = THREAD_CLOCK
     # Computed at PROTECT: addresses of the hook codes that record calls (a compilation
     # with one of them on its stack is inside a call).
     call_ids: frozenset[int] = frozenset()
@@ -254,6 +266,46 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         if th:
             fields["th"] = th
         return now
+
+    def take_threads() -> None:
+        # The births and ends the learner's threads appended since the last read, in
+        # order (an ident is reused once its thread has gone: its end comes first). Only
+        # the entries taken are removed: a thread may append while this runs.
+        nonlocal ended_ns, counting_threads
+        entries = thread_log[:]
+        del thread_log[:len(entries)]
+        for entry in entries:
+            if type(entry) is not tuple_type or len(entry) != 3:
+                continue
+            ident, clock_id, spent = entry
+            # A clock id is negative on Linux (it encodes the thread's id); None: none.
+            if type(ident) is not int_type or type(spent) is not int_type or (
+                    clock_id is not None and type(clock_id) is not int_type):
+                continue
+            if spent < 0:
+                thread_clocks[ident] = clock_id
+                counting_threads = True
+            elif ident in thread_clocks:  # the end of a thread whose birth was seen
+                del thread_clocks[ident]
+                ended_ns += spent
+
+    def others_cpu(reader: int) -> int:
+        # The CPU time of the learner's threads but ``reader``, ended and alive. A thread
+        # that ends between taking the log and reading its clock (its clock then fails)
+        # has appended its end already: take the log again.
+        total = 0
+        for _attempt in range(4):
+            take_threads()
+            total = ended_ns
+            try:
+                for ident, clock_id in dict_type.items(thread_clocks):
+                    if ident != reader and clock_id is not None \
+                            and read_thread_clock is not None:
+                        total += read_thread_clock(clock_id)
+            except OSError:
+                continue
+            break
+        return total
 
     def take_marks() -> None:
         # The end marks since the call began (see ``mark_log``). Learner code can reach
@@ -538,7 +590,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # learner code exists yet (learner code runs only after the hooks are protected
         # and the guard is armed). Any later attempt is tampering. Returns the clock
         # hooks' (reading types, timer files, hook globals) for the loop to bind.
-        nonlocal registered, pair_log, mark_log
+        nonlocal registered, pair_log, mark_log, thread_log
         if registered or protected_once or get_ident() != main_thread:
             tampered.append("recorder: hook senders were registered after the "
                             "hooks were installed")
@@ -548,6 +600,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             pair_log = message[2]
         if len(message) > 6 and type(message[6]) is list_type:
             mark_log = message[6]
+        if len(message) > 7 and type(message[7]) is list_type:
+            thread_log = message[7]
         readings = {clock: kind for clock, kind in dict_type.items(message[3])
                     if clock in clocks and type(kind) is type}
         files = exact_strs(message[4])
@@ -733,6 +787,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                           "site": site}
                 if usage is not None:
                     fields["vcs"] = usage(usage_thread).ru_nvcsw
+                if counting_threads or thread_log:
+                    fields["others"] = others_cpu(get_ident())
                 stamp(fields)
                 value = read_clock()
                 fields["seq"] = number = next(seq)
@@ -967,7 +1023,8 @@ class Recorder:
 
     def register(self, senders: dict[Any, frozenset[str]], pairs: list[Any],
                  readings: dict[str, type], hook_globals: dict[str, Any],
-                 marks: list[Any] | None = None) -> None:
+                 marks: list[Any] | None = None, threads: list[Any] | None = None
+                 ) -> None:
         """Name the hook codes that send to the core themselves (``self._send((TIMER,
         ...))`` and the like, without a method of this class in between) and the event
         kinds each one's code sends; the core then accepts those kinds from a frame
@@ -981,10 +1038,13 @@ class Recorder:
         globals of the clock hooks' module (a clock read sent from a frame with these
         globals is the hook's: the reader is that frame's caller). ``marks``: the list the
         hooks append end marks to (``(wait seq, CPU ns at its end)``; ``(-1, GC start CPU
-        ns, GC end CPU ns, thread ident)``), taken and checked with the pairs."""
+        ns, GC end CPU ns, thread ident)``), taken and checked with the pairs.
+        ``threads``: the list the learner's threads append their births and ends to
+        (``(ident, CPU clock id or None, -1)``; ``(ident, CPU clock id or None, CPU ns
+        spent)``), read at each learner clock read once a learner thread has begun."""
         with self._lock:
             self._send((REGISTER, senders, pairs, readings, self.learner_files,
-                        hook_globals, marks))
+                        hook_globals, marks, threads))
 
 
 def new_core(key: bytes, channel_fd: int, call_ids: Iterable[str], main_thread: int,

@@ -677,13 +677,22 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
     over = cpu_work_interval(intervals, step or 0)
     if over is not None:
         unexplained = over.unexplained_cpu_ns or 0
+        facts = with_timeline(ctx, call, over, host_cpu=True,
+                              **flaw_facts("host work", over),
+                              unexplained_ms=round(unexplained / 1e6, 3))
+        if over.threads_did_most:
+            return Outcome.fail(
+                f"{_interval_lines(over)}, threads your code started spend "
+                f"{_ms(over.thread_cpu_ns)} of CPU time inside the timed interval (work "
+                "handed to a thread or an executor and waited for, or a thread busy "
+                "beside the timed loop): the sample includes it.",
+                "Time only the call and its wait: do other host work, in any thread, "
+                "before the timer starts or after it stops.", facts)
         return Outcome.fail(
             f"{_where(over)} {_ms(unexplained)} of host CPU time inside the timed "
             "interval that is neither the timed call nor its wait (NumPy work, a Python "
             "loop, a conversion): the sample includes it.",
-            f"Time only the call and its wait: {OTHER_WORK}.",
-            with_timeline(ctx, call, over, host_cpu=True, **flaw_facts("host work", over),
-                          unexplained_ms=round(unexplained / 1e6, 3)))
+            f"Time only the call and its wait: {OTHER_WORK}.", facts)
     return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
                       "other host work between the clock reads.")
 
@@ -728,6 +737,17 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     if excess > CPU_EXCESS_ALLOWANCE_NS:
         return max(over, key=lambda i: i.unexplained_cpu_ns or 0)
     return None
+
+
+def _interval_lines(interval: Interval) -> str:
+    """``"Between lines 12 and 18"``: the interval's two clock reads."""
+    lines = sorted({line for line in (line_of(interval.start), line_of(interval.stop))
+                    if line})
+    if not lines:
+        return "In your timed interval"
+    if len(lines) == 1:
+        return f"In the interval timed on line {lines[0]}"
+    return f"Between lines {lines[0]} and {lines[1]}"
 
 
 def _activity(event: HostWork) -> tuple[str, str]:

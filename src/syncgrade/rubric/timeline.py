@@ -265,8 +265,9 @@ def _with_unexplained(interval: Interval, inside: list[_Step]) -> list[_Step]:
     gap = interval.unexplained_gap()
     if unexplained is None or not interval.over_cpu_bound or gap is None:
         return inside
+    whose = "your code's threads" if interval.threads_did_most else "your code"
     entry = TimelineEntry(what="host work",
-                          detail=f"{unexplained / 1e6:.1f} ms of CPU time in your code",
+                          detail=f"{unexplained / 1e6:.1f} ms of CPU time in {whose}",
                           line=None, note=UNEXPLAINED)
     step = _Step(entry, None, "host work")
     before, after = gap[0], gap[1]

@@ -1,6 +1,6 @@
 # flaw: submits NumPy work to a ThreadPoolExecutor inside the timed interval and waits
 #   in result()
-# expect-fail: sample-duration
+# expect-fail: interval-clean sample-duration
 import time
 from concurrent.futures import ThreadPoolExecutor
 

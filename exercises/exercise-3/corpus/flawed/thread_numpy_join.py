@@ -1,5 +1,5 @@
 # flaw: hands NumPy work to a thread inside the timed interval and waits in join()
-# expect-fail: sample-duration
+# expect-fail: interval-clean sample-duration
 import threading
 import time
 

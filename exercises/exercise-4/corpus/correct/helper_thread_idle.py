@@ -1,0 +1,75 @@
+# style: a helper thread that checks NumPy work when the module loads and then waits,
+#   idle, for the whole grade; an executor checks again after the timed loop
+# expect: pass
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
+    """Benchmark `compiled_predict` on a new `(rows, w_host.shape[0])` input.
+
+    Draw the input with `rng.normal(...)` as float32, place it on `device` and wait, warm
+    up (`compiled_predict` is jitted but not compiled for the new shape), check the result
+    against `np.tanh(larger_host @ w_host)` with
+    `np.testing.assert_allclose(..., atol=2e-5, rtol=2e-5)` (raise on mismatch), then take
+    `repeats` synchronized samples.
+
+    Returns:
+        (larger_host, result, samples): the NumPy input, the output of the last timed call,
+        and a list of `repeats` floats in seconds.
+    """
+    larger_host = rng.normal(size=(rows, w_host.shape[0])).astype(np.float32)
+    larger = jax.device_put(larger_host, device)
+    larger.block_until_ready()
+
+    # Warm up: compiles the new shape, outside the timer.
+    warm = compiled_predict(larger, w)
+    warm.block_until_ready()
+
+    # Independent check first: NumPy on the host copies; raises AssertionError on mismatch.
+    np.testing.assert_allclose(np.asarray(warm), np.tanh(larger_host @ w_host),
+                               atol=2e-5, rtol=2e-5)
+
+    samples = []
+    out = warm
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = compiled_predict(larger, w)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    _POOL.submit(host_work).result()  # a check after the timed loop: outside the intervals
+    return larger_host, out, samples
+
+
+_RNG = np.random.default_rng(1)
+_X = _RNG.normal(size=(2048, 1024)).astype(np.float32)
+
+
+def host_work():
+    """A NumPy check on the host, about 6 ms of one core (elementwise: NumPy runs it on
+    the calling thread, whatever the machine's BLAS does)."""
+    for _ in range(8):
+        np.tanh(_X)
+
+
+_POOL = ThreadPoolExecutor(1)  # its thread starts at the first submit
+
+
+# A helper thread, started when the module loads: one check, then it waits (idle, no CPU
+# time) for as long as the process lives. Loading waits for the check to end.
+_checked, _never = threading.Event(), threading.Event()
+
+
+def _helper():
+    host_work()
+    _checked.set()
+    _never.wait()
+
+
+threading.Thread(target=_helper, daemon=True).start()
+_checked.wait()

@@ -1,0 +1,73 @@
+# style: starts a thread before the timed loop that does NumPy work before it and
+#   after it, and waits (idle) while the samples are taken
+# expect: pass
+import threading
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    """The row-wise sum of squares of `a @ b`, computed with `jax.numpy`.
+
+    For `a` of shape `(rows, k)` and `b` of shape `(k, features)`, returns an array of
+    shape `(rows,)`.
+    """
+    # Square first, then reduce the output-feature axis only.
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    """The same quantity as `energy`, computed with NumPy only, on the host.
+
+    Returns a NumPy array of shape `(rows,)`.
+    """
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    """Jit `energy`, warm it up, then time `repeats` completed calls on placed `x`, `w`.
+
+    Returns:
+        (last_output, samples): the output of the last timed call, and a list of
+        `repeats` floats, each one call in seconds, from just before the call until that
+        call's output is ready.
+    """
+    fast_energy = jax.jit(energy)  # one compiled function, reused by every sample
+    jax.block_until_ready((x, w))
+    fast_energy(x, w).block_until_ready()  # warm-up: trace and compile outside the timer
+    samples = []
+    out = None
+    checked, loop_done = threading.Event(), threading.Event()
+    worker = threading.Thread(target=checker, args=(checked, loop_done))
+    worker.start()
+    checked.wait()  # its first check ends before the first sample starts
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fast_energy(x, w)
+        out.block_until_ready()  # wait for this call's output before stopping
+        samples.append(time.perf_counter() - start)
+    loop_done.set()  # after the last stop read
+    worker.join()
+    return out, samples
+
+
+_RNG = np.random.default_rng(1)
+_X = _RNG.normal(size=(2048, 1024)).astype(np.float32)
+
+
+def host_work():
+    """A NumPy check on the host, about 6 ms of one core."""
+    for _ in range(8):
+        np.tanh(_X)
+
+
+def checker(checked, loop_done):
+    """A helper thread: a check before the timed loop, then idle (blocked, no CPU time)
+    until the loop has ended, then another check."""
+    host_work()
+    checked.set()
+    loop_done.wait()
+    host_work()
