@@ -65,7 +65,7 @@ PHASES = (
 UNEXPLAINED_CPU_BOUND_NS = 1_000_000
 """The most host CPU time (ns) an interval may spend outside its recorded operations
 (:attr:`Interval.unexplained_cpu_ns`) before ``interval-clean`` counts it: a list fails
-when more than half of its intervals are over it, or when their time over it, summed, is
+when more than half of its intervals, and at least two, are over it, or when their time over it, summed, is
 more than ``checks_intervals.CPU_EXCESS_ALLOWANCE_NS`` (work in some samples only). The
 instrumented glue of a correct sample (clock hooks, the call's recording, the wait's)
 measured 20-90 µs, also beside four CPU hogs, and 90-180 µs with ``float(out.sum())`` as

@@ -110,18 +110,6 @@ rest ran on workers its thread CPU clock does not see), with one thread more tha
 Idle BLAS workers also spin for work after each product, taking a core from the device's
 threads. Set before numpy is imported (the zygote's environment is the runs')."""
 
-MALLOC_KEEPS_MEMORY = {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=33554432:"
-                                         "glibc.malloc.trim_threshold=1073741824"}
-"""glibc's allocator in the child keeps freed memory of buffers under 32 MiB for reuse
-instead of handing it back to the OS at each free. Freeing a jax output of several MB
-(exercise-3's 8 MB) otherwise unmaps or trims its pages now and then: 0.5-2.5 ms of the
-freeing thread's CPU time, once or twice a grade, wherever the learner's last reference
-goes (`out = fn(*args)` inside a timed interval), measured as unexplained host time by
-``interval-clean`` (docs/performance.md, "Unexplained host time"). 32 MiB is where glibc's
-own sliding threshold stops (larger buffers are mapped and unmapped either way); the
-trim threshold, 1 GiB, keeps the freed top of a heap. Read once, when the interpreter
-starts (the zygote's environment is the runs'); other C libraries ignore it."""
-
 
 def child_command(hidden: Sequence[Path] = (), device: str | None = None) -> ChildCommand:
     """``python -m syncgrade.child`` with the package on ``PYTHONPATH``, then the folders
@@ -141,7 +129,7 @@ def child_command(hidden: Sequence[Path] = (), device: str | None = None) -> Chi
         argv=(sys.executable, "-m", "syncgrade.child"),
         env={**accelerator.runtime_environment(choice),
              "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1",
-             **ONE_BLAS_THREAD, **MALLOC_KEEPS_MEMORY},
+             **ONE_BLAS_THREAD},
         hidden_paths=tuple(dict.fromkeys(Path(os.path.realpath(p)) for p in found)),
         device=choice, readable_paths=tuple(Path(p) for p in runtime),
     )
