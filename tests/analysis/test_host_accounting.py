@@ -7,7 +7,12 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from syncgrade.analysis import SWITCH_ALLOWANCE_NS, UNEXPLAINED_CPU_BOUND_NS, analyse
+from syncgrade.analysis import (
+    CALL_ALLOWANCE_NS,
+    SWITCH_ALLOWANCE_NS,
+    UNEXPLAINED_CPU_BOUND_NS,
+    analyse,
+)
 from syncgrade.trace import Event
 
 EVENTS = TypeAdapter(list[Event])
@@ -108,6 +113,49 @@ def test_voluntary_switches_raise_the_cpu_bound_by_their_allowance() -> None:
     for interval in (_switching(None, 160), _switching(160, 10)):
         assert interval.voluntary_switches == 0 and interval.over_cpu_bound
     assert _switching(10, 160, stop_th=1).voluntary_switches == 0
+
+
+def _loop_of_calls(calls: int, glue_ns: int, *, th: int = 0) -> Any:
+    """An interval around a loop of ``calls`` calls and waits (``th``: the calls' and
+    waits' thread; the reads are on thread 0), each call 0.2 ms and each wait 0.3 ms,
+    with ``glue_ns`` of unexplained CPU time after each wait."""
+    events: list[dict[str, Any]] = []
+    cpu, seq = 1_000_000, 2
+    for _ in range(calls):
+        events += [{"seq": seq, "kind": "call", "name": "f", "site": SITE, "inputs": [1],
+                    "cpu": cpu, "th": th},
+                   {"seq": seq + 1, "kind": "return", "call": seq, "outputs": [seq + 100],
+                    "cpu": cpu + 200_000, "th": th},
+                   {"seq": seq + 2, "kind": "wait", "how": "block_until_ready",
+                    "arrays": [seq + 100], "site": SITE, "cpu": cpu + 200_000,
+                    "cpu_end": cpu + 500_000, "th": th}]
+        cpu, seq = cpu + 500_000 + glue_ns, seq + 3
+    return _interval(*events, stop_cpu=cpu if th == 0 else 1_000_000 + calls * glue_ns)
+
+
+def test_each_further_call_of_the_reader_raises_the_cpu_bound() -> None:
+    # A loop of five calls and waits timed as one interval: each call's hooks leave glue
+    # (measured 50-80 µs a call), so the bound grows by an allowance per further call.
+    loop = _loop_of_calls(5, 250_000)  # 1.25 ms of glue in all: the flipped verdict's 1.2
+    assert loop.reader_calls == 5
+    assert loop.unexplained_cpu_ns == 1_250_000
+    assert loop.cpu_bound_ns == UNEXPLAINED_CPU_BOUND_NS + 4 * CALL_ALLOWANCE_NS
+    assert not loop.over_cpu_bound
+    # The same unexplained time beside one call is the learner's own host work.
+    one = _loop_of_calls(1, 1_250_000)
+    assert one.cpu_bound_ns == UNEXPLAINED_CPU_BOUND_NS and one.over_cpu_bound
+    # Host work in every step of the loop (a NumPy check: 2.2 ms and more, the smallest
+    # lesson's mistake) is still over the grown bound, with room to spare.
+    assert _loop_of_calls(5, 2_200_000).unexplained_cpu_ns > 2 * loop.cpu_bound_ns
+    assert _loop_of_calls(5, 2_200_000).over_cpu_bound
+
+
+def test_calls_on_another_thread_raise_no_bound() -> None:
+    # Their hooks' glue is another thread's CPU time, not the reader's.
+    elsewhere = _loop_of_calls(5, 300_000, th=1)
+    assert elsewhere.reader_calls == 0
+    assert elsewhere.cpu_bound_ns == UNEXPLAINED_CPU_BOUND_NS
+    assert elsewhere.over_cpu_bound  # 1.5 ms on the reader, none of it explained
 
 
 # --------------------------------------------------------------------------- own spans (issue 33)

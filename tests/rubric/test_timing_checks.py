@@ -860,6 +860,19 @@ def test_interval_clean_has_no_half_of_the_list_to_hide_in() -> None:
     assert CPU_EXCESS_ALLOWANCE_NS == 5_000_000
 
 
+def test_one_interval_a_little_over_is_load_however_short_the_list() -> None:
+    # A list whose samples all came from one interval (a loop timed whole, divided): one
+    # interval is no majority; a free that unmaps a several-MB output (3.4 ms measured)
+    # is load there as in a list of five. Over by more than the list's allowance, work.
+    whole = _cpu_interval(3.4, bound_ms=1.4)
+    assert cpu_work_interval([whole]) is None
+    assert cpu_work_interval([whole, _cpu_interval(0.1)]) is None
+    heavy = _cpu_interval(5 * 2.2, bound_ms=1.4)  # a NumPy check in each of five steps
+    assert cpu_work_interval([heavy]) is heavy
+    # Two judged intervals, both over: the same work in every sample.
+    assert cpu_work_interval([_cpu_interval(2.2, bound_ms=1.0)] * 2) is not None
+
+
 def test_interval_clean_allows_one_step_of_the_cpu_clock() -> None:
     clean, tick = _cpu_interval(0.0, bound_ms=1.0), _cpu_interval(10.0, bound_ms=1.0)
     ticked = [clean] * 2 + [tick] + [clean] * 2

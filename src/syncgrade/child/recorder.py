@@ -333,6 +333,17 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     pause["th"] = threads[entry[3]]
                 events.append(pause)
 
+    def all_ready(arrays: list[Any]) -> bool:
+        # Whether every one of ``arrays`` is ready (a deleted or invalid one makes no
+        # claim). is_ready() on a deleted array segfaults: is_deleted() first.
+        for array in arrays:
+            try:
+                if not is_deleted(array) and not is_ready(array):
+                    return False
+            except Exception:  # donated or invalid: no claim
+                continue
+        return True
+
     def clean(value: Any, depth: int = 0) -> Any:
         # Exact built-in types only: the C encoder then calls no Python-level method.
         kind = type(value)
@@ -715,11 +726,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # Hold no frame past the send: ``caller`` and ``frame`` can be the learner's, and
         # a frame held here would keep its locals (arrays) alive longer than the learner's
         # code does, and be copied out of the interpreter's stack when it returns. Nor
-        # the learner's arrays: the last message, a call's outputs and the last array a
-        # readiness check looked at would otherwise stay alive until the next send of
-        # the same kind, across the learner's next call (which then cannot reuse their
-        # memory: page faults in the timed interval that uninstrumented code never pays).
-        sender = hook = caller = frame = message = outputs = array = fields = None
+        # the learner's arrays: the last message and a call's outputs would otherwise
+        # stay alive until the next send of the same kind, across the learner's next call
+        # (which then cannot reuse their memory: page faults in the timed interval that
+        # uninstrumented code never pays). Readiness is asked in ``all_ready``, whose
+        # loop variable goes with its frame.
+        sender = hook = caller = frame = message = outputs = fields = None
         inputs = callee = statics = entry = began = None
         try:
             message = yield reply
@@ -782,6 +794,22 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     site = (name, caller.f_lineno)
                 if pending_compiles:
                     number_compiles()
+                # The latest call's outputs, once ready, are let go of before the CPU
+                # stamp (ready before the read is ready at it). Held here, an output the
+                # learner dropped (a warm-up's `fn(x).block_until_ready()`) was freed
+                # after a start read's stamp, inside the learner's first interval: freeing
+                # a multi-MB output can hand its memory back to the OS, 0.5-1.2 ms of CPU
+                # time (exercise-3's 8 MB output, docs/performance.md "Unexplained host
+                # time") that uninstrumented code spends where the learner dropped it.
+                ready = all_ready(latest_outputs)
+                if ready:
+                    # Ready stays ready (a deleted array is skipped): every later check
+                    # until the next call says True with or without these arrays, so let
+                    # them go. Held, the learner's finished outputs would outlive their
+                    # last use by a whole iteration, and the next call could not reuse
+                    # their memory (a fresh multi-MB buffer costs page faults in the
+                    # learner's timed interval, which uninstrumented code does not pay).
+                    latest_outputs = []
                 # The CPU stamp before the clock: a start read's is outside the interval.
                 fields = {"seq": 0, "kind": "timer", "clock": clock, "value": 0,
                           "site": site}
@@ -799,25 +827,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 events.append(fields)
                 if latest_call is None:
                     continue
-                # Whether the latest call's outputs were ready at this read.
-                ready = True
-                for array in latest_outputs:
-                    try:
-                        # is_ready() on a deleted array segfaults: check is_deleted() first.
-                        if is_deleted(array):
-                            continue
-                        if not is_ready(array):
-                            ready = False
-                    except Exception:  # donated or invalid: no claim
-                        continue
-                if ready:
-                    # Ready stays ready (a deleted array is skipped): every later check
-                    # until the next call says True with or without these arrays, so let
-                    # them go. Held, the learner's finished outputs would outlive their
-                    # last use by a whole iteration, and the next call could not reuse
-                    # their memory (a fresh multi-MB buffer costs page faults in the
-                    # learner's timed interval, which uninstrumented code does not pay).
-                    latest_outputs = []
+                if not ready:  # not before the read: maybe at it
+                    ready = all_ready(latest_outputs)
+                    if ready:
+                        latest_outputs = []
                 events.append({"seq": next(seq), "kind": "ready", "read": number,
                                "call": latest_call, "ready": ready})
             elif op == CALL:
