@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from process_support import LoadBudget
 from sandbox_support import ARM_STACK_DUMP, Runner
 
-from syncgrade.sandbox import Limits
+from syncgrade.sandbox import Limits, _capture
 from syncgrade.timing import FakeClock, use_clock
 
 
@@ -182,15 +183,44 @@ def test_file_size_limit_stops_big_writes(run: Runner) -> None:
     assert out.stdout.text == "EFBIG\n"
 
 
-def test_the_callers_deadline_cuts_a_run_short_and_says_so(run: Runner) -> None:
+class _SteppingAfterFirstFrame(_SteppingClock):
+    """A :class:`_SteppingClock` that stands still until :attr:`moving` is set (at the
+    run's first bytes on its channel): the child's start-up, however long a loaded
+    machine makes it, spends none of the run's deadline, which then passes after a fixed
+    number of reads. The pump reads the clock every 20 ms of real time while it waits, so
+    on a stepping clock alone a start-up longer than 20 reads (0.4 s, at load 15-18 in a
+    CI run) already ran into the deadline."""
+
+    def __init__(self, step: float) -> None:
+        super().__init__(step)
+        self.moving = False
+
+    def monotonic(self) -> float:
+        with self._lock:
+            if self.moving:
+                self.now += self.step
+            return self.now
+
+
+def test_the_callers_deadline_cuts_a_run_short_and_says_so(
+        run: Runner, monkeypatch: pytest.MonkeyPatch) -> None:
     """``Limits.end_s`` caps start-up and wall time together: a child still running then,
     before its own wall limit, is stopped without a stack dump and ``cut_short``; one
     that reaches its wall limit first is a plain timeout (on the stepping clock: counted
-    in reads, not in this machine's load)."""
+    in reads from the first frame, not in this machine's load)."""
     looping = ARM_STACK_DUMP + _SLOW_START.format(delay=0) + "while True:\n    pass\n"
-    with use_clock(_SteppingClock(step=0.25)):
+    clock = _SteppingAfterFirstFrame(step=0.25)
+    feed = _capture.FrameDecoder.feed
+
+    def feed_and_start_the_clock(self: _capture.FrameDecoder, chunk: bytes) -> None:
+        clock.moving = clock.moving or bool(chunk)
+        feed(self, chunk)
+
+    monkeypatch.setattr(_capture.FrameDecoder, "feed", feed_and_start_the_clock)
+    with use_clock(clock):
         cut = run(looping, limits=Limits(wall_s=30, startup_s=30, end_s=5.0,
                                          stack_grace_s=1))
+        clock.moving = False  # the next run's start-up costs nothing either
         own = run(looping, limits=Limits(wall_s=2.0, startup_s=30, end_s=30,
                                          stack_grace_s=1))
     assert (cut.termination, cut.cut_short, cut.startup_timeout) == ("timeout", True, False)
