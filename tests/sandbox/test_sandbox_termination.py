@@ -14,7 +14,7 @@ import pytest
 from process_support import LoadBudget
 from sandbox_support import ARM_STACK_DUMP, Runner
 
-from syncgrade.sandbox import Limits, _capture
+from syncgrade.sandbox import FrameDecoder, Limits
 from syncgrade.timing import FakeClock, use_clock
 
 
@@ -210,13 +210,13 @@ def test_the_callers_deadline_cuts_a_run_short_and_says_so(
     in reads from the first frame, not in this machine's load)."""
     looping = ARM_STACK_DUMP + _SLOW_START.format(delay=0) + "while True:\n    pass\n"
     clock = _SteppingAfterFirstFrame(step=0.25)
-    feed = _capture.FrameDecoder.feed
+    feed = FrameDecoder.feed
 
-    def feed_and_start_the_clock(self: _capture.FrameDecoder, chunk: bytes) -> None:
+    def feed_and_start_the_clock(self: FrameDecoder, chunk: bytes) -> None:
         clock.moving = clock.moving or bool(chunk)
         feed(self, chunk)
 
-    monkeypatch.setattr(_capture.FrameDecoder, "feed", feed_and_start_the_clock)
+    monkeypatch.setattr(FrameDecoder, "feed", feed_and_start_the_clock)
     with use_clock(clock):
         cut = run(looping, limits=Limits(wall_s=30, startup_s=30, end_s=5.0,
                                          stack_grace_s=1))

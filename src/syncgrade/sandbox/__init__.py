@@ -15,6 +15,7 @@ Typical use by the grading engine::
     outcome.termination              # "exited" | "timeout" | "memory" | "signal" | "cpu"
 """
 
+from ._capture import FrameDecoder
 from ._launcher import namespaces_available
 from ._pump import Pump
 from ._runner import (
@@ -43,6 +44,7 @@ __all__ = [
     "READY_FD_VAR",
     "STACK_FD_VAR",
     "Captured",
+    "FrameDecoder",
     "Isolation",
     "Limits",
     "PreStarted",
