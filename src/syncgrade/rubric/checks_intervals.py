@@ -682,8 +682,8 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
                               unexplained_ms=round(unexplained / 1e6, 3))
         if over.threads_did_most:
             return Outcome.fail(
-                f"{_interval_lines(over)}, threads your code started spend "
-                f"{_ms(over.thread_cpu_ns)} of CPU time inside the timed interval (work "
+                f"In {_interval_span(over) or 'your timed interval'}, threads your code "
+                f"started spend {_ms(over.thread_cpu_ns)} of CPU time (work "
                 "handed to a thread or an executor and waited for, or a thread busy "
                 "beside the timed loop): the sample includes it.",
                 "Time only the call and its wait: do other host work, in any thread, "
@@ -743,15 +743,17 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     return None
 
 
-def _interval_lines(interval: Interval) -> str:
-    """``"Between lines 12 and 18"``: the interval's two clock reads."""
-    lines = sorted({line for line in (line_of(interval.start), line_of(interval.stop))
-                    if line})
-    if not lines:
-        return "In your timed interval"
-    if len(lines) == 1:
-        return f"In the interval timed on line {lines[0]}"
-    return f"Between lines {lines[0]} and {lines[1]}"
+def _interval_span(interval: Interval) -> str | None:
+    """``"the interval from line 12 to line 18"`` (``"the interval timed on line 12"``
+    when both clock reads are on one line): the learner's lines of the interval's two
+    reads, as every message that names an interval says them; ``None`` when they are
+    unknown."""
+    start, stop = line_of(interval.start), line_of(interval.stop)
+    if start is None or stop is None:
+        return None
+    if start == stop:
+        return f"the interval timed on line {start}"
+    return f"the interval from line {start} to line {stop}"
 
 
 def _activity(event: HostWork) -> tuple[str, str]:
@@ -943,9 +945,8 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
     excess = {i: values[i] - (allowed[i] or 0.0) for i in over}
     first = max(over, key=lambda i: excess[i])
     interval = intervals[first] if first < len(intervals) else None
-    where = "" if interval is None else (
-        f" (the interval from line {line_of(interval.start)} to line "
-        f"{line_of(interval.stop)})")
+    span = None if interval is None else _interval_span(interval)
+    where = "" if span is None else f" ({span})"
     message = (
         f"Of your {len(values)} samples, {len(over)} took longer than the call can "
         f"explain; the furthest over, sample {first + 1}, took {values[first] * 1e3:.2f} ms"
