@@ -54,7 +54,7 @@ def test_the_child_command_sets_one_blas_thread_for_runs_and_the_zygote(tmp_path
     # command's) and what the zygote imports numpy under (its forks' environment).
     run = child_environment(tmp_path, command.env, (3, 4), "token")
     assert pool.ONE_BLAS_THREAD.items() <= run.items()
-    zygote = Zygote(command.argv, command.env)._server_env()
+    zygote = Zygote(command.argv, command.env).server_env()
     assert pool.ONE_BLAS_THREAD.items() <= zygote.items()
 
 

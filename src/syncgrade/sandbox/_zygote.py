@@ -84,7 +84,7 @@ class Zygote:
                  self.argv[2], *self.preload],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
-                start_new_session=True, cwd="/", env=self._server_env(),
+                start_new_session=True, cwd="/", env=self.server_env(),
             )
         except OSError as e:
             ours.close()
@@ -98,9 +98,10 @@ class Zygote:
             raise SandboxError(f"the zygote could not import its libraries: "
                                f"{reply.get('error', reply)}")
 
-    def _server_env(self) -> dict[str, str]:
-        """The runs' environment minus their own variables, so that every import-time
-        read of the environment sees what a fresh child would."""
+    def server_env(self) -> dict[str, str]:
+        """The environment the zygote is started with, and so the one its PRELOAD modules
+        read at import (NumPy's BLAS its thread count): the runs' environment minus their
+        own variables, so that every import-time read sees what a fresh child would."""
         return {**default_environment("/nonexistent"), **self.env}
 
     def abort(self) -> None:
