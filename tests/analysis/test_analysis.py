@@ -86,6 +86,32 @@ def test_a_huge_interval_draws_a_bounded_timeline() -> None:
     assert gap.detail == f"{499 - MAX_INSIDE} more events"
 
 
+def test_a_huge_interval_keeps_its_timed_call_and_wait_in_the_picture() -> None:
+    """A learner thread reading the clock hundreds of times puts the timed call in the
+    middle of a long interval: the shortened picture still draws the call and its wait,
+    and the device work starts at that call, never at a left-out gap."""
+    from syncgrade.rubric.timeline import MAX_INSIDE, draw, picture
+
+    before = [read(float(i), line=3) for i in range(1, 200)]  # seq 2..200
+    after = [read(float(i), line=3) for i in range(300, 500)]  # seq 204..403
+    events = trace(read(0.0, line=2), *before, call([1], line=5), ret(201, [7]),
+                   wait([7], line=6), *after, read(1000.0, line=9),
+                   {"kind": "ready", "read": 404, "call": 201, "ready": True},
+                   {"kind": "pair", "start": 1, "stop": 404})
+    analysis = analyse(events)
+    interval = next(i for i in analysis.intervals if i.start.seq == 1 and i.stop.seq == 404)
+    timeline = draw(interval, analysis, F)
+    assert len(timeline.entries) <= MAX_INSIDE + 5  # start, kept entries, gaps, stop
+    whats = [e.what for e in timeline.entries]
+    assert "call" in whats and "wait" in whats
+    left_out = sum(int(e.detail.split()[0]) for e in timeline.entries if e.what == "...")
+    assert left_out + whats.count("clock read") == 399
+    drawn = picture(interval, analysis, F)
+    (work,) = drawn.device
+    assert drawn.host[work.dispatched_at].kind == "call"
+    assert work.ready_at is not None and drawn.host[work.ready_at].kind == "wait"
+
+
 def test_lists_of_equal_samples_each_keep_their_own_intervals() -> None:
     """A sweep's two lists whose samples last exactly the same: each list is matched to
     its own (earlier list, earlier intervals), whatever order the candidates come in."""

@@ -169,7 +169,8 @@ def _walk(interval: Interval, analysis: Analysis, file: str,
                                  line=_line(interval.start.site, file)),
                    interval.start, "timer start")]
     inside = _inside(interval, file, name)
-    steps.extend(_shortened(_with_unexplained(interval, inside) if host_cpu else inside))
+    steps.extend(_shortened(_with_unexplained(interval, inside) if host_cpu else inside,
+                           interval))
     late = _late_wait(interval, analysis)
     transfer = ("host transfer" in phases and bool(interval.calls)
                 and not interval.readbacks_of_timed_output())
@@ -432,16 +433,64 @@ def _flaws(steps: list[_Step], wanted: Collection[str] | None) -> list[FlawMark]
     return marks
 
 
-def _shortened(entries: list[_Step]) -> list[_Step]:
-    """At most :data:`MAX_INSIDE` entries: the first two thirds and the last third, with
-    one entry that says how many were left out."""
+def _shortened(entries: list[_Step], interval: Interval) -> list[_Step]:
+    """At most about :data:`MAX_INSIDE` entries, in their order, each run of left-out ones
+    replaced by one entry that says how many it stands for.
+
+    What the picture's marks and device lane point at is never left out (a left-out
+    timed call would put its device work at a gap): the timed call (the interval's last)
+    and a compilation drawn right before it, the first wait on the timed output, the
+    unexplained-time segment, and the first entry of each flaw note. The rest of the room
+    goes to the first entries and then the last ones, as a reader scans an interval."""
     if len(entries) <= MAX_INSIDE:
         return entries
-    head, tail = MAX_INSIDE * 2 // 3, MAX_INSIDE // 3
-    skipped = len(entries) - head - tail
-    gap = TimelineEntry(what="...", detail=f"{skipped} more events", line=None,
-                        note="left out of this picture")
-    return [*entries[:head], _Step(gap, None, "gap"), *entries[-tail:]]
+    keep = _must_keep(entries, interval)
+    room = MAX_INSIDE - len(keep)
+    others = [i for i in range(len(entries)) if i not in keep]
+    head = max(room, 0) * 2 // 3
+    keep.update(others[:head])
+    tail = max(room, 0) - head
+    if tail:
+        keep.update(others[-tail:])
+    shortened: list[_Step] = []
+    skipped = 0
+    for i, step in enumerate(entries):
+        if i in keep:
+            if skipped:
+                shortened.append(_gap(skipped))
+                skipped = 0
+            shortened.append(step)
+        else:
+            skipped += 1
+    if skipped:
+        shortened.append(_gap(skipped))
+    return shortened
+
+
+def _must_keep(entries: list[_Step], interval: Interval) -> set[int]:
+    """The indices :func:`_shortened` never leaves out (see there)."""
+    keep: set[int] = set()
+    timed = interval.calls[-1].call if interval.calls else None
+    waited = interval.waits_on_timed_output()
+    first_wait = waited[0] if waited else None
+    notes_seen: set[str] = set()
+    for i, step in enumerate(entries):
+        if step.event is not None and step.event in (timed, first_wait):
+            keep.add(i)
+            if step.event is timed and i and entries[i - 1].kind == "compile":
+                keep.add(i - 1)
+        elif step.event is None:
+            keep.add(i)  # the unexplained-time segment
+        elif step.entry.note and step.entry.note not in notes_seen:
+            notes_seen.add(step.entry.note)
+            keep.add(i)
+    return keep
+
+
+def _gap(skipped: int) -> _Step:
+    entry = TimelineEntry(what="...", detail=f"{skipped} more events", line=None,
+                          note="left out of this picture")
+    return _Step(entry, None, "gap")
 
 
 def _late_wait(interval: Interval, analysis: Analysis) -> Wait | None:
