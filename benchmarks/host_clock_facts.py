@@ -9,6 +9,11 @@ Two facts decide how ``interval-clean`` and ``sample-duration`` judge on a machi
   ``child.reference.RunQueue.measured``): where they cannot, ``sample-duration`` keeps
   its fallback margins (docs/checks.md).
 
+And whether the learner's threads' CPU time can be read from another thread, as the
+recorder does (``time.pthread_getcpuclockid`` of the thread, read with
+``time.clock_gettime_ns`` by the reading thread; ``interval-clean`` counts a learner's
+thread's work inside a timed interval so): ``learner_thread_clock``.
+
 Both are read after jax has opened the default device (its threads exist then, as in a
 grading child), on the device ``JAX_PLATFORMS`` picks:
 
@@ -21,6 +26,8 @@ import glob
 import json
 import os
 import platform
+import threading
+import time
 
 
 def schedstat_files() -> dict[str, object]:
@@ -39,6 +46,58 @@ def schedstat_files() -> dict[str, object]:
             "proc_schedstat": os.path.exists("/proc/schedstat")}
 
 
+def busy_numpy(seconds: float) -> None:
+    """About ``seconds`` of single-threaded NumPy work on the calling thread."""
+    import numpy as np
+
+    x = np.linspace(0.0, 1.0, 200_000)
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        np.tanh(x)
+
+
+def other_thread_clock(work_s: float = 0.2) -> dict[str, object]:
+    """A thread does ``work_s`` of NumPy work; this thread reads that thread's CPU clock,
+    by the id the thread took of itself (as the recorder reads a learner's thread), before
+    and after the work, and the thread reports its own ``thread_time_ns`` at the end: the
+    two should agree within the clock's step where the kernel offers the clock."""
+    facts: dict[str, object] = {}
+    ready, go, done, finish = (threading.Event() for _ in range(4))
+
+    def worker() -> None:
+        try:
+            facts["clock_id"] = time.pthread_getcpuclockid(threading.get_ident())
+        except (AttributeError, OSError) as exc:
+            facts["clock_id_error"] = repr(exc)
+        ready.set()
+        go.wait()
+        busy_numpy(work_s)
+        facts["own_ns"] = time.thread_time_ns()
+        done.set()
+        finish.wait()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    ready.wait()
+    clock = facts.get("clock_id")
+    reads: list[object] = []
+
+    def read() -> None:
+        try:
+            reads.append(time.clock_gettime_ns(clock) if isinstance(clock, int) else None)
+        except OSError as exc:
+            reads.append(repr(exc))
+
+    read()
+    go.set()
+    done.wait()
+    read()
+    finish.set()
+    thread.join()
+    facts["read_before_ns"], facts["read_after_ns"] = reads
+    return facts
+
+
 def main() -> None:
     import jax
     import jax.numpy as jnp
@@ -53,7 +112,8 @@ def main() -> None:
              "version": open("/proc/version", encoding="ascii").read().strip(),  # noqa: SIM115
              "cpus": os.cpu_count(), "cpu_clock_step_ns": [cpu_clock_step_ns()
                                                            for _ in range(5)],
-             "schedstat": schedstat_files(), "run_queue_measured": queue.measured}
+             "schedstat": schedstat_files(), "run_queue_measured": queue.measured,
+             "learner_thread_clock": other_thread_clock()}
     queue.close()
     print(json.dumps(facts, indent=1))
 

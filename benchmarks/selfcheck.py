@@ -21,7 +21,7 @@ lines), so a run stopped at a time limit keeps what it decided.
 
     python benchmarks/selfcheck.py --device tpu [--per-class 3] [--seed N]
            [--only solutions,stubs,corpus,files,bomb,speed] [--exercises 1,4]
-           [--files GLOB ...] [--log FILE]
+           [--files GLOB ...] [--log FILE] [--evidence]
 
 (``--only`` runs the stages in the order given; the stage ``files`` grades the corpus
 files ``--files`` names, judged as the sample's are; it is not in the default stages.)
@@ -170,9 +170,12 @@ def evidence(report: object) -> list[dict[str, object]]:
             for c in getattr(report, "checks", ()) if c.status == "failed"]
 
 
-def grade_all(items: Sequence[Item], log: Callable[[dict[str, object]], None]
-              ) -> list[tuple[Item, bool, str, float]]:
-    """Grade each item in this process (each child cold, holding the device lease)."""
+def grade_all(items: Sequence[Item], log: Callable[[dict[str, object]], None],
+              every_evidence: bool = False) -> list[tuple[Item, bool, str, float]]:
+    """Grade each item in this process (each child cold, holding the device lease). The
+    log keeps a disagreeing grade's failed checks' messages and facts, and every grade's
+    with ``every_evidence`` (which of a flawed file's checks found what, e.g. whether
+    ``interval-clean`` saw a learner's thread's CPU time on this host)."""
     import syncgrade
 
     results = []
@@ -188,7 +191,7 @@ def grade_all(items: Sequence[Item], log: Callable[[dict[str, object]], None]
              "expected": sorted(item.expected_failures), "seconds": round(took, 2),
              "backend": backend, "device": report.provenance.device,
              "jax": report.provenance.jax_version,
-             **({} if ok else {"evidence": evidence(report)})})
+             **({} if ok and not every_evidence else {"evidence": evidence(report)})})
         print(f"  {'ok ' if ok else 'NO '} {took:6.1f} s  {item.exercise:11} {item.kind:8} "
               f"{item.path.name}: {got} [{backend}]", flush=True)
     return results
@@ -279,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--files", nargs="*", default=[],
                         help="stage 'files': these corpus files (globs from the project)")
     parser.add_argument("--log", type=Path, default=None, help="append JSON lines here")
+    parser.add_argument("--evidence", action="store_true",
+                        help="log every grade's failed checks' messages and facts")
     args = parser.parse_args(argv)
     os.environ["SYNCGRADE_DEVICE"] = args.device  # accelerator.DEVICE_ENV
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
@@ -298,11 +303,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     for stage in args.only.split(","):  # in the order given
         if stage in ("solutions", "stubs"):
-            results += grade_all(reference_items(ids, stage[:-1]), log)
+            results += grade_all(reference_items(ids, stage[:-1]), log, args.evidence)
         elif stage == "corpus":
-            results += grade_all(corpus_items(ids, args.per_class, seed), log)
+            results += grade_all(corpus_items(ids, args.per_class, seed), log, args.evidence)
         elif stage == "files":
-            results += grade_all(named_items(args.files), log)
+            results += grade_all(named_items(args.files), log, args.evidence)
         elif stage == "bomb":
             everything_agrees = memory_bomb(log) and everything_agrees
         elif stage == "speed":
