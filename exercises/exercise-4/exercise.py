@@ -6,8 +6,9 @@ learner's new shape compiles inside their code:
 
 - ``main``: the right ``tanh(x @ w)``; every check but ``verification-catches-errors``
   reads this call. The reference uses the input the hidden-seed ``rng`` produces.
-- ``wrong-function``: ``compiled_predict`` is off by 1e-3 relative: caught at
-  atol=rtol=2e-5, not at atol=1e-1.
+- ``wrong-function``: ``compiled_predict`` is off by 1e-3 relative on every row but the
+  first ``EXACT_ROWS``: caught at atol=rtol=2e-5, not at atol=1e-1, and not by a check
+  of the head of the result only (``out[:5]``).
 - ``wrong-device``: the right function and weights on a device that computes ``tanh`` in
   bfloat16 (``s.jax_device(fault="bfloat16-tanh")``, up to ~0.4% off): a reference
   computed with JAX on the same device shares the error; only NumPy on the host catches
@@ -18,17 +19,19 @@ an independent reference of the result catches both wrong ones, and only a NumPy
 catches the wrong device:
 
 - ``w`` equals ``w_host`` bit for bit in every setup: comparing them tells nothing.
-- ``compiled_predict`` is one program, ``predict(x, w, scale) = tanh(x @ w) * scale``,
-  handed over with ``scale`` bound as a hidden device argument (``s.workload(...,
-  bind=...)``, a ``BoundJit`` in the child): ones in the right setups (exact: the result
-  is ``tanh(x @ w)`` bit for bit), ``1 + 1e-3`` in ``wrong-function``. Its jaxpr, its
-  lowered text, its name, signature and repr are the same in every setup.
+- ``compiled_predict`` is one program, ``predict(x, w, one, exact_rows, scale) =
+  tanh(x @ w) * where(row < exact_rows, one, scale)``, handed over with ``one``,
+  ``exact_rows`` and ``scale`` bound as hidden device arguments (``s.workload(...,
+  bind=...)``, a ``BoundJit`` in the child): ``scale`` is ones in the right setups
+  (exact: the result is ``tanh(x @ w)`` bit for bit), ``1 + 1e-3`` in
+  ``wrong-function``. Its jaxpr, its lowered text (no constant), its name, signature and
+  repr are the same in every setup.
 - The wrong device changes the values every ``tanh`` JAX computes in that child, the
   learner's own ``jnp.tanh`` and jitted references included, and nothing NumPy computes.
 
 Both wrong calls must raise AssertionError; they are left out of ``runs`` for that reason.
-Each call runs in a fresh child. What remains observable is the bound ``scale`` for code
-that digs into the callable's private attributes, and, on the wrong device, a
+Each call runs in a fresh child. What remains observable: the bound arrays, for code that
+digs into the callable's private attributes, and, on the wrong device, a
 ``reduce_precision`` on each side of the ``tanh`` in the lowered text of every program
 (the learner's own too).
 """
@@ -74,9 +77,16 @@ lesson's 96 rows, a generator of one's own) gets a hint quoting that draw."""
 
 
 OFF_BY = 1.0 + 1e-3  # the wrong function's scale
+EXACT_ROWS = 16
+"""The wrong function is exact on its first ``EXACT_ROWS`` rows and off on every later
+row: a learner's check of the head of the result only (``out[:5]``, ``out[0]``,
+``out.ravel()[:10]``) is no check of the result, and must miss it. A check that reads any
+later row sees the same 0.1% error as before (the right setups stay exact everywhere)."""
 
 # The one program every setup's compiled_predict runs: the bound ``scale`` is all ones in
-# the right setups (multiplying by one is exact) and OFF_BY in the wrong function.
+# the right setups (multiplying by one is exact) and OFF_BY in the wrong function, which
+# spares its first ``exact_rows`` rows (bound too, as ``one``, all ones: the lowered text
+# holds no constant that tells the setups' mechanism).
 # Full float32 precision on every backend: at JAX's default precision a TPU rounds the
 # float32 inputs of a matrix product to bfloat16 (2.7e-3 off on the chip,
 # docs/accelerators.md), and the learner's own NumPy check at atol=rtol=2e-5 would reject
@@ -90,15 +100,17 @@ def product(x, w):
     return jnp.tanh(jnp.matmul(x, w, precision=lax.Precision.HIGHEST))
 
 
-def predict(x, w, scale):
-    return product(x, w) * scale
+def predict(x, w, one, exact_rows, scale):
+    head = jnp.arange(x.shape[0])[:, None] < exact_rows
+    return product(x, w) * jnp.where(head, one, scale)
 """
 PROBED = "product"  # the declared function the probe's program runs
 
 
 def make_inputs() -> dict[str, np.ndarray]:
     """Hidden weights (other seed and shapes than the lesson's), the smaller input
-    ``compiled_predict`` is warmed on, and the two scales bound into it."""
+    ``compiled_predict`` is warmed on, and the arrays bound into it: the two scales,
+    ``one`` and ``exact_rows`` (see ``EXACT_ROWS``)."""
     rng = np.random.default_rng(4_402_609)
     w = (rng.normal(size=(FEATURES, OUTPUTS)) * W_SCALE).astype(np.float32)
     return {
@@ -106,6 +118,8 @@ def make_inputs() -> dict[str, np.ndarray]:
         "x_small": rng.normal(size=(WARM_ROWS, FEATURES)).astype(np.float32),
         "scale": np.ones((OUTPUTS,), np.float32),
         "scale_off": np.full((OUTPUTS,), OFF_BY, np.float32),
+        "one": np.ones((OUTPUTS,), np.float32),
+        "exact_rows": np.array(EXACT_ROWS, np.int32),
     }
 
 
@@ -137,7 +151,8 @@ def _call(call_id: str, scale: str = "scale", fault: str | None = None,
     warm = [s.device("x_small"), s.device("w")]
     return GraderCall(call_id, "changed_workload", (
         s.probe_like(PROBED, PROBE_SECONDS, warm=warm, source=PREDICT) if probe
-        else s.workload("predict", warm=warm, source=PREDICT, bind=[s.device(scale)]),
+        else s.workload("predict", warm=warm, source=PREDICT,
+                   bind=[s.device("one"), s.device("exact_rows"), s.device(scale)]),
         s.host("w"),
         s.device("w"),
         s.value(ROWS),
@@ -169,7 +184,7 @@ WRONG_SETUPS = {
 EXERCISE = Exercise(
     id="exercise-4",
     title="Check an independent NumPy result first",
-    version="5",
+    version="6",
     required=(Required("changed_workload", "compiled_predict, w_host, w, rows, rng, device, "
                        "repeats", positional=7),),
     calls=(

@@ -10,7 +10,9 @@ that the event log still says what happened, in the order it happened:
 - a wait that raised is not a wait;
 - a pair of reads subtracted several times is one pair, and every interval has its pair;
 - a run of prints is one write event, so output outside the timed intervals costs what
-  printing costs (issue 35), and a print inside an interval is still seen there.
+  printing costs (issue 35), and a print inside an interval is still seen there;
+- jax's own NumPy conversions of shape tuples while it traces a new shape are not the
+  learner's waits; the learner's own conversions are, through jax's tree utilities too.
 """
 
 from __future__ import annotations
@@ -63,6 +65,13 @@ DEBUG_PRINTS = LOOP.replace("    # BEFORE\n", """\
         out.block_until_ready()
         print("inside")  # INSIDE HERE
 """)
+
+NEW_SHAPE_TRACED = LOOP.replace("    # BEFORE\n", """\
+    rows = jax.jit(lambda a: a[:, None] * jnp.arange(a.shape[0])[:, None, None])  # BODY
+    rows(args[0]).block_until_ready()  # TRACES HERE
+    np.array(out_list := [1.0, 2.0])  # OWN LIST HERE
+    jax.tree_util.tree_map(np.asarray, rows(args[0]))  # TREE READBACK HERE
+""").replace("import jax\n", "import jax\nimport numpy as np\n", 1)
 
 SUBTRACTED_THRICE = LOOP.replace("        # SUBTRACT\n", """\
         stop - start
@@ -128,3 +137,19 @@ def test_a_run_of_prints_is_one_write_event_and_a_print_inside_is_seen() -> None
     assert len(inside) == len(starts) > 1  # one per interval: a clock read parts them
     assert all(w.count == 2 for w in inside)  # "inside", "\n"
     assert len(writes) == 1 + len(inside)
+
+
+def test_jax_converting_shape_tuples_while_tracing_is_not_a_wait() -> None:
+    # Tracing a new shape checks each shape tuple with np.array (lax._check_shapelike),
+    # inside the learner's call and under its line: a picture of a compiling interval
+    # showed it as "wait: numpy.array (7 times), waits, but not on the timed output".
+    frame = _main_frame(NEW_SHAPE_TRACED)
+    waits = [e for e in frame.events if isinstance(e, Wait) and e.site]
+    on = {marker: [w for w in waits if w.site and w.site[1] == _line_of(NEW_SHAPE_TRACED, marker)]
+          for marker in ("BODY", "TRACES HERE", "OWN LIST HERE", "TREE READBACK HERE")}
+    # The traced body's line is the learner frame jax's conversions ran under.
+    assert on["BODY"] == [], on["BODY"]
+    assert [w.how for w in on["TRACES HERE"]] == ["block_until_ready"], on["TRACES HERE"]
+    assert [w.how for w in on["OWN LIST HERE"]] == ["numpy.array"]
+    readback = [w for w in on["TREE READBACK HERE"] if w.how == "numpy.asarray"]
+    assert len(readback) == 1 and readback[0].arrays

@@ -157,6 +157,45 @@ def test_times_the_call_wants_the_samples_in_the_order_taken() -> None:
     assert reordered.status == "failed" and "order they were taken" in reordered.message
 
 
+def _first_and_warm_trace(first: int, warm: int) -> tuple[Trace, list[float], list[float]]:
+    """``first`` intervals that each compile and wait, then a waited warm-up and ``warm``
+    warm intervals; returns the trace and each list's differences, in the order taken."""
+    t = Trace()
+    lists: tuple[list[float], list[float]] = ([], [])
+    for compiles, diffs in ((True, lists[0]), (False, lists[1])):
+        if not compiles:
+            t.timed_call(wait=True)  # the warm list's warm-up, waited, outside the timer
+        for k in range(first if compiles else warm):
+            start, v0 = t.read()
+            if compiles:
+                t.add("compile", event="backend_compile_duration", fun="jit(fn)", site=[F, 2])
+            call = t.timed_call(wait=True)
+            t.clock += 0.001 * (k + 1)  # distinct durations: sorting reorders them
+            stop, v1 = t.read()
+            t.ready(stop, call, ready=True)
+            t.pair(start, stop)
+            diffs.append(float(v1) - float(v0))
+    return t, *lists
+
+
+@pytest.mark.parametrize("sorted_list", ["first_call_s", "warm_s"])
+def test_a_first_call_or_warm_list_reported_sorted_fails_times_the_call(
+        sorted_list: str) -> None:
+    # exercise-7 judges each list on the intervals its split assigns it (in time order,
+    # with no sample list): the order the samples were reported in is judged on the list
+    # itself, as every other exercise's is (a learner's `warm_s.sort()` for percentiles).
+    exercise = EXERCISES["exercise-7"]
+    spec = next(check for check in exercise.checks if check.id == "times-the-call")
+    t, first, warm = _first_and_warm_trace(3, 5)
+    report = {"first_call_s": first, "warm_s": warm}
+    assert spec.fn(context(t.events(), report, "exercise-7"), **spec.params).status == "passed"
+    report[sorted_list] = sorted(report[sorted_list], reverse=True)
+    outcome = spec.fn(context(t.events(), report, "exercise-7"), **spec.params)
+    assert outcome.status == "failed", outcome.message
+    assert outcome.message.startswith(f"`{sorted_list}`: ")
+    assert "order they were taken" in outcome.message
+
+
 def test_a_readback_inside_is_a_phase_the_contract_must_declare() -> None:
     t, samples = one_sample(readback=True)
     inside = judge(c.times_the_call, t, samples, host_transfer=False)

@@ -41,12 +41,33 @@ def test_right_result_passes_with_margin() -> None:
     assert _worst(exact, ex.make_references(inputs)["predict"], **CONTRACT) == 0.0
 
 
+def _wrong_function(reference: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``predict(x, w, one, exact_rows, scale)`` from ``tanh(x @ w)``, as the rubric binds
+    it: the first ``exact_rows`` rows multiplied by ``one``."""
+    inputs = ex.make_inputs()
+    head = np.arange(reference.shape[0])[:, None] < inputs["exact_rows"]
+    return (reference * np.where(head, inputs["one"], scale)).astype(np.float32)
+
+
 def test_wrong_function_is_caught_only_at_the_contract_tolerance() -> None:
     _larger, inputs, reference = _setup()
     assert np.all(inputs["scale"] == 1.0)  # the right setups: multiplying by one is exact
-    wrong = (reference * inputs["scale_off"]).astype(np.float32)  # predict(x, w, scale_off)
+    assert np.array_equal(_wrong_function(reference, inputs["scale"]), reference)
+    wrong = _wrong_function(reference, inputs["scale_off"])
     assert _worst(wrong, reference, **CONTRACT) > 5
     assert _worst(wrong, reference, **LOOSE) < 1
+
+
+def test_wrong_function_escapes_a_check_of_the_head_of_the_result_only() -> None:
+    # A check of the first rows (`out[:5]`, `out[0]`, `out.ravel()[:10]`) checks part of
+    # the result: it must miss the wrong function, so verification-catches-errors fails
+    # it; every later row is off, so a check reading any of them still catches it.
+    _larger, inputs, reference = _setup()
+    wrong = _wrong_function(reference, inputs["scale_off"])
+    head = ex.EXACT_ROWS
+    assert np.array_equal(wrong[:head], reference[:head])
+    assert min(_worst(wrong[row], reference[row], **CONTRACT)
+               for row in range(head, reference.shape[0])) > 1
 
 
 def test_wrong_device_is_caught_only_at_the_contract_tolerance() -> None:

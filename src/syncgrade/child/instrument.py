@@ -542,6 +542,16 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
         inst.sends(hook, "wait")
 
 
+_GETFRAME = sys._getframe  # captured before any learner code can replace it
+
+
+def _jax_caller(depth: int) -> bool:
+    """Whether the frame ``depth`` levels above the caller of this function runs jax's own
+    code (a module ``jax``, ``jax.*``, ``jaxlib`` or ``jaxlib.*``)."""
+    module = str(_GETFRAME(depth + 1).f_globals.get("__name__", ""))
+    return module.split(".", 1)[0] in ("jax", "jaxlib")
+
+
 def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[..., Any]) -> Any:
     # On CPU numpy reads jax arrays through the C buffer protocol, which no Python hook
     # sees; numpy's module functions are the one place to observe that wait.
@@ -555,7 +565,12 @@ def _numpy_conversion_hook(recorder: Recorder, name: str, original: Callable[...
             leaves = list(_array_leaves(obj))
             # A list of plain values (``np.array(out.tolist())``) is recorded too, with no
             # arrays: the host side of a readback, CPU time that is explained, not a wait.
-            if leaves or type(obj) in (list, tuple):
+            # Not when jax's own code converts one: tracing a new shape checks each shape
+            # tuple with ``np.array`` (``lax._check_shapelike``), inside the learner's call
+            # and under its line, which the picture showed as "wait: numpy.array (7 times),
+            # waits, but not on the timed output". A conversion of arrays is recorded
+            # whoever calls it (``jax.tree_util.tree_map(np.asarray, out)`` reads back).
+            if leaves or (type(obj) in (list, tuple) and not _jax_caller(1)):
                 with lock:
                     send((_OP_SITED, "wait", {"how": f"numpy.{name}", "arrays": leaves,
                                               "site": None, "cpu0": began},

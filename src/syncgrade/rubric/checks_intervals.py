@@ -334,11 +334,28 @@ def _readback_problem(interval: Interval, index: int) -> tuple[str, str] | None:
             "result with NumPy after the timer stops.")
 
 
-def _order_problem(ctx: Context, call: str, samples: ValuePath | None) -> Outcome | None:
+def samples_in_order(ctx: Context, call: str, samples: ValuePath,
+                     exclusive_of: tuple[ValuePath, ...] = ()) -> Outcome:
+    """The samples at ``samples`` are in the order they were taken: ``times-the-call``'s
+    order rule, as a check of its own for a list whose intervals are judged as a
+    selection with no sample list (a first-call and a warm list of one call, exercise-7:
+    ``compose.on_intervals`` hands :func:`times_the_call` the split's intervals, in time
+    order, so it cannot see the order the samples were reported in). ``exclusive_of``:
+    the lists whose read pairs are taken first (as :func:`samples_measured`). Skipped when
+    the samples do not all match read pairs (``samples-measured``'s failure)."""
+    match = sample_match(ctx, call, samples, exclusive_of)
+    if match is None or not match.complete:
+        raise Skip("the samples do not all match read pairs (see `samples-measured`)")
+    problem = _order_problem(ctx, call, samples, exclusive_of)
+    return problem or Outcome.ok("The samples are in the order they were taken.")
+
+
+def _order_problem(ctx: Context, call: str, samples: ValuePath | None,
+                   exclusive_of: tuple[ValuePath, ...] = ()) -> Outcome | None:
     """Samples reported in another order than they were taken (e.g. sorted)."""
     if samples is None:
         return None
-    match = sample_match(ctx, call, samples)
+    match = sample_match(ctx, call, samples, exclusive_of)
     if match is None or not match.complete:
         return None
     starts = [iv.start.seq for iv in match.intervals if iv is not None]

@@ -273,12 +273,14 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
                   or [e for e in placements if missing.intersection(e.arrays)])
         if placed:
             what = (f"The input placed on line {line_of(placed[-1])} was not waited on before the "
-                    f"timer started on line {start}")
+                    f"timer started on line {start}, so the first sample may include finishing "
+                    "its placement.")
         else:
             what = ("The inputs of the first timed call were not waited on before the timer "
-                    f"started on line {start}")
+                    f"started on line {start}, so the first sample may include finishing their "
+                    "placement.")
         return Outcome.fail(
-            f"{what}, so the first sample may include finishing their placement.",
+            what,
             (iv.FRESH_INPUT_HINT if iv.fresh_input_per_sample(ctx, call) else
              "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
              "warm-up call's output) before the timed loop."),

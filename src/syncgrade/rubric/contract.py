@@ -220,6 +220,11 @@ def _main_parts(samples: Samples, main: Sequence[Samples], by_call: Mapping[str,
                                    static=samples.static,
                                    host_transfer="host transfer" in phases)),
     ]
+    if pair is not None:
+        # The split hands times_the_call its intervals in time order, with no sample
+        # list: the order the samples were reported in is checked on the list itself.
+        found.append(("times-the-call", checks_intervals.samples_in_order,
+                      {**on, "exclusive_of": samples.exclusive_of}))
     if samples.donates:
         found.append(("donates-input", *judged(checks_intervals.donates_input)))
     if "input placement" in phases:

@@ -1,0 +1,24 @@
+# flaw: rng.standard_normal(..., dtype=np.float32) draws other numbers than
+#   rng.normal(...).astype(np.float32)
+# expect-fail: numpy-match
+import time
+
+import jax
+import numpy as np
+
+
+def changed_workload(compiled_predict, w_host, w, rows, rng, device, repeats):
+    larger_host = rng.standard_normal((rows, w_host.shape[0]), dtype=np.float32)
+    larger = jax.device_put(larger_host, device)
+    larger.block_until_ready()
+    warm = compiled_predict(larger, w)
+    warm.block_until_ready()
+    np.testing.assert_allclose(np.asarray(warm), np.tanh(larger_host @ w_host), atol=2e-5, rtol=2e-5)
+    samples = []
+    out = warm
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = compiled_predict(larger, w)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    return larger_host, out, samples
