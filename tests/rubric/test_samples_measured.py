@@ -20,6 +20,7 @@ from syncgrade.analysis import analyse
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip
+from syncgrade.rubric.checks_intervals import rounding_step
 
 WORK_S = 0.004  # about each timed call's real duration in these traces
 
@@ -122,6 +123,27 @@ def test_rounded_samples_pass_in_any_unit_and_the_unit_is_sample_counts_business
     assert measured(events, ms).status == "passed"
     unit = c.sample_count(context(events, [None, ms]), "main", (1,), count=6)
     assert unit.status == "failed" and "milliseconds" in unit.message
+
+
+def test_samples_rounded_coarser_than_a_microsecond_fail_and_are_named_rounded() -> None:
+    t, diffs = loop(gap=0.01)
+    events = t.events()
+    for samples, words in (([round(d, 4) for d in diffs], "0.1 ms"),
+                           ([round(d * 1e3, 2) for d in diffs], "10 µs")):
+        outcome = measured(events, samples)
+        assert outcome.status == "failed"
+        assert f"samples look rounded to {words}" in outcome.message, outcome.message
+        assert "unrounded" in (outcome.hint or "")
+    made_up = measured(events, [0.5] * len(diffs))  # a round figure, not a rounding
+    assert made_up.status == "failed" and "rounded" not in made_up.message
+
+
+def test_rounding_step_is_the_finest_step_every_sample_fits() -> None:
+    durations = [0.012345678, 0.013456789, 0.0151]
+    assert rounding_step([0.0123, 0.0135], durations) == pytest.approx(1e-4)
+    assert rounding_step([12.3, 13.5], durations) == pytest.approx(1e-4)  # in ms
+    assert rounding_step([0.0123, 0.0135, 0.0175], durations) is None  # one fits none
+    assert rounding_step([0.01, 0.02], [0.0123, 0.0185]) is None  # under five steps
 
 
 def test_float_subtraction_with_a_wait_is_matched_to_its_real_interval() -> None:

@@ -42,6 +42,7 @@ import numpy as np
 
 from syncgrade.analysis import (
     CPU_CLOCKS,
+    UNITS,
     HostWork,
     Interval,
     SampleMatch,
@@ -117,6 +118,16 @@ def samples_measured(ctx: Context, call: str, samples: ValuePath,
         names = ", ".join(listed[:-1]) + f" and {listed[-1]}"
         more = f" (and {len(missing) - 4} more)" if len(missing) > 4 else ""
         which = f"Samples {names}{more} of {n} are not differences"
+    # Which samples a rounding left matched is chance (one within a microsecond of its
+    # interval): a rounded list is named as a whole, with no count.
+    step = rounding_step(values, [i.seconds for i in ctx.analysis(call).intervals])
+    if step is not None:
+        return Outcome.fail(
+            f"Your {n} samples look rounded to {_step_words(step)}, so they are not the "
+            "differences of two clock readings your code took: a sample must be the exact "
+            "stop - start.",
+            "Append `stop - start` unrounded, and round only where you print or report "
+            "the figures.", Evidence(facts={"samples": n, "rounded_to_s": step}))
     # Only what the grader saw: a clock it does not record may still have been read.
     no_reads = "" if reads else " (the grader saw no clock read in this call)"
     return Outcome.fail(
@@ -127,6 +138,42 @@ def samples_measured(ctx: Context, call: str, samples: ValuePath,
         Evidence(facts={"samples": n, "unmatched": len(missing),
                         "first_unmatched": missing[0] + 1}),
     )
+
+
+ROUNDING_FINEST_S = 1e-6
+"""Rounding finer than this is no rounding to name: the sample match tolerates it."""
+
+
+def rounding_step(values: list[float], durations: list[float]) -> float | None:
+    """The step (seconds) ``values`` look rounded to, or ``None``: the finest decimal step,
+    coarser than :data:`ROUNDING_FINEST_S`, in one unit of :data:`~syncgrade.analysis.UNITS`
+    for all, such that every value is a multiple of it and lies within half a step of
+    one of the measured interval ``durations`` (seconds), and is at least five steps
+    (a made-up round figure is no rounding). Only the wording of
+    ``samples-measured``'s failure depends on it: a rounded sample still fails."""
+    for unit in UNITS:
+        measured = [d * unit for d in durations if math.isfinite(d)]
+        for decimals in range(9, -4, -1):
+            step = 10.0 ** -decimals
+            if step / unit <= ROUNDING_FINEST_S:
+                continue
+            if all(_multiple(v, step) and v >= 5 * step
+                   and any(abs(v - d) <= step / 2 * (1 + 1e-9)
+                                              for d in measured) for v in values):
+                return step / unit
+    return None
+
+
+def _multiple(value: float, step: float) -> bool:
+    return abs(value / step - round(value / step)) < 1e-6
+
+
+def _step_words(seconds: float) -> str:
+    """``1e-4`` -> ``0.1 ms``; ``1e-5`` -> ``10 µs``; ``0.01`` -> ``10 ms``."""
+    for unit, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if seconds >= unit * 0.1 - 1e-15 or unit == 1e-6:
+            return f"{seconds / unit:g} {name}"
+    return f"{seconds:g} s"
 
 
 def _cpu_clock(match: SampleMatch, clocks: set[str]) -> str | None:
