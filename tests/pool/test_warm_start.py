@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from syncgrade import grading, pool, sandbox
-from syncgrade.child import harness, workloads
+from syncgrade.child import harness, spin_executable, workloads
 from syncgrade.child.__main__ import Warmup
 from syncgrade.pool import WarmPool, children_to_start
 
@@ -145,7 +145,7 @@ def test_a_warm_up_whose_job_arrived_leaves_the_spin_to_the_harness() -> None:
     warming = Warmup.__new__(Warmup)  # the state right after job_arrived()
     warming._arrived = True
     warming.spin_rate = None
-    warming._measure_spin(workloads)
+    warming._measure_spin(workloads, spin_executable)
     assert warming.spin_rate is None
 
 
