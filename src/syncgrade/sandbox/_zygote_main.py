@@ -139,6 +139,11 @@ class Prepare:
                 return
         self._end(kill=False)
 
+    def close(self) -> None:
+        """End the fork if it still runs (the zygote is ending) and reap it."""
+        if self._read is not None:
+            self._end(kill=True)
+
     def _end(self, *, kill: bool) -> None:
         assert self._read is not None and self._pid is not None
         os.close(self._read)
@@ -299,8 +304,12 @@ def main(argv: list[str]) -> int:
     # Forked before the ready reply, still with one thread; it prepares while the grader
     # asks for the first runs (those do without what it makes).
     prepare = Prepare(prepared, control) if prepared else None
-    socket.send_fds(control, [json.dumps({"ready": True}).encode()], [])
-    serve(control, module, prepare)
+    try:
+        socket.send_fds(control, [json.dumps({"ready": True}).encode()], [])
+        serve(control, module, prepare)
+    finally:
+        if prepare is not None:
+            prepare.close()  # nothing of the zygote outlives it
     return 0
 
 
