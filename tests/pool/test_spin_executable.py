@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from syncgrade import pool
+from syncgrade.child import workloads
 from syncgrade.sandbox import Limits, Zygote, start_sandboxed
 
 # What a forked child reports: whether it inherited an entry, how its warm-up compiled
@@ -31,10 +32,11 @@ from syncgrade.child import spin_executable, workloads
 from syncgrade.child.jax_private import compilation_cache
 
 with spin_executable.adopted() as cache:
-    rate = workloads.prewarm_spin(lambda: False)
+    rate = workloads.prewarm_spin(lambda: False, spin_executable.first_steps())
 print(json.dumps({
     "adopted": spin_executable._ADOPTED is not None,
     "hits": None if cache is None else cache.hits,
+    "first_steps": spin_executable.first_steps(),
     "steps": rate.steps, "seconds": rate.seconds,
     "cache_after": compilation_cache._cache is not None,
 }))
@@ -83,14 +85,16 @@ def test_children_of_a_zygote_that_prepared_load_the_spin() -> None:
     assert last["adopted"] and last["hits"] == 1, reports
     assert not last["cache_after"]  # gone before any learner code could run
     for report in reports:  # a loaded spin runs and measures like a compiled one
-        assert isinstance(report["steps"], int) and report["steps"] >= 200
+        assert isinstance(report["steps"], int) and isinstance(report["first_steps"], int)
+        assert report["steps"] >= report["first_steps"] >= workloads.FIRST_STEPS
         assert isinstance(report["seconds"], float) and report["seconds"] > 0
 
 
 @pytest.mark.skipif(not _namespaces(), reason="a zygote's runs need the namespace jail")
 def test_without_a_prepare_children_compile_as_before() -> None:
     reports = _forked_reports(None, 1)
-    assert reports == [{**reports[0], "adopted": False, "hits": None, "cache_after": False}]
+    assert reports == [{**reports[0], "adopted": False, "hits": None, "cache_after": False,
+                        "first_steps": workloads.FIRST_STEPS}]
 
 
 # The child-side contract in two fresh processes: one prepares (as a zygote's fork does),
@@ -107,7 +111,8 @@ import jax, numpy as np
 from syncgrade.child import spin_executable, workloads
 from syncgrade.child.jax_private import compilation_cache
 
-spin_executable.adopt(sys.stdin.buffer.read())
+prepared = sys.stdin.buffer.read()
+spin_executable.adopt(prepared)
 x = workloads.put(np.linspace(0.0, 1.0, workloads.PROBE_ELEMENTS, dtype=np.float32))
 n = workloads.put(np.int32(50))
 with spin_executable.adopted() as cache:
@@ -117,6 +122,7 @@ with spin_executable.adopted() as cache:
 # function compiles anew: the cache is gone).
 fresh = np.asarray(jax.jit(lambda a, k: workloads.spin(a, k))(x, n))
 print(json.dumps({"hits": cache.hits, "inside": inside,
+                  "first_steps": spin_executable.first_steps() == int(prepared.split(b"\\0")[0]),
                   "after": compilation_cache._cache is not None,
                   "same": bool((loaded == fresh).all())}))
 '''
@@ -126,9 +132,12 @@ def test_an_adopted_entry_is_loaded_only_inside_adopted() -> None:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **pool.ONE_BLAS_THREAD}
     prepared = subprocess.run([sys.executable, "-c", PREPARES], env=env, capture_output=True,
                               check=True, timeout=300).stdout
-    key, _, value = prepared.partition(b"\0")
+    steps, _, rest = prepared.partition(b"\0")
+    key, _, value = rest.partition(b"\0")
+    assert int(steps) >= workloads.FIRST_STEPS  # where its own rate search ended
     assert key.startswith(b"jit_spin-") and value
     report = json.loads(subprocess.run(
         [sys.executable, "-c", ADOPTS], input=prepared, env=env, capture_output=True,
         check=True, timeout=300).stdout)
-    assert report == {"hits": 1, "inside": True, "after": False, "same": True}
+    assert report == {"hits": 1, "inside": True, "after": False, "same": True,
+                      "first_steps": True}

@@ -72,6 +72,20 @@ def test_the_measured_run_is_at_most_about_twice_the_10_ms_it_needs() -> None:
     assert steps_seen[1:] == [200, 400, 800, 1600, 1600]  # 13 ms, then once more
 
 
+def test_the_search_starts_where_it_is_told_never_below_its_own_start() -> None:
+    # A child forked from a zygote starts where the zygote's measurement ended: fewer
+    # runs, and the rate kept is still that of the first count past 10 ms.
+    steps_seen: list[int] = []
+    rate = workloads.measure_spin(UNUSED_SPIN, time.perf_counter, first_steps=1600,
+                                  _time_spin=_fake_run(steps_seen))
+    assert rate is not None and rate.seconds >= 0.01
+    assert steps_seen == [10, 1600, 3200, 3200]  # 8.2 ms, then 16.2 ms twice
+    low: list[int] = []
+    workloads.measure_spin(UNUSED_SPIN, time.perf_counter, first_steps=50,
+                           _time_spin=_fake_run(low))
+    assert low[1] == workloads.FIRST_STEPS
+
+
 def _timed_spin(wall_s: float, cpu_s: float, backend: str) -> float:
     """``workloads.time_spin`` of a run whose wall clock and process CPU clock advance by
     ``wall_s`` and ``cpu_s`` (the device calls are stand-ins)."""

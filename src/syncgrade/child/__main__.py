@@ -304,14 +304,16 @@ class Warmup:
         """In a pool child (no job yet): compile the probe's spin and measure its rate
         (~0.1 s), so a probe costs the job no compile and no search. A child forked from
         a zygote that compiled the spin loads that executable instead of compiling it
-        (``spin_executable.adopted``, ~0.07 CPU-s less). Stops as soon as the job arrives
+        (``spin_executable.adopted``, ~0.07 CPU-s less), and starts the rate's search
+        where the zygote's own measurement ended. Stops as soon as the job arrives
         (a cold child's job is there before the imports end, so it never starts); a
         failure only leaves the measurement to the harness."""
         if self._arrived:
             return
         try:
             with spin_executable.adopted():
-                self.spin_rate = workloads.prewarm_spin(stop=lambda: self._arrived)
+                self.spin_rate = workloads.prewarm_spin(
+                    stop=lambda: self._arrived, first_steps=spin_executable.first_steps())
         except Exception:  # the harness measures again and reports what goes wrong
             self.spin_rate = None
 

@@ -273,7 +273,8 @@ def serve(control: socket.socket, module: str, prepare: Prepare | None) -> None:
             request = json.loads(message)
             if request.get("op") == "spawn":
                 if prepare is not None:
-                    prepare.poll()
+                    with contextlib.suppress(Exception):  # optional: never a failed run
+                        prepare.poll()
                 reply, reply_fds = spawn(control, request, fds, module)
             elif request.get("op") == "reap":
                 reply = reap(int(request["pid"]))
