@@ -67,6 +67,19 @@ pre-started child serves its grades; a path that is absent hides nothing."""
 ENV_VAR = "SYNCGRADE_WARM_POOL"
 ZYGOTE_ENV_VAR = "SYNCGRADE_ZYGOTE"
 """``SYNCGRADE_ZYGOTE=0`` makes pools start each child as a fresh interpreter (no zygote)."""
+ZYGOTE_PRELOAD = ("numpy", "jax", "jax.numpy", "syncgrade.child.guard",
+                  "syncgrade.child.harness", "syncgrade.child.instrument",
+                  "syncgrade.child.recorder", "syncgrade.child.reference",
+                  "syncgrade.child.values", "syncgrade.child.workloads")
+"""What a pool's zygote imports once for all its children: the libraries (0.9 CPU-s a
+child otherwise) and the grader's own child modules, which every child's warm-up imports
+anyway before any learner code (0.04 CPU-s a child; none of them reads the environment
+or starts anything at import, and the zygote checks that no backend or thread started)."""
+ZYGOTE_PREPARE = "syncgrade.child.spin_executable"
+"""What a pool's zygote prepares once for all its children (``sandbox.Zygote``'s
+``prepare``): the probe's spin, compiled in a throwaway fork of the zygote and loaded by
+each child's warm-up instead of compiled there (docs/performance.md, "The test suite's
+time")."""
 # DEFAULT_TIMEOUT_S (syncgrade.limits): a pool started for it serves any grade up to it.
 SHARED_MAX_WALL_S = 600.0
 """The longest wall limit the process-wide pool serves warm. Its children start with the
@@ -510,7 +523,8 @@ class WarmPool:
         if not self._want_zygote:
             return None
         if self._zygote is None:
-            zygote = sandbox.Zygote(self._command.argv, self._command.env)
+            zygote = sandbox.Zygote(self._command.argv, self._command.env,
+                                    preload=ZYGOTE_PRELOAD, prepare=ZYGOTE_PREPARE)
             with self._cond:
                 if self._closed:
                     return None

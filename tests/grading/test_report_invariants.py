@@ -10,13 +10,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from solution_support import solution_grade
 
-import syncgrade
 from syncgrade import sandbox
 from syncgrade.courses import EXERCISES, get_exercise
 from syncgrade.grading import Submission, pipeline
@@ -31,9 +30,6 @@ from syncgrade.models import (
 )
 from syncgrade.platforms.entry import problem_report
 
-ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
-SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 EMPTY = StreamExcerpt(text="", truncated=False, total_bytes=0)
 
 
@@ -157,22 +153,11 @@ def test_every_builder_makes_a_consistent_report_with_the_same_rubric_version(
 
 @pytest.fixture(scope="module")
 def solution_run() -> pipeline.Ran:
-    """The *run* stage's value (:class:`pipeline.Ran`) of grading exercise-1's solution."""
-    captured: list[pipeline.Ran] = []
-    real = pipeline.read_frames
-
-    def capture(ran: pipeline.Ran) -> pipeline.Evidence:
-        captured.append(ran)
-        return real(ran)
-
-    pipeline.read_frames = capture
-    try:
-        report = syncgrade.grade("exercise-1",
-                                 SOLUTIONS / "exercise-1" / "solution.py")
-    finally:
-        pipeline.read_frames = real
-    assert report.status == "passed", report.summary
-    return captured[0]
+    """The *run* stage's value (:class:`pipeline.Ran`) of grading exercise-1's solution
+    (a real grade, shared in this test process: solution_support)."""
+    graded = solution_grade("exercise-1")
+    assert graded.report.status == "passed", graded.report.summary
+    return graded.ran
 
 
 @pytest.mark.parametrize(("termination", "cause", "words"), [

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from syncgrade import grading, pool, sandbox
-from syncgrade.child import harness, workloads
+from syncgrade.child import harness, spin_executable, workloads
 from syncgrade.child.__main__ import Warmup
 from syncgrade.pool import WarmPool, children_to_start
 
@@ -70,6 +70,20 @@ def test_the_measured_run_is_at_most_about_twice_the_10_ms_it_needs() -> None:
     assert rate is not None
     assert 0.01 <= rate.seconds < 2 * 0.01 + FIXED_S
     assert steps_seen[1:] == [200, 400, 800, 1600, 1600]  # 13 ms, then once more
+
+
+def test_the_search_starts_where_it_is_told_never_below_its_own_start() -> None:
+    # A child forked from a zygote starts where the zygote's measurement ended: fewer
+    # runs, and the rate kept is still that of the first count past 10 ms.
+    steps_seen: list[int] = []
+    rate = workloads.measure_spin(UNUSED_SPIN, time.perf_counter, first_steps=1600,
+                                  _time_spin=_fake_run(steps_seen))
+    assert rate is not None and rate.seconds >= 0.01
+    assert steps_seen == [10, 1600, 3200, 3200]  # 8.2 ms, then 16.2 ms twice
+    low: list[int] = []
+    workloads.measure_spin(UNUSED_SPIN, time.perf_counter, first_steps=50,
+                           _time_spin=_fake_run(low))
+    assert low[1] == workloads.FIRST_STEPS
 
 
 def _timed_spin(wall_s: float, cpu_s: float, backend: str) -> float:
@@ -145,7 +159,7 @@ def test_a_warm_up_whose_job_arrived_leaves_the_spin_to_the_harness() -> None:
     warming = Warmup.__new__(Warmup)  # the state right after job_arrived()
     warming._arrived = True
     warming.spin_rate = None
-    warming._measure_spin(workloads)
+    warming._measure_spin(workloads, spin_executable)
     assert warming.spin_rate is None
 
 

@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 import pytest
+from solution_support import solution_grade
 
-import syncgrade
 from syncgrade.courses import EXERCISES
 from syncgrade.grading import pipeline
-
-ROOT = Path(__file__).resolve().parents[2]
-COURSE = ROOT / "exercises"  # the built-in course (its solutions: SOLUTIONS)
-SOLUTIONS = ROOT / "solutions"  # the built-in course's reference solutions
 
 # Tagged values as the child sends them (or as a forged frame could claim them).
 F32 = "AAAAAA=="  # one float32 zero, base64
@@ -78,22 +73,9 @@ def _replace(tagged: Any, tags: tuple[str, ...], new: dict[str, Any], only_first
 
 @pytest.fixture(scope="module")
 def solution_runs() -> dict[str, pipeline.Ran]:
-    """exercise id -> the *run* stage's value (:class:`pipeline.Ran`) of its solution."""
-    captured: dict[str, pipeline.Ran] = {}
-    real = pipeline.read_frames
-
-    def capture(ran: pipeline.Ran) -> pipeline.Evidence:
-        captured[ran.exercise.id] = ran
-        return real(ran)
-
-    pipeline.read_frames = capture
-    try:
-        for exercise in EXERCISES:
-            path = SOLUTIONS / exercise / "solution.py"
-            syncgrade.grade(exercise, path, timeout=60)
-    finally:
-        pipeline.read_frames = real
-    return captured
+    """exercise id -> the *run* stage's value (:class:`pipeline.Ran`) of its solution (a
+    real grade, shared in this test process: solution_support)."""
+    return {exercise: solution_grade(exercise).ran for exercise in EXERCISES}
 
 
 def _run_checks(ran: pipeline.Ran, mutate: Any) -> list[str]:

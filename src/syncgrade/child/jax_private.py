@@ -14,17 +14,22 @@ supporting another JAX is a change to this file. Tested against the JAX that
 - ``xc`` (``jaxlib``'s ``xla_client``): ``ArrayImpl`` (its ``is_ready``,
   ``is_deleted``, ``block_until_ready``) and ``batched_block_until_ready``;
 - ``mlir``, ``hlo`` and ``tanh_p``: exercise-4's ``bfloat16-tanh`` device fault,
-  a lowering of ``tanh`` registered per platform.
+  a lowering of ``tanh`` registered per platform;
+- ``compilation_cache`` (its ``_cache`` slot, ``reset_cache``) and ``CacheInterface``:
+  the probe's spin compiled once per zygote and loaded by each of its children
+  (``spin_executable``).
 """
 
 from __future__ import annotations
 
 from jax._src import callback as jax_callback
+from jax._src import compilation_cache, stages
 from jax._src import config as jax_config
-from jax._src import stages
+from jax._src.compilation_cache_interface import CacheInterface
 from jax._src.interpreters import mlir
 from jax._src.lax.lax import tanh_p
 from jax._src.lib import xla_client as xc
 from jax._src.lib.mlir.dialects import hlo
 
-__all__ = ["hlo", "jax_callback", "jax_config", "mlir", "stages", "tanh_p", "xc"]
+__all__ = ["CacheInterface", "compilation_cache", "hlo", "jax_callback", "jax_config", "mlir",
+           "stages", "tanh_p", "xc"]

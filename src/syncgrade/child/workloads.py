@@ -239,13 +239,21 @@ class SpinRate:
         return self.seconds * steps / max(self.steps, 1)
 
 
+FIRST_STEPS = 200
+"""Where the rate's doubling search starts, unless told a better start (never below)."""
+
+
 def measure_spin(
     jitted_spin: Callable[..., Any], clock: PerfCounter, *,
-    stop: Callable[[], bool] | None = None,
+    stop: Callable[[], bool] | None = None, first_steps: int = FIRST_STEPS,
     _time_spin: Callable[..., float] = time_spin,
 ) -> SpinRate | None:
-    """Compile the spin and measure its rate: the step count is doubled until one run takes
-    at least 10 ms, then the faster of that run and one more is kept.
+    """Compile the spin and measure its rate: the step count, from ``first_steps`` (at
+    least :data:`FIRST_STEPS`), is doubled until one run takes at least 10 ms, then the
+    faster of that run and one more is kept. A child forked from a zygote starts where the
+    zygote's own measurement ended (``spin_executable.first_steps``): the shorter runs
+    before it only found that count again. Where it starts changes only how many runs it
+    takes: the rate kept is always that of the first count whose run took 10 ms or more.
 
     ``jitted_spin`` must be a grader-made jit of :func:`spin` (a warm pool child's warm-up
     uses the plain ``jax.jit``; the compiled program is shared with the harness's recorded
@@ -263,7 +271,7 @@ def measure_spin(
 
     if run(10) is None:  # compiles
         return None
-    steps = 200
+    steps = min(max(first_steps, FIRST_STEPS), 2**28)
     elapsed = run(steps)
     # Doubling, not quadrupling: the first run past 10 ms is at most about 20 ms, not 40,
     # and it is run twice (every grading child measures, so this is its CPU time).
@@ -278,10 +286,10 @@ def measure_spin(
     return SpinRate(x=x, steps=steps, seconds=min(elapsed, again))
 
 
-def prewarm_spin(stop: Callable[[], bool]) -> SpinRate | None:
+def prewarm_spin(stop: Callable[[], bool], first_steps: int = FIRST_STEPS) -> SpinRate | None:
     """:func:`measure_spin` with the plain ``jax.jit`` and ``time.perf_counter``, for a
     warm pool child before any job or learner code exists (nothing is instrumented yet);
     ``None`` when ``stop`` answered true first."""
     import time
 
-    return measure_spin(jax.jit(spin), time.perf_counter, stop=stop)
+    return measure_spin(jax.jit(spin), time.perf_counter, stop=stop, first_steps=first_steps)

@@ -46,10 +46,19 @@ class Zygote:
     """One zygote process serving ``argv`` (``python -m MODULE``) with ``preload``
     imported. Start it from a thread that outlives it: its parent-death signal follows
     the starting thread (the warm pool's own thread). Close it when done (or use
-    ``with``): it ends, and so does every run it forked that is still going."""
+    ``with``): it ends, and so does every run it forked that is still going.
+
+    ``prepare``: a module, imported after ``preload``, whose ``prepare()`` runs once in
+    a throwaway fork of the zygote (which may start a backend: it ends right after) and
+    returns bytes; the zygote hands them to the module's ``adopt(data)`` in its own
+    process as soon as they are all there, so that every run forked afterwards inherits
+    what it kept (runs forked before do without; a failed prepare is ignored). For data
+    that grader code makes once and every run needs, e.g. a compiled program
+    (``syncgrade.child.spin_executable``): the zygote's memory is never written by a run."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str],
-                 preload: Sequence[str] = ("numpy", "jax", "jax.numpy")) -> None:
+                 preload: Sequence[str] = ("numpy", "jax", "jax.numpy"),
+                 prepare: str | None = None) -> None:
         argv = list(argv)
         if len(argv) != 3 or argv[1] != "-m" or argv[0] != sys.executable:
             raise ValueError("a zygote serves only [sys.executable, '-m', MODULE], "
@@ -57,6 +66,7 @@ class Zygote:
         self.argv = tuple(argv)
         self.env = dict(env)
         self.preload = tuple(preload)
+        self.prepare = prepare
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -81,7 +91,7 @@ class Zygote:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, str(SERVER), str(os.getpid()), str(theirs.fileno()),
-                 self.argv[2], *self.preload],
+                 self.argv[2], self.prepare or "-", *self.preload],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
                 start_new_session=True, cwd="/", env=self.server_env(),

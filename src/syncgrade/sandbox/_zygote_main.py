@@ -1,14 +1,19 @@
 """Zygote server: imports heavy libraries once, then forks one sandboxed run per request.
 
 Started by :class:`syncgrade.sandbox.Zygote` as
-``python _zygote_main.py GRADER_PID CONTROL_FD MODULE [PRELOAD ...]`` (a script, so that it imports
-neither syncgrade nor anything but the standard library, the launcher next to it and the
-PRELOAD modules). It:
+``python _zygote_main.py GRADER_PID CONTROL_FD MODULE PREPARE [PRELOAD ...]`` (a script, so
+that it imports neither syncgrade nor anything but the standard library, the launcher
+next to it, the PRELOAD modules and PREPARE). It:
 
 1. arms its parent-death signal and imports each PRELOAD module (e.g. ``numpy``,
-   ``jax``), checking that none started a JAX backend (a backend's threads do not survive
-   a fork) and that only the main thread runs;
-2. serves requests on the SOCK_SEQPACKET socket at CONTROL_FD, one at a time:
+   ``jax``) and PREPARE (``-``: none), checking that none started a JAX backend (a
+   backend's threads do not survive a fork) and that only the main thread runs;
+2. forks a throwaway process that calls PREPARE's ``prepare()`` (it may start a backend:
+   it ends right after) and sends back the bytes it returns; once they are all there, the
+   zygote hands them to PREPARE's ``adopt(data)`` in its own process, so that every run
+   forked later inherits what it kept (:class:`Prepare`). Runs forked before that do
+   without; a prepare that fails is ignored;
+3. serves requests on the SOCK_SEQPACKET socket at CONTROL_FD, one at a time:
 
    - ``{"op": "spawn", "cfg": ..., "cwd": ..., "targets": [...]}`` with the run's fds
      attached: forks a process that becomes exactly what ``python -I -S _launcher.py``
@@ -73,6 +78,84 @@ def preload(modules: list[str]) -> None:
                            "would not survive a fork")
     if threading.active_count() != 1:
         raise RuntimeError(f"{threading.active_count()} Python threads after preloading")
+
+
+MAX_PREPARED = 64 << 20  # bytes a prepare may send; more and it is ignored
+
+
+class Prepare:
+    """PREPARE's ``prepare()`` in a throwaway fork of the zygote, and the bytes it sent.
+
+    The fork is made while the zygote runs one thread and has only imported modules; it
+    runs grader code only (never a job, key or submission), outside any jail, may start a
+    backend and its threads, writes what ``prepare()`` returned to a pipe and exits. The
+    zygote reads the pipe without blocking before each fork of a run (:meth:`poll`) and,
+    after the end of a prepare that exited 0, calls ``adopt(data)``: plain data kept in
+    the zygote's memory, which its forks inherit and none can write back."""
+
+    def __init__(self, name: str, control: socket.socket) -> None:
+        self._module = importlib.import_module(name)
+        read, write = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()  # nothing buffered may be written twice
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(read)
+                control.close()
+                _launcher.prctl(_launcher.PR_SET_PDEATHSIG, signal.SIGKILL)
+                data = self._module.prepare()
+                with os.fdopen(write, "wb") as out:
+                    out.write(data)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(write)
+        os.set_blocking(read, False)
+        self._pid: int | None = pid
+        self._read: int | None = read
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def poll(self) -> None:
+        """Read what the fork sent so far; at its end, reap it and adopt the data (only
+        from a fork that exited 0 and stayed within :data:`MAX_PREPARED`)."""
+        if self._read is None:
+            return
+        while True:
+            try:
+                chunk = os.read(self._read, 1 << 16)
+            except BlockingIOError:
+                return  # still preparing: later forks will have it
+            if not chunk:
+                break
+            self._chunks.append(chunk)
+            self._size += len(chunk)
+            if self._size > MAX_PREPARED:
+                self._end(kill=True)
+                return
+        self._end(kill=False)
+
+    def close(self) -> None:
+        """End the fork if it still runs (the zygote is ending) and reap it."""
+        if self._read is not None:
+            self._end(kill=True)
+
+    def _end(self, *, kill: bool) -> None:
+        assert self._read is not None and self._pid is not None
+        os.close(self._read)
+        self._read = None
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
+        _, status = os.waitpid(self._pid, 0)
+        self._pid = None
+        data, self._chunks = b"".join(self._chunks), []
+        if not kill and os.waitstatus_to_exitcode(status) == 0:
+            self._module.adopt(data)
 
 
 def place_fds(fds: list[int], targets: list[int]) -> None:
@@ -176,8 +259,8 @@ def reap(pid: int) -> dict[str, Any]:
     return {"status": status, "cpu_s": usage.ru_utime + usage.ru_stime}
 
 
-def serve(control: socket.socket, module: str) -> None:
-    """Answer requests until EOF."""
+def serve(control: socket.socket, module: str, prepare: Prepare | None) -> None:
+    """Answer requests until EOF; before each fork, take in what ``prepare`` sent."""
     while True:
         try:
             message, fds, _flags, _addr = socket.recv_fds(control, MAX_MESSAGE, MAX_FDS)
@@ -189,6 +272,9 @@ def serve(control: socket.socket, module: str) -> None:
         try:
             request = json.loads(message)
             if request.get("op") == "spawn":
+                if prepare is not None:
+                    with contextlib.suppress(Exception):  # optional: never a failed run
+                        prepare.poll()
                 reply, reply_fds = spawn(control, request, fds, module)
             elif request.get("op") == "reap":
                 reply = reap(int(request["pid"]))
@@ -204,19 +290,27 @@ def serve(control: socket.socket, module: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    grader_pid, control_fd, module, modules = int(argv[1]), int(argv[2]), argv[3], argv[4:]
+    grader_pid, control_fd, module = int(argv[1]), int(argv[2]), argv[3]
+    prepared, modules = (None if argv[4] == "-" else argv[4]), argv[5:]
     _launcher.prctl(_launcher.PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != grader_pid:
         return 125  # the grader died before the death signal was armed
     control = socket.socket(fileno=control_fd)
     try:
-        preload(modules)
+        preload([*modules, *([prepared] if prepared else [])])
     except BaseException as exc:
         error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         socket.send_fds(control, [json.dumps({"error": error[-2000:]}).encode()], [])
         return 1
-    socket.send_fds(control, [json.dumps({"ready": True}).encode()], [])
-    serve(control, module)
+    # Forked before the ready reply, still with one thread; it prepares while the grader
+    # asks for the first runs (those do without what it makes).
+    prepare = Prepare(prepared, control) if prepared else None
+    try:
+        socket.send_fds(control, [json.dumps({"ready": True}).encode()], [])
+        serve(control, module, prepare)
+    finally:
+        if prepare is not None:
+            prepare.close()  # nothing of the zygote outlives it
     return 0
 
 
