@@ -5,8 +5,8 @@ interval in a real grade (docs/checks.md, "interval-clean": the margin the corpu
 (the rubric runs in the grading process, so the grade a test makes anyway is measured: no
 extra grade) and keeps, for each list ``interval-clean`` judged on host CPU time, its
 intervals and the CPU clock's step. :func:`assert_far_outside_the_bound` then asks that
-every such list that failed would still fail with each interval's bound
-:data:`LESSON_MARGIN` times as large."""
+the check's failure hold with each interval's bound :data:`LESSON_MARGIN` times as
+large: some list that failed fails still."""
 
 from __future__ import annotations
 
@@ -78,15 +78,21 @@ def cpu_judgements(monkeypatch: pytest.MonkeyPatch) -> list[CpuJudgement]:
 
 def assert_far_outside_the_bound(seen: list[CpuJudgement], may_pass_coarse: bool = False
                                  ) -> None:
-    """Every list that failed ``interval-clean`` on host CPU time fails it still at
-    :data:`LESSON_MARGIN` times the bound. A failure on a recorded event (a print, a
-    sleep, eager work, a host callback) is no measurement and needs no margin; nor, on a
-    coarse clock (:data:`COARSE_STEP_NS`), work that may pass there (``may_pass_coarse``:
-    a file's ``# tpu-may-pass: interval-clean``)."""
-    for judgement in seen:
-        if judgement.over is None or (may_pass_coarse and judgement.step_ns >= COARSE_STEP_NS):
-            continue
-        assert judgement.fails_at(LESSON_MARGIN), (
-            f"interval-clean fails this list on host CPU time, but not at {LESSON_MARGIN}x "
-            f"its bound: make the hidden inputs larger (unexplained/bound per interval, "
-            f"ms: {judgement.table()})")
+    """When ``interval-clean`` failed on host CPU time, its verdict holds at
+    :data:`LESSON_MARGIN` times the bound: at least one of the lists that failed fails
+    still. A list that fails narrowly beside one that fails far (exercise-1's hidden
+    workload, a call under 2 ms, beside its 20 ms probe, with a learner thread busy
+    through both) cannot turn the verdict; a verdict that rests on narrow lists alone
+    can. A failure on a recorded event (a print, a sleep, eager work, a host callback) is
+    no measurement and needs no margin; nor, on a coarse clock (:data:`COARSE_STEP_NS`),
+    work that may pass there (``may_pass_coarse``: a file's ``# tpu-may-pass:
+    interval-clean``)."""
+    failed = [j for j in seen if j.over is not None
+              and not (may_pass_coarse and j.step_ns >= COARSE_STEP_NS)]
+    if not failed or any(j.fails_at(LESSON_MARGIN) for j in failed):
+        return
+    tables = "; ".join(j.table() for j in failed)
+    raise AssertionError(
+        f"interval-clean fails on host CPU time, but no list of it at {LESSON_MARGIN}x "
+        f"its bound: make the hidden inputs larger (unexplained/bound per interval, "
+        f"ms: {tables})")
