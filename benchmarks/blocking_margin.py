@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             for case in cases:
                 _SEEN.clear()
                 report = grade_result(case.exercise, case.path, timeout=300).report
-                status = [c.status for c in report.checks if c.id == "interval-clean"]
+                status: list[str] = [c.status for c in report.checks
+                                     if c.id == "interval-clean"]
                 kind = "flawed" if case.expected_failures else "correct"
                 graded += 1
                 if kind == "correct" and report.status != "passed":
