@@ -532,22 +532,30 @@ class Interval:
         if self.unrecorded_blocked_ns is None:
             return None
         return self._largest_gap(self.explained_blocked(), lambda e: e.blk,
-                                 lambda e: e.blk_span)
+                                 lambda e: e.blk_span, in_order=True)
 
-    def _largest_gap(self, spans: list[tuple[int, int]], stamp: Any, span_of: Any
-                     ) -> tuple[Event, Event, int] | None:
+    def _largest_gap(self, spans: list[tuple[int, int]], stamp: Any, span_of: Any,
+                     in_order: bool = False) -> tuple[Event, Event, int] | None:
         """The largest stretch between consecutive stamps (``stamp(event)`` and the edges
         of ``span_of(event)``, one clock of the start read's thread) not covered by
-        ``spans``: (the event before, the event after, its length)."""
+        ``spans``: (the event before, the event after, its length). ``in_order``: the
+        points in the events' order, each no earlier than the one before (the blocked
+        clock jitters by a few µs, which sorting by stamp would turn into a reordering
+        of events whose stamps lie that close: the stretch would then be named by the
+        wrong lines); otherwise sorted by stamp (the CPU clock does not jitter)."""
         th = self.start.th
         points: list[tuple[int, Event]] = [(stamp(self.start) or 0, self.start)]
         for event in self.inside:
             at = stamp(event)
             if event.th == th and at is not None and not isinstance(event, Pair):
-                points.append((at, event))
-                points.extend((edge, event) for edge in span_of(event) or () if edge != at)
+                edges = sorted({at, *(span_of(event) or ())})
+                points.extend((edge, event) for edge in edges)
         points.append((stamp(self.stop) or 0, self.stop))
-        points.sort(key=lambda p: p[0])
+        if in_order:
+            for i in range(1, len(points)):
+                points[i] = (max(points[i][0], points[i - 1][0]), points[i][1])
+        else:
+            points.sort(key=lambda p: p[0])
         best: tuple[Event, Event, int] | None = None
         for (a, before), (b, after) in pairwise(points):
             free = b - a - sum(y - x for x, y in _merged(spans, a, b))

@@ -93,3 +93,17 @@ def test_a_wait_without_an_end_stamp_explains_nothing() -> None:
     interval = _interval(*CALL, wait)
     assert interval.unrecorded_blocked_ns == 29_000_000
     assert interval.unrecorded_blocked_ns > UNRECORDED_BLOCK_BOUND_NS
+
+
+def test_the_pause_is_named_by_the_events_around_it_despite_the_clocks_jitter() -> None:
+    # The output was ready: the call, its return and its wait all stamped within a few
+    # µs of the start read, some before it (the clock jitters); the 5 ms pause follows
+    # the wait. Sorting by stamp would put the wait before the start read and name the
+    # start read's line; in the events' order the stretch lies between wait and stop.
+    call = [{**CALL[0], "blk": 9_994_651}, {**CALL[1], "blk": 9_994_852}]
+    wait = {**WAIT, "blk": 9_994_341, "blk_end": 9_996_000}
+    stop = {**STOP, "blk": 15_000_000}
+    interval = _interval(*call, wait, stop=stop)
+    before, after, blocked = interval.unrecorded_block_gap()
+    assert (before.kind, after.kind) == ("wait", "timer")
+    assert blocked == 15_000_000 - 10_000_000
