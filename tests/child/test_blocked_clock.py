@@ -5,16 +5,20 @@ guarantees, never an upper bound on a duration."""
 
 from __future__ import annotations
 
+import _thread
+import builtins
 import itertools
 import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from trace_support import trace
 
 from syncgrade.analysis import analyse
+from syncgrade.child import recorder as rec
 from syncgrade.child.recorder import SCHEDSTAT, blocked_clock
 from syncgrade.courses import get_exercise
 
@@ -109,3 +113,18 @@ def test_the_child_stamps_reads_calls_and_waits_and_sees_the_pause() -> None:
         assert gap is not None
         before, after, _blocked = gap
         assert (before.kind, after.kind) == ("wait", "timer")
+
+
+def test_the_core_stamps_with_a_clock_of_its_own() -> None:
+    # The hooks' clock (recorder.BLOCKED) is reachable from learner code, which could
+    # replace its code; the core calls a clock of its own, whose globals are the core's
+    # private copy, so no learner code runs inside the core's frame through it.
+    core: Any = rec.new_core(b"k" * 32, os.open(os.devnull, os.O_WRONLY), ["main"],
+                             _thread.get_ident(), frozenset(), None, None, object)
+    try:
+        own = core.gi_frame.f_locals["blocked_ns"]
+        assert own is not rec.BLOCKED and own.__code__ is rec.blocked_clock(SCHEDSTAT).__code__
+        assert own.__globals__ is not vars(rec)
+        assert own.__globals__["__builtins__"] is not vars(builtins)
+    finally:
+        core.close()

@@ -158,7 +158,7 @@ def blocked_clock(path: str = SCHEDSTAT) -> Any:
     native_id = _thread.get_native_id
     monotonic = time.monotonic_ns
     pread, open_, read_only = os.pread, os.open, os.O_RDONLY
-    int_type = int
+    int_type, cap = int, BLOCKED_THREADS_CAP
     unreadable = [False]  # no such file: not tried again (an open is an audited event)
 
     def blocked(cpu: int) -> int | None:
@@ -166,7 +166,7 @@ def blocked_clock(path: str = SCHEDSTAT) -> Any:
         fd = files.get(tid)
         try:
             if fd is None:
-                if unreadable[0] or len(files) >= BLOCKED_THREADS_CAP:
+                if unreadable[0] or len(files) >= cap:
                     return None
                 try:
                     fd = files[tid] = open_(path, read_only)
@@ -184,8 +184,10 @@ def blocked_clock(path: str = SCHEDSTAT) -> Any:
     return blocked
 
 
-# The one blocked clock of the child (its files, one per thread that stamped), made before
-# any learner code: the core and the hooks stamp with it.
+# The hooks' blocked clock (its files, one per thread that stamped), made before any
+# learner code. Learner code can reach it (and replace its code or cells), which only
+# changes the begin and end stamps the hooks send, as a forged mark can; the core makes a
+# clock of its own (see _core).
 BLOCKED = blocked_clock()
 
 
@@ -291,9 +293,12 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     # read by the core itself with the clock bound now (before any hook or learner code).
     # Threads are numbered in the order they first send (``th``, left out when 0).
     cpu_clock = time.thread_time_ns
-    # The blocked clock (``BLOCKED``: wall time less CPU time less run-queue delay, per
-    # thread), bound now; ``None`` where schedstat cannot be read.
-    blocked_ns = BLOCKED
+    # The core's own blocked clock (blocked_clock: wall time less CPU time less run-queue
+    # delay, per thread; ``None`` where schedstat cannot be read), made now with the
+    # core's private globals: a Python function only this frame holds. The module's
+    # BLOCKED is the learner's to reach, and its code would run inside this frame.
+    blocked_ns = types.FunctionType(blocked_clock.__code__, globals(), "blocked_clock")(
+        SCHEDSTAT)
     blocking_kinds = frozenset({"wait", "placement"})
     # And on each clock read, the reading thread's voluntary context switches so far
     # (``vcs``): each is a few µs of that thread's CPU time spent on switching, not on
