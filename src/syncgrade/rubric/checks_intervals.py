@@ -729,18 +729,20 @@ def _blocking_failure(ctx: Context, call: str, over: Interval) -> Outcome:
         "`block_until_ready()`.", facts)
 
 
-def blocking_interval(intervals: list[Interval]) -> Interval | None:
+def blocking_interval(intervals: list[Interval],
+                      bound_ns: int = UNRECORDED_BLOCK_BOUND_NS) -> Interval | None:
     """An interval to show when the list's timing thread was blocked outside every
     recorded operation (:attr:`Interval.unrecorded_blocked_ns`, a wait the grader did not
     record: any mechanism), by the CPU bound's list rule (:func:`_over_bounds`) with
-    :data:`analysis.UNRECORDED_BLOCK_BOUND_NS` per interval; ``None`` otherwise, and
+    ``bound_ns`` per interval (:data:`analysis.UNRECORDED_BLOCK_BOUND_NS`; a larger one
+    asks how far outside it a list lies); ``None`` otherwise, and
     where the blocked clock could not be read (gVisor: no schedstat), which judges
     nothing. Judged: the intervals with blocked stamps that do not compile (compiling
     waits on the compiler's threads)."""
     judged = [i for i in intervals
               if not i.compiles and i.unrecorded_blocked_ns is not None]
     return _over_bounds(judged, lambda i: i.unrecorded_blocked_ns or 0,
-                        lambda _i: UNRECORDED_BLOCK_BOUND_NS)
+                        lambda _i: bound_ns)
 
 
 def _over_bounds(judged: list[Interval], amount: Callable[[Interval], int],
