@@ -143,6 +143,7 @@ a file that was). Every other corpus file has a golden."""
 MEASURED_FACTS = frozenset({
     "known_ms", "shortest_ms",  # covers-device-work: the calibrated workload, a sample
     "unexplained_ms",           # interval-clean: host CPU time no event explains
+    "blocked_ms",               # interval-clean: blocking no event explains
     "failing_intervals",        # sync-before-stop: how many intervals lost the race
     "largest_error", "allowed_there",  # numpy-match: computed from values on this CPU
     # sample-duration: the learner's and the grader's measured durations, the bound from

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from syncgrade.analysis import Interval
+from syncgrade.analysis import UNRECORDED_BLOCK_BOUND_NS, Interval
 from syncgrade.rubric import checks_intervals
 
 LESSON_MARGIN = 2
@@ -25,6 +25,8 @@ CPU model or a faster NumPy must not bring it back under (exercise-3's recompute
 
 CPU_WORK = checks_intervals.cpu_work_interval
 """The judgement itself, kept before any spy replaces it."""
+BLOCKING = checks_intervals.blocking_interval
+"""The judgement of unrecorded blocking, kept the same way."""
 
 COARSE_STEP_NS = 1_000_000
 """A CPU clock that moves by this much or more at a time (gVisor's 10 ms ticks, the TPU
@@ -60,6 +62,50 @@ class CpuJudgement:
         """Each judged interval's unexplained CPU time against its bound, in ms."""
         return ", ".join(f"{(i.unexplained_cpu_ns or 0) / 1e6:.2f}/"
                          f"{(i.cpu_bound_ns + self.step_ns) / 1e6:.2f}" for i in self.judged)
+
+
+@dataclass(frozen=True)
+class BlockingJudgement:
+    """One list's judgement on unrecorded blocking: its intervals and the interval
+    ``blocking_interval`` showed (``None``: the list passed on blocking)."""
+
+    intervals: tuple[Interval, ...]
+    over: Interval | None
+
+    def fails_at(self, factor: float) -> bool:
+        """Whether the list fails with the bound ``factor`` times as large."""
+        return BLOCKING(list(self.intervals),
+                        int(factor * UNRECORDED_BLOCK_BOUND_NS)) is not None
+
+    def table(self) -> str:
+        """Each judged interval's unrecorded blocking, in ms."""
+        return ", ".join(f"{(i.unrecorded_blocked_ns or 0) / 1e6:.2f}"
+                         for i in self.intervals if i.unrecorded_blocked_ns is not None)
+
+
+def blocking_judgements(monkeypatch: pytest.MonkeyPatch) -> list[BlockingJudgement]:
+    """From now on (for the test), every unrecorded-blocking judgement of
+    ``interval-clean`` in this process, in order."""
+    seen: list[BlockingJudgement] = []
+
+    def spy(intervals: list[Interval],
+            bound_ns: int = UNRECORDED_BLOCK_BOUND_NS) -> Interval | None:
+        over = BLOCKING(intervals, bound_ns)
+        seen.append(BlockingJudgement(tuple(intervals), over))
+        return over
+
+    monkeypatch.setattr(checks_intervals, "blocking_interval", spy)
+    return seen
+
+
+def assert_blocking_far_outside_the_bound(seen: list[BlockingJudgement]) -> None:
+    """Every list that failed ``interval-clean`` on unrecorded blocking fails it still at
+    :data:`LESSON_MARGIN` times the bound: a pause the corpus holds is no measurement
+    near the bound."""
+    for judgement in seen:
+        assert judgement.over is None or judgement.fails_at(LESSON_MARGIN), (
+            f"interval-clean fails this list on unrecorded blocking, but not at "
+            f"{LESSON_MARGIN}x its bound (blocking per interval, ms: {judgement.table()})")
 
 
 def cpu_judgements(monkeypatch: pytest.MonkeyPatch) -> list[CpuJudgement]:

@@ -98,6 +98,16 @@ one call 60-150 µs, also beside eight CPU hogs: 50-80 µs a further call. Witho
 interval timing a batch or a loop of calls outgrows the bound on glue alone (twenty calls:
 about 1.5 ms) and fails ``interval-clean`` for host work it does not hold. Calls only, not
 waits: a learner can wait as often as they like, and each wait would buy room for work."""
+UNRECORDED_BLOCK_BOUND_NS = 1_000_000
+"""The most time (ns) the reading thread may spend blocked (off a CPU and not runnable:
+sleeping, waiting on an event, a lock, ``select``, a pipe) inside an interval outside
+every recorded operation (:attr:`Interval.unrecorded_blocked_ns`) before
+``interval-clean`` counts it, with the same list rule as unexplained CPU time (more than
+half of the judged intervals and at least two over it, or more than
+``checks_intervals.CPU_EXCESS_ALLOWANCE_NS`` over it summed). Correct intervals measured
+-0.04 to +0.04 ms, also beside eight CPU hogs on 2 cores (a thread waiting for a CPU is
+runnable, not blocked; docs/checks.md, "interval-clean"); a learner's 5 ms
+``Event.wait`` a sample measured 5.05-5.12 ms."""
 UNITS = (1.0, 1e3, 1e6, 1e9)  # seconds, milliseconds, microseconds, nanoseconds
 MAX_MATCHED_SAMPLES = 100  # an exercise asks for < 10; a longer list fails `sample-count`
 _CANDIDATE_SCAN_LIMIT = 20_000  # read pairs looked at per sample and unit, at most
@@ -368,6 +378,63 @@ class Interval:
                      if g.th == th and (span := g.cpu_span) is not None)
         return _without(_merged(spans, start.cpu, stop.cpu), callbacks)
 
+    def explained_blocked(self) -> list[tuple[int, int]]:
+        """The spans (ns, on the start read's thread's blocked clock,
+        :data:`~syncgrade.trace.Blocked`) in which that thread was blocked inside a
+        recorded operation, or while the timed work still ran: each call from dispatch to
+        return, each wait and placement (:attr:`~syncgrade.trace._Event.blk_span`), and,
+        for a wait recorded while the latest call's outputs still ran
+        (:attr:`~syncgrade.trace.Wait.pending`), everything from the thread's latest
+        return before it to the wait (blocking there overlapped the device's work and
+        cannot lengthen the sample). Merged and clipped to the interval's span. Nothing
+        else blocks in a correct interval: a sleep, ``Event.wait``, ``select``, a
+        ``queue.get`` or a lock the learner's code waits on outside these is the
+        learner's."""
+        start, stop = self.start, self.stop
+        if start.blk is None or stop.blk is None:
+            return []
+        th = start.th
+        spans: list[tuple[int, int]] = []
+        returned: int | None = None  # the blocked stamp of the thread's latest return
+        for event in self.inside:
+            if event.th != th:
+                continue
+            if isinstance(event, Call):
+                ret = self.index.returns.get(event.seq)
+                if ret is not None and event.blk is not None and ret.blk is not None:
+                    spans.append((event.blk, ret.blk))
+            elif isinstance(event, Return):
+                returned = event.blk
+            elif isinstance(event, (Wait, Placement)):
+                span = event.blk_span
+                if span is not None:
+                    spans.append(span)
+                if isinstance(event, Wait) and event.pending and returned is not None \
+                        and event.blk is not None:
+                    spans.append((returned, event.blk))
+        return _merged(spans, start.blk, stop.blk)
+
+    @cached_property
+    def unrecorded_blocked_ns(self) -> int | None:
+        """The time (ns) the start read's thread spent blocked between the two reads
+        outside every recorded operation (:meth:`explained_blocked`): off a CPU and not
+        waiting for one, so neither work nor load, but a wait the grader did not record
+        (``threading.Event().wait``, ``select``, ``queue.get(timeout=...)``,
+        ``Lock.acquire(timeout=...)``, a read of a pipe, a socket, any mechanism).
+        ``None`` when a read carries no blocked stamp (schedstat unreadable: gVisor, not
+        Linux) or the reads were made on different threads: then nothing is judged."""
+        start, stop = self.start, self.stop
+        if start.blk is None or stop.blk is None or start.th != stop.th:
+            return None
+        covered = sum(b - a for a, b in self.explained_blocked())
+        return stop.blk - start.blk - covered
+
+    @property
+    def over_block_bound(self) -> bool:
+        """Its unrecorded blocking is over :data:`UNRECORDED_BLOCK_BOUND_NS`."""
+        blocked = self.unrecorded_blocked_ns
+        return blocked is not None and blocked > UNRECORDED_BLOCK_BOUND_NS
+
     @cached_property
     def host_callbacks(self) -> list[HostCallback]:
         """Runs of a compiled program's host callbacks inside (any thread)."""
@@ -456,16 +523,39 @@ class Interval:
         which the most unexplained CPU time went, and that time (ns)."""
         if self.unexplained_cpu_ns is None:
             return None
-        th, spans = self.start.th, self.explained_cpu()
-        points: list[tuple[int, Event]] = [(self.start.cpu or 0, self.start)]
+        return self._largest_gap(self.explained_cpu(), lambda e: e.cpu,
+                                 lambda e: e.cpu_span)
+
+    def unrecorded_block_gap(self) -> tuple[Event, Event, int] | None:
+        """The two consecutive events of the start read's thread (by blocked-clock stamp)
+        between which the most unrecorded blocking went, and that time (ns)."""
+        if self.unrecorded_blocked_ns is None:
+            return None
+        return self._largest_gap(self.explained_blocked(), lambda e: e.blk,
+                                 lambda e: e.blk_span, in_order=True)
+
+    def _largest_gap(self, spans: list[tuple[int, int]], stamp: Any, span_of: Any,
+                     in_order: bool = False) -> tuple[Event, Event, int] | None:
+        """The largest stretch between consecutive stamps (``stamp(event)`` and the edges
+        of ``span_of(event)``, one clock of the start read's thread) not covered by
+        ``spans``: (the event before, the event after, its length). ``in_order``: the
+        points in the events' order, each no earlier than the one before (the blocked
+        clock jitters by a few µs, which sorting by stamp would turn into a reordering
+        of events whose stamps lie that close: the stretch would then be named by the
+        wrong lines); otherwise sorted by stamp (the CPU clock does not jitter)."""
+        th = self.start.th
+        points: list[tuple[int, Event]] = [(stamp(self.start) or 0, self.start)]
         for event in self.inside:
-            if event.th == th and event.cpu is not None and not isinstance(event, Pair):
-                points.append((event.cpu, event))
-                span = event.cpu_span
-                points.extend((edge, event) for edge in span or ()
-                              if edge != event.cpu)
-        points.append((self.stop.cpu or 0, self.stop))
-        points.sort(key=lambda p: p[0])
+            at = stamp(event)
+            if event.th == th and at is not None and not isinstance(event, Pair):
+                edges = sorted({at, *(span_of(event) or ())})
+                points.extend((edge, event) for edge in edges)
+        points.append((stamp(self.stop) or 0, self.stop))
+        if in_order:
+            for i in range(1, len(points)):
+                points[i] = (max(points[i][0], points[i - 1][0]), points[i][1])
+        else:
+            points.sort(key=lambda p: p[0])
         best: tuple[Event, Event, int] | None = None
         for (a, before), (b, after) in pairwise(points):
             free = b - a - sum(y - x for x, y in _merged(spans, a, b))

@@ -15,18 +15,26 @@ Site = tuple[str, int] | None
 
 
 Cpu = Annotated[int, Field(ge=0, lt=2**63)]
+Blocked = Annotated[int, Field(ge=-(2**63), lt=2**63)]
+"""A stamp of the sending thread's blocked clock (ns; ``recorder.blocked_clock``: wall time
+less CPU time less run-queue delay, plus a constant): only differences of one thread's
+stamps mean anything."""
 
 
 class _Event(BaseModel):
     """``cpu``: the sending thread's CPU time (ns) when the core recorded the event (for a
     call, when it was dispatched; for its return, when it returned); ``th``: which thread
     sent it (threads numbered in the order they first sent, 0 the first). CPU times of
-    different threads are different clocks: only one thread's are compared."""
+    different threads are different clocks: only one thread's are compared. ``blk``: the
+    same thread's blocked clock at ``cpu`` (:data:`Blocked`), on clock reads and on the
+    operations whose blocking is credited (calls, waits, placements); ``None`` elsewhere
+    and where schedstat cannot be read (gVisor)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
     seq: int
     cpu: Cpu | None = None
     th: int = 0
+    blk: Blocked | None = None
 
     @property
     def cpu_span(self) -> tuple[int, int] | None:
@@ -35,6 +43,15 @@ class _Event(BaseModel):
         a print) or lacks a stamp. The one place each kind says what its stamps mean
         (``cpu``/``cpu0``/``cpu_end``); interval accounting credits exactly this span
         (a call's span needs its return: :meth:`analysis.Interval.explained_cpu`)."""
+        return None
+
+    @property
+    def blk_span(self) -> tuple[int, int] | None:
+        """The operation's own span on its thread's blocked clock (``blk``/``blk0``/
+        ``blk_end``, the same begin and end as :attr:`cpu_span`): the time it spent
+        blocked is ``end - begin``. ``None`` where it has no such stamps (only waits and
+        placements have: a call's span needs its return,
+        :meth:`analysis.Interval.explained_blocked`)."""
         return None
 
 
@@ -129,6 +146,11 @@ class Wait(_Event):
     site: Site = None
     cpu0: Cpu | None = None
     cpu_end: Cpu | None = None
+    blk0: Blocked | None = None
+    blk_end: Blocked | None = None
+    pending: bool = False
+    """Recorded before it waited while the latest call's outputs still ran: the code
+    between that call's return and this wait overlapped the device's work."""
     holes: list[tuple[Cpu, Cpu]] = []
     """An ``is_ready()`` poll loop's gaps between polls (CPU ns, begin and end) that were
     longer than a bare loop's: work in the loop's body, no part of the wait."""
@@ -144,6 +166,15 @@ class Wait(_Event):
             return (self.cpu, self.cpu_end)
         return (self.cpu0, self.cpu) if self.cpu0 is not None else None
 
+    @property
+    def blk_span(self) -> tuple[int, int] | None:
+        if self.blk is None:
+            return None
+        if self.blk_end is not None:
+            return (self.blk, self.blk_end)
+        return (self.blk0, self.blk) if self.blk0 is not None and self.cpu_end is None \
+            else None
+
 
 class Placement(_Event):
     """An explicit placement (``jax.device_put``, ``jnp.asarray`` of host data). ``host``:
@@ -156,10 +187,15 @@ class Placement(_Event):
     site: Site = None
     host: int = 1
     cpu0: Cpu | None = None
+    blk0: Blocked | None = None
 
     @property
     def cpu_span(self) -> tuple[int, int] | None:
         return _after(self.cpu0, self.cpu)
+
+    @property
+    def blk_span(self) -> tuple[int, int] | None:
+        return _after(self.blk0, self.blk)
     host_leaves: list[bool] | None = None
     """For each of ``arrays``: whether that leaf came from host memory (``None``: not
     recorded leaf by leaf; then ``host`` alone decides, for every array)."""

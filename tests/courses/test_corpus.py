@@ -25,7 +25,13 @@ from corpus_support import (
     read_case,
 )
 from golden_support import assert_matches_golden, has_golden
-from margin_support import COARSE_STEP_NS, assert_far_outside_the_bound, cpu_judgements
+from margin_support import (
+    COARSE_STEP_NS,
+    assert_blocking_far_outside_the_bound,
+    assert_far_outside_the_bound,
+    blocking_judgements,
+    cpu_judgements,
+)
 from picture_support import assert_pictures_sound
 
 import syncgrade
@@ -48,6 +54,7 @@ ROUNDS_OF_CASES = [
 def test_corpus_verdict(case: CorpusCase, round_: int, monkeypatch: pytest.MonkeyPatch
                         ) -> None:
     judgements = cpu_judgements(monkeypatch)  # interval-clean's margin, from this grade
+    blocking = blocking_judgements(monkeypatch)
     # The learner's name for the file, not this checkout's path: the goldens hold it.
     graded = grade_result(case.exercise, case.path, timeout=120,
                           display_name=case.path.name)
@@ -67,6 +74,7 @@ def test_corpus_verdict(case: CorpusCase, round_: int, monkeypatch: pytest.Monke
         # The lesson's host work lies far outside the CPU bound (docs/checks.md).
         assert_far_outside_the_bound(
             judgements, "interval-clean" in read_case(case.path).tpu_may_pass)
+        assert_blocking_far_outside_the_bound(blocking)
     if has_golden(case):
         assert_matches_golden(case, report, graded.source_lines)
 

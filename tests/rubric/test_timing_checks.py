@@ -26,6 +26,7 @@ import pytest
 from builders import F, context, validated
 from corpus_support import corpus_dir, read_expectation
 
+from syncgrade.analysis import UNRECORDED_BLOCK_BOUND_NS
 from syncgrade.courses import builtin_course, get_exercise
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
@@ -34,6 +35,7 @@ from syncgrade.rubric.checks_intervals import (
     DURATION_NOISE_FACTOR,
     DURATION_NOISE_S,
     LATENESS_CAP_S,
+    blocking_interval,
     cpu_work_interval,
     margins_bound,
     measured_bound,
@@ -882,6 +884,32 @@ def test_interval_clean_allows_one_step_of_the_cpu_clock() -> None:
     assert cpu_work_interval([_cpu_interval(12.0, bound_ms=1.0)] * 5, 10_000_000) is not None
     spike = [clean] * 4 + [_cpu_interval(40.0, bound_ms=1.0)]
     assert cpu_work_interval(spike, clock_step_ns=10_000_000) is spike[-1]
+
+
+def _blocked_interval(blocked_ms: float | None, compiles: bool = False) -> Any:
+    """A stand-in for an interval whose timing thread was blocked that long outside every
+    recorded operation (``None``: no blocked stamps, as under gVisor)."""
+    return SimpleNamespace(compiles=compiles, unrecorded_blocked_ns=None
+                           if blocked_ms is None else int(blocked_ms * 1e6))
+
+
+def test_unrecorded_blocking_is_judged_by_the_cpu_bounds_list_rule() -> None:
+    clean = _blocked_interval(0.04)
+    # A 5 ms pause in every sample (the corpus's `event_wait_every_sample`).
+    every = [_blocked_interval(5.06)] * 6
+    assert blocking_interval(every) is every[0]
+    # In every other sample: half the list, no majority, but 12 ms over the bounds.
+    alternating = [clean, _blocked_interval(5.06)] * 3
+    assert blocking_interval(alternating) is alternating[1]
+    # One 1 s pause (`event_wait_inside`) is far over the list's allowance alone.
+    once = [clean] * 5 + [_blocked_interval(1000.0)]
+    assert blocking_interval(once) is once[-1]
+    # One interval a little over (a page fault's disk read, a lock) is no pause.
+    assert blocking_interval([clean] * 5 + [_blocked_interval(1.24)]) is None
+    # Compiling intervals, and intervals without stamps, are not judged.
+    assert blocking_interval([_blocked_interval(90.0, compiles=True), clean]) is None
+    assert blocking_interval([_blocked_interval(None)] * 6) is None
+    assert UNRECORDED_BLOCK_BOUND_NS == 1_000_000
 
 
 def test_samples_in_another_unit_are_judged_in_seconds() -> None:

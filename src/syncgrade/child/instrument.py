@@ -41,6 +41,7 @@ from jax import monitoring
 
 from syncgrade.child.jax_private import jax_callback, stages, xc
 from syncgrade.child.jax_private import jax_config as _jax_config
+from syncgrade.child.recorder import BLOCKED as _blocked_ns
 
 # The core's operation codes under names the recorder module does not have: the core
 # re-checks, on every event, each global a hook uses in every grader module dict that
@@ -435,10 +436,27 @@ def _wait_hook(recorder: Recorder, how: str, original: Callable[..., Any]) -> An
                     send((_OP_CANCEL, number))
             raise
         if number is not None:  # its end, for CPU accounting: an append, no send
-            _MARKS.append((number, _thread_time_ns()))
+            _mark_end(number)
         return result
 
     return hooked
+
+
+def _mark_end(number: int) -> None:
+    """A recorded wait's end mark (an append, no send): the CPU time and, where readable,
+    the blocked clock (``recorder.blocked_clock``) when it returned."""
+    ended = _thread_time_ns()
+    off = _blocked_ns(ended)
+    _MARKS.append((number, ended) if off is None else (number, ended, off))
+
+
+def _began(fields: dict[str, Any], blocked: int | None) -> dict[str, Any]:
+    """``fields`` with ``blocked``, the blocked clock its hook read right after the CPU
+    clock when the operation began (``blk0``; none where unreadable): an operation
+    recorded after it ran says when it began on both clocks."""
+    if blocked is not None:
+        fields["blk0"] = blocked
+    return fields
 
 
 def _is_ready_hook(recorder: Recorder, original_is_ready: Callable[[Any], Any]) -> Any:
@@ -452,13 +470,15 @@ def _is_ready_hook(recorder: Recorder, original_is_ready: Callable[[Any], Any]) 
     # of a millisecond) less those gaps (``holes``): the loop body's work, or a GC pause
     # (credited as one), is no part of the wait. A run ends where another array or thread
     # polls; past MAX_POLL_HOLES gaps it starts again at the latest poll.
-    polling: list[Any] = [None, 0, 0, 0, []]
+    polling: list[Any] = [None, 0, 0, 0, [], None]
 
     def is_ready(self: Any) -> bool:
         began = _thread_time_ns()
-        ready = bool(original_is_ready(self))
-        ref, thread, first, last, holes = polling
+        ref, thread, first, last, holes, blocked = polling
         same = ref is not None and ref() is self and thread == _get_ident()
+        if not same:  # a new run: its first poll's start on the blocked clock too
+            blocked = _blocked_ns(began)
+        ready = bool(original_is_ready(self))
         if same and began - last > POLL_GAP_NS:
             if len(holes) < MAX_POLL_HOLES:
                 holes.append([last, began])
@@ -471,7 +491,8 @@ def _is_ready_hook(recorder: Recorder, original_is_ready: Callable[[Any], Any]) 
                 polling[3] = ended
             else:
                 try:
-                    polling[:] = [weakref.ref(self), _get_ident(), began, ended, []]
+                    polling[:] = [weakref.ref(self), _get_ident(), began, ended, [],
+                                  blocked]
                 except TypeError:  # not weak-referenceable: no run kept
                     polling[0] = None
             return False
@@ -480,6 +501,7 @@ def _is_ready_hook(recorder: Recorder, original_is_ready: Callable[[Any], Any]) 
         fields = {"how": "is_ready", "arrays": [self], "site": None,
                   "cpu0": first if same else began,
                   "holes": _poll_holes(holes, first, began) if same else []}
+        _began(fields, blocked if type(blocked) is int else None)
         with lock:
             send((_OP_SITED, "wait", fields, "arrays", 2, recorder.learner_files))
         return ready
@@ -530,7 +552,7 @@ def _install_waits(inst: Installation, recorder: Recorder) -> None:
                     send((_OP_CANCEL, number))
             raise
         if number is not None:
-            _MARKS.append((number, _thread_time_ns()))
+            _mark_end(number)
         return result
 
     inst.patch(xc, "batched_block_until_ready", batched_block_until_ready)
@@ -620,6 +642,7 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
     @functools.wraps(original)
     def device_put(x: Any, *args: Any, **kwargs: Any) -> Any:
         began = _thread_time_ns()
+        blocked = _blocked_ns(began)
         out = original(x, *args, **kwargs)
         if recorder.enabled:
             given = jax.tree_util.tree_leaves(x)
@@ -637,8 +660,9 @@ def _install_placement(inst: Installation, recorder: Recorder) -> None:
             if len(given) != len(placed):  # not paired up: as the count alone decided
                 host_leaves = [host > 0] * len(arrays)
             with lock:
-                send((_OP_SITED, "placement", {"site": None, "arrays": arrays, "host": host,
-                                               "host_leaves": host_leaves, "cpu0": began},
+                send((_OP_SITED, "placement", _began(
+                    {"site": None, "arrays": arrays, "host": host,
+                     "host_leaves": host_leaves, "cpu0": began}, blocked),
                       "arrays", 2, recorder.learner_files))
         return out
 
@@ -658,12 +682,14 @@ def _host_array_hook(recorder: Recorder, original: Callable[..., Any]) -> Any:
     @functools.wraps(original)
     def convert(obj: Any, *args: Any, **kwargs: Any) -> Any:
         began = _thread_time_ns()
+        # The blocked clock only for a NumPy array (jax's own code calls this often).
+        blocked = _blocked_ns(began) if type(obj) is np.ndarray else None
         out = original(obj, *args, **kwargs)
         if recorder.enabled and isinstance(out, ArrayImpl) and any(
                 isinstance(leaf, np.ndarray) for leaf in jax.tree_util.tree_leaves(obj)):
             with lock:
-                send((_OP_SITED, "placement", {"site": None, "arrays": [out], "host": 1,
-                                               "cpu0": began},
+                send((_OP_SITED, "placement", _began({"site": None, "arrays": [out],
+                                                      "host": 1, "cpu0": began}, blocked),
                       "arrays", 2, recorder.learner_files))
         return out
 
@@ -701,6 +727,7 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
     out: Any = None
     raised = True
     began = _thread_time_ns()  # the call's CPU time is explained, not the learner's glue
+    blocked = _blocked_ns(began)  # and any blocking inside it (a lock, a full queue)
     try:
         out = call(*args, **kwargs)
         raised = False
@@ -746,7 +773,7 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
             with recorder._lock:
                 recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
                                 recorder.learner_files, callee, statics, began,
-                                jit_disabled, options, donated))
+                                jit_disabled, options, donated, blocked))
             if not raised:
                 _remember(callee, call, args, kwargs, statics, donated is not None)
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,7 @@ import numpy as np
 from syncgrade.analysis import (
     CPU_CLOCKS,
     UNITS,
+    UNRECORDED_BLOCK_BOUND_NS,
     HostWork,
     Interval,
     SampleMatch,
@@ -757,6 +759,9 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             "interval that is neither the timed call nor its wait (NumPy work, a Python "
             "loop, a conversion): the sample includes it.",
             f"Time only the call and its wait: {OTHER_WORK}.", facts)
+    blocked = blocking_interval(intervals)
+    if blocked is not None:
+        return _blocking_failure(ctx, call, blocked)
     return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
                       "other host work between the clock reads.")
 
@@ -768,6 +773,58 @@ preemption, a hypervisor's stolen time: one correct interval measured 1.1-1.4 ms
 1 ms over its bound, under three test workers on two cores), so 5 ms, about four such
 intervals' worth, is load; more is the learner's work, however it is spread over the
 samples."""
+
+
+def _blocking_failure(ctx: Context, call: str, over: Interval) -> Outcome:
+    """``interval-clean``'s failure for unrecorded blocking in ``over``: the lines around
+    the longest stretch of it and how long the thread was blocked."""
+    blocked = over.unrecorded_blocked_ns or 0
+    facts = with_timeline(ctx, call, over, **flaw_facts("host work", over),
+                          blocked_ms=round(blocked / 1e6, 3))
+    where = _where(over, over.unrecorded_block_gap(), ("waits", "wait"))
+    span = _interval_span(over)
+    return Outcome.fail(
+        f"{where} {_ms(blocked)}{f' in {span}' if span else ''} on something other than "
+        "the timed call and its output (a sleep, `Event.wait`, `select`, a queue or lock "
+        "with a timeout, a pipe or socket read): the thread was paused, neither working "
+        "nor waiting for the timed work, and the sample includes the pause.",
+        "Time only the call and its wait: pause or wait for anything else before the "
+        "timer starts or after it stops, and wait for the output with "
+        "`block_until_ready()`.", facts)
+
+
+def blocking_interval(intervals: list[Interval],
+                      bound_ns: int = UNRECORDED_BLOCK_BOUND_NS) -> Interval | None:
+    """An interval to show when the list's timing thread was blocked outside every
+    recorded operation (:attr:`Interval.unrecorded_blocked_ns`, a wait the grader did not
+    record: any mechanism), by the CPU bound's list rule (:func:`_over_bounds`) with
+    ``bound_ns`` per interval (:data:`analysis.UNRECORDED_BLOCK_BOUND_NS`; a larger one
+    asks how far outside it a list lies); ``None`` otherwise, and
+    where the blocked clock could not be read (gVisor: no schedstat), which judges
+    nothing. Judged: the intervals with blocked stamps that do not compile (compiling
+    waits on the compiler's threads)."""
+    judged = [i for i in intervals
+              if not i.compiles and i.unrecorded_blocked_ns is not None]
+    return _over_bounds(judged, lambda i: i.unrecorded_blocked_ns or 0,
+                        lambda _i: bound_ns)
+
+
+def _over_bounds(judged: list[Interval], amount: Callable[[Interval], int],
+                 bound: Callable[[Interval], int]) -> Interval | None:
+    """The list rule of ``interval-clean``'s measured parts: the first of ``judged`` over
+    its bound when more than half of them, and at least two, are (the same small thing
+    in every sample); else the one with the largest ``amount`` when the amounts over the
+    bounds, summed, are more than :data:`CPU_EXCESS_ALLOWANCE_NS` (in some samples only:
+    alternating heavy and clean samples is no way around it); ``None`` otherwise. With
+    one or two judged intervals, "more than half" would be one interval, and one
+    interval over its bound is load, judged by the excess."""
+    over = [i for i in judged if amount(i) > bound(i)]
+    if len(over) > 1 and 2 * len(over) > len(judged):
+        return over[0]
+    excess = sum(amount(i) - bound(i) for i in over)
+    if excess > CPU_EXCESS_ALLOWANCE_NS:
+        return max(over, key=amount)
+    return None
 
 
 def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Interval | None:
@@ -794,17 +851,10 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     took, whatever made them long, is ``sample-duration``'s verdict. A print, a sleep or
     eager work fails in any one interval: those are events, not measurements."""
     judged = [i for i in intervals if not i.compiles and i.unexplained_cpu_ns is not None]
-    over = [i for i in judged
-            if (i.unexplained_cpu_ns or 0) > i.cpu_bound_ns + clock_step_ns]
-    # At least two: with one or two judged intervals, "more than half" would be one
-    # interval, and one interval over its bound is load (a free handing a several-MB
-    # output back to the OS took 0.6-3.4 ms in a correct interval), judged by the excess.
-    if len(over) > 1 and 2 * len(over) > len(judged):
-        return over[0]
-    excess = sum((i.unexplained_cpu_ns or 0) - i.cpu_bound_ns - clock_step_ns for i in over)
-    if excess > CPU_EXCESS_ALLOWANCE_NS:
-        return max(over, key=lambda i: i.unexplained_cpu_ns or 0)
-    return None
+    # (A free handing a several-MB output back to the OS took 0.6-3.4 ms in a correct
+    # interval: one interval over is load, judged by the excess.)
+    return _over_bounds(judged, lambda i: i.unexplained_cpu_ns or 0,
+                        lambda i: i.cpu_bound_ns + clock_step_ns)
 
 
 def _interval_span(interval: Interval) -> str | None:
@@ -842,15 +892,19 @@ def _activity(event: HostWork) -> tuple[str, str]:
             f"Keep other computations (checks, references) out of the interval: {MOVE_OUT}.")
 
 
-def _where(interval: Interval) -> str:
-    """``"Lines 12-14 spend"``: the learner's lines around the most unexplained CPU time."""
-    gap = interval.unexplained_gap()
-    lines = sorted({line for line in (_line(gap[0]), _line(gap[1])) if line}) if gap else []
+def _where(interval: Interval, gap: tuple[Event, Event, int] | bool | None = True,
+           verbs: tuple[str, str] = ("spends", "spend")) -> str:
+    """``"Lines 12-14 spend"``: the learner's lines around ``gap`` (by default the most
+    unexplained CPU time), with the verb's singular or plural."""
+    if gap is True:
+        gap = interval.unexplained_gap()
+    lines = sorted({line for line in (_line(gap[0]), _line(gap[1])) if line}) \
+        if isinstance(gap, tuple) else []
     if not lines:
-        return "Your code spends"
+        return f"Your code {verbs[0]}"
     if len(lines) == 1:
-        return f"Line {lines[0]} spends"
-    return f"Lines {lines[0]}-{lines[1]} spend"
+        return f"Line {lines[0]} {verbs[0]}"
+    return f"Lines {lines[0]}-{lines[1]} {verbs[1]}"
 
 
 def _line(event: Event) -> int | None:

@@ -1,5 +1,6 @@
 # flaw: queue.get(timeout=...) on an empty queue inside the timed interval
-# expect-fail: sample-duration
+# expect-fail: interval-clean sample-duration
+# tpu-may-pass: interval-clean
 import queue
 import time
 

@@ -1,0 +1,32 @@
+# style: a 5 ms threading.Event().wait(timeout) before each sample's start read,
+#   outside the timed interval
+# expect: pass
+import threading
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def synchronized_samples(fn, args, repeats):
+    """Time `repeats` calls of `fn(*args)`, each until its output is ready.
+
+    `fn` is compiled and warmed up; `args` are placed on the device and ready.
+
+    Returns:
+        (last_output, samples): the output of the last call, and a list of `repeats`
+        floats, each the duration of one call in seconds, from just before the call
+        until that call's output is ready.
+    """
+    samples = []
+    out = None
+    host = [np.asarray(a) for a in args]  # host copies, made before timing
+    for i in range(repeats):
+        threading.Event().wait(0.005)  # outside the interval
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        stop = time.perf_counter()
+        samples.append(stop - start)
+    return out, samples

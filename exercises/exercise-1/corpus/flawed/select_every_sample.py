@@ -1,0 +1,33 @@
+# flaw: a 5 ms select.select([], [], [], timeout) in every sample, after the output
+#   is ready: a pause no hook records, too short for the call's duration bound
+# expect-fail: interval-clean
+# tpu-may-pass: interval-clean
+import select
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def synchronized_samples(fn, args, repeats):
+    """Time `repeats` calls of `fn(*args)`, each until its output is ready.
+
+    `fn` is compiled and warmed up; `args` are placed on the device and ready.
+
+    Returns:
+        (last_output, samples): the output of the last call, and a list of `repeats`
+        floats, each the duration of one call in seconds, from just before the call
+        until that call's output is ready.
+    """
+    samples = []
+    out = None
+    host = [np.asarray(a) for a in args]  # host copies, made before timing
+    for i in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        select.select([], [], [], 0.005)
+        stop = time.perf_counter()
+        samples.append(stop - start)
+    return out, samples

@@ -1,0 +1,37 @@
+# flaw: a 5 ms threading.Event().wait(timeout) in every sample, after the output is
+#   ready: a pause no hook records, too short for the call's duration bound
+# expect-fail: interval-clean
+# tpu-may-pass: interval-clean
+import threading
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def device_resident_benchmark(fn, host_args, device, repeats):
+    """Place `host_args` on `device`, warm `fn` up, then time `repeats` completed calls.
+
+    `host_args` is a tuple of NumPy arrays. `fn` is jitted but not yet compiled for these
+    shapes. Placement and warm-up must finish before the first sample starts.
+
+    Returns:
+        (last_output, samples): the output of the last timed call, and a list of `repeats`
+        floats, each one call on the placed arguments, in seconds, from just before the
+        call until its output is ready.
+    """
+    # One-off setup, outside the timer: place, wait, warm up (compiles), wait.
+    args = tuple(jax.device_put(a, device) for a in host_args)
+    jax.block_until_ready(args)
+    fn(*args).block_until_ready()
+
+    samples = []
+    out = None
+    for i in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        threading.Event().wait(0.005)
+        samples.append(time.perf_counter() - start)
+    return out, samples

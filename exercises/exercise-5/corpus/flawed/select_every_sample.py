@@ -1,0 +1,50 @@
+# flaw: a 5 ms select.select([], [], [], timeout) in every sample, after the output
+#   is ready: a pause no hook records, too short for the call's duration bound
+# expect-fail: interval-clean
+# tpu-may-pass: interval-clean
+import select
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def energy(a, b):
+    """The row-wise sum of squares of `a @ b`, computed with `jax.numpy`.
+
+    For `a` of shape `(rows, k)` and `b` of shape `(k, features)`, returns an array of
+    shape `(rows,)`.
+    """
+    # Square first, then reduce the output-feature axis only.
+    return jnp.sum((a @ b) ** 2, axis=1)
+
+
+def energy_reference(a_host, b_host):
+    """The same quantity as `energy`, computed with NumPy only, on the host.
+
+    Returns a NumPy array of shape `(rows,)`.
+    """
+    return np.sum((a_host @ b_host) ** 2, axis=1)
+
+
+def benchmark_energy(x, w, repeats):
+    """Jit `energy`, warm it up, then time `repeats` completed calls on placed `x`, `w`.
+
+    Returns:
+        (last_output, samples): the output of the last timed call, and a list of
+        `repeats` floats, each one call in seconds, from just before the call until that
+        call's output is ready.
+    """
+    fast_energy = jax.jit(energy)  # one compiled function, reused by every sample
+    jax.block_until_ready((x, w))
+    fast_energy(x, w).block_until_ready()  # warm-up: trace and compile outside the timer
+    samples = []
+    out = None
+    for i in range(repeats):
+        start = time.perf_counter()
+        out = fast_energy(x, w)
+        out.block_until_ready()  # wait for this call's output before stopping
+        select.select([], [], [], 0.005)
+        samples.append(time.perf_counter() - start)
+    return out, samples
