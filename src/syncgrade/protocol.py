@@ -22,6 +22,15 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
+# -- the event log ----------------------------------------------------------------------
+
+JAX_OWN_CONVERSION = "jax's own numpy conversion"
+"""The ``how`` of a wait event for a NumPy conversion of a list or tuple that jax's own
+code made (tracing checks each shape tuple with ``np.array``, and an eager
+``jnp.einsum`` does too, under the learner's line): recorded, so its CPU time is
+explained as before, but no wait of the learner's, so the timeline never draws it."""
+
+
 # -- the stack-dump pipe ----------------------------------------------------------------
 
 SIGNAL_NOTE = "syncgrade: the submission's code may have signalled its own process"

@@ -73,7 +73,9 @@ def test_a_wait_recorded_after_it_ran_is_credited_from_its_begin_stamp() -> None
 
 
 def test_another_threads_blocking_is_not_the_readers() -> None:
-    other = {**WAIT, "th": 1}  # the same wait, on a thread of the learner's
+    # A thread of the learner's waiting on something else than the timed work (a wait on
+    # its output is a hand-off: test_a_wait_handed_to_another_thread_is_not_judged).
+    other = {**WAIT, "th": 1, "arrays": [9]}
     assert _interval(*CALL, other).unrecorded_blocked_ns == 29_000_000
 
 
@@ -107,3 +109,16 @@ def test_the_pause_is_named_by_the_events_around_it_despite_the_clocks_jitter() 
     before, after, blocked = interval.unrecorded_block_gap()
     assert (before.kind, after.kind) == ("wait", "timer")
     assert blocked == 15_000_000 - 10_000_000
+
+
+def test_a_wait_handed_to_another_thread_is_not_judged() -> None:
+    # ``await asyncio.to_thread(out.block_until_ready)``: the reading thread is blocked
+    # while a worker waits on the timed output, and for as long as the worker waits for a
+    # CPU, which no stamp carries: the interval's blocking is not judged (its length is
+    # sample-duration's). The same 30 ms with the wait on the reading thread is.
+    handed = {**WAIT, "th": 1, "cpu": 100, "cpu_end": 200, "blk": 0, "blk_end": 25_000_000}
+    assert _interval(*CALL, handed).unrecorded_blocked_ns is None
+    assert _interval(*CALL, {**handed, "arrays": [9], "pending": True}
+                     ).unrecorded_blocked_ns is None
+    assert _interval(*CALL, {**handed, "arrays": [9]}).unrecorded_blocked_ns == 29_000_000
+    assert _interval(*CALL, WAIT).unrecorded_blocked_ns == 4_000_000

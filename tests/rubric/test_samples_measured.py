@@ -144,6 +144,7 @@ def test_rounding_step_is_the_finest_step_every_sample_fits() -> None:
     assert rounding_step([12.3, 13.5], durations) == pytest.approx(1e-4)  # in ms
     assert rounding_step([0.0123, 0.0135, 0.0175], durations) is None  # one fits none
     assert rounding_step([0.01, 0.02], [0.0123, 0.0185]) is None  # under five steps
+    assert rounding_step([1e308, 0.0123], durations) is None  # no quotient overflows
 
 
 def test_float_subtraction_with_a_wait_is_matched_to_its_real_interval() -> None:

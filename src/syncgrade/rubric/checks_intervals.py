@@ -167,7 +167,9 @@ def rounding_step(values: list[float], durations: list[float]) -> float | None:
 
 
 def _multiple(value: float, step: float) -> bool:
-    return abs(value / step - round(value / step)) < 1e-6
+    """``value`` is a whole number of ``step``s (a huge quotient is no rounding named)."""
+    quotient = value / step
+    return abs(quotient) < 1e15 and abs(quotient - round(quotient)) < 1e-6
 
 
 def _step_words(seconds: float) -> str:

@@ -28,6 +28,7 @@ from syncgrade.models import (
     Timeline,
     TimelineEntry,
 )
+from syncgrade.protocol import JAX_OWN_CONVERSION
 from syncgrade.trace import (
     READBACK_WAYS,
     Call,
@@ -84,6 +85,8 @@ def _entry(event: Event, interval: Interval, file: str,
                              else "the timed function, dispatched",
                              line=_line(event.site, file), note=note)
     if isinstance(event, Wait):
+        if event.how == JAX_OWN_CONVERSION:
+            return None  # explained CPU time, but no wait of the learner's to draw
         on_output = event in interval.waits_on_timed_output()
         return TimelineEntry(
             what="wait", detail=event.how, line=_line(event.site, file),
