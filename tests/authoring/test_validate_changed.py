@@ -71,7 +71,7 @@ def test_changed_skips_what_was_valid_and_rechecks_an_edit(
     assert "VALID  1 exercise(s), " in capsys.readouterr().out
     assert set(json.loads(cache.read_text())) == {"exercise-2"}
 
-    def nothing_graded(course: Any) -> Any:
+    def nothing_graded(course: Any, pool: Any = None) -> Any:
         def grade(*args: Any) -> Any:
             raise RuntimeError("graded although nothing changed")
         return grade
