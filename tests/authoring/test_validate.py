@@ -455,12 +455,12 @@ def test_validation_grades_through_its_own_warm_pool_unless_one_is_set(
         monkeypatch: pytest.MonkeyPatch) -> None:
     course = builtin_course()
     monkeypatch.delenv("SYNCGRADE_WARM_POOL", raising=False)
-    with v._own_pool(course, 2, wanted=False) as none:
+    with v.validation_pool(course, 2, wanted=False) as none:
         assert none is None  # a grade function of the caller's, or nothing to grade
     monkeypatch.setenv("SYNCGRADE_WARM_POOL", "1")
-    with v._own_pool(course, 2, wanted=True) as shared:
+    with v.validation_pool(course, 2, wanted=True) as shared:
         assert shared is None  # the process-wide pool serves the grades
     monkeypatch.delenv("SYNCGRADE_WARM_POOL")
-    with v._own_pool(course, 1, wanted=True) as pool:
+    with v.validation_pool(course, 1, wanted=True) as pool:
         assert pool is not None and pool.size == 1 and not pool.closed
     assert pool.closed  # its children are killed and its folders removed after

@@ -775,7 +775,7 @@ def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs
              for e in checked}
     targets = [t for p in plans.values() for t in p.targets]
     graded: list[int] = []
-    with _own_pool(course, jobs, grade_fn is None and bool(targets)) as pool:
+    with validation_pool(course, jobs, grade_fn is None and bool(targets)) as pool:
         inner = grade_fn or course_grade(course, pool)
 
         def counted(*args: Any) -> Any:
@@ -808,7 +808,7 @@ def validate(exercise_ids: Sequence[str], course: Course, *, runs: int = 3, jobs
 
 
 @contextlib.contextmanager
-def _own_pool(course: Course, jobs: int, wanted: bool) -> Iterator[WarmPool | None]:
+def validation_pool(course: Course, jobs: int, wanted: bool) -> Iterator[WarmPool | None]:
     """A warm pool of ``jobs`` children for validation's grades (``wanted``), unless
     ``SYNCGRADE_WARM_POOL`` already gives the process one: each grade still runs in a
     fresh child, with jax imported before the grade asks for it (109 grades of
