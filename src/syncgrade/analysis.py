@@ -436,24 +436,18 @@ class Interval:
         """Whether another thread did the timed work inside the interval on the reading
         thread's behalf: a call, a wait on the interval's outputs, or a wait begun while
         the latest call's outputs still ran (:attr:`~syncgrade.trace.Wait.pending`). The
-        reading thread, blocked
-        meanwhile (``asyncio.to_thread``, an executor's ``result()``, a ``join``), waits
-        for that thread, and how long includes the other thread's wait for a CPU, which
-        its stamps do not carry: under load a correct hand-off read 1.8 ms over the other
-        thread's own spans. So such an interval's blocking is not judged (its other
-        threads' CPU still is, and ``sample-duration`` judges its length)."""
+        reading thread, blocked meanwhile (``asyncio.to_thread``, an executor's
+        ``result()``, a ``join``), waits for that thread, and how long includes the other
+        thread's wait for a CPU, which its stamps do not carry: under load a correct
+        hand-off read 1.8 ms over the other thread's own spans. So such an interval's
+        blocking is not judged (its other threads' CPU still is, and ``sample-duration``
+        judges its length)."""
         th = self.start.th
         outputs = {a for c in self.calls for a in c.outputs}
         return any(event.th != th and (
             isinstance(event, Call) or (isinstance(event, Wait) and (
                 event.pending or not outputs.isdisjoint(event.arrays))))
             for event in self.inside)
-
-    @property
-    def over_block_bound(self) -> bool:
-        """Its unrecorded blocking is over :data:`UNRECORDED_BLOCK_BOUND_NS`."""
-        blocked = self.unrecorded_blocked_ns
-        return blocked is not None and blocked > UNRECORDED_BLOCK_BOUND_NS
 
     @cached_property
     def host_callbacks(self) -> list[HostCallback]:

@@ -160,8 +160,8 @@ def rounding_step(values: list[float], durations: list[float]) -> float | None:
             if step / unit <= ROUNDING_FINEST_S:
                 continue
             if all(_multiple(v, step) and v >= 5 * step
-                   and any(abs(v - d) <= step / 2 * (1 + 1e-9)
-                                              for d in measured) for v in values):
+                   and any(abs(v - d) <= step / 2 * (1 + 1e-9) for d in measured)
+                   for v in values):
                 return step / unit
     return None
 
@@ -756,8 +756,9 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
                 "beside the timed loop): the sample includes it.",
                 "Time only the call and its wait: do other host work, in any thread, "
                 "before the timer starts or after it stops.", facts)
+        where = _where(over.unexplained_gap())
         return Outcome.fail(
-            f"{_where(over)} {_ms(unexplained)} of host CPU time inside the timed "
+            f"{where} {_ms(unexplained)} of host CPU time inside the timed "
             "interval that is neither the timed call nor its wait (NumPy work, a Python "
             "loop, a conversion): the sample includes it.",
             f"Time only the call and its wait: {OTHER_WORK}.", facts)
@@ -783,7 +784,7 @@ def _blocking_failure(ctx: Context, call: str, over: Interval) -> Outcome:
     blocked = over.unrecorded_blocked_ns or 0
     facts = with_timeline(ctx, call, over, **flaw_facts("host work", over),
                           blocked_ms=round(blocked / 1e6, 3))
-    where = _where(over, over.unrecorded_block_gap(), ("waits", "wait"))
+    where = _where(over.unrecorded_block_gap(), ("waits", "wait"))
     span = _interval_span(over)
     return Outcome.fail(
         f"{where} {_ms(blocked)}{f' in {span}' if span else ''} on something other than "
@@ -894,14 +895,13 @@ def _activity(event: HostWork) -> tuple[str, str]:
             f"Keep other computations (checks, references) out of the interval: {MOVE_OUT}.")
 
 
-def _where(interval: Interval, gap: tuple[Event, Event, int] | bool | None = True,
+def _where(gap: tuple[Event, Event, int] | None,
            verbs: tuple[str, str] = ("spends", "spend")) -> str:
-    """``"Lines 12-14 spend"``: the learner's lines around ``gap`` (by default the most
-    unexplained CPU time), with the verb's singular or plural."""
-    if gap is True:
-        gap = interval.unexplained_gap()
+    """``"Lines 12-14 spend"``: the learner's lines around ``gap`` (the two events a
+    stretch of unexplained time lies between, :meth:`Interval.unexplained_gap` or
+    :meth:`Interval.unrecorded_block_gap`), with the verb's singular or plural."""
     lines = sorted({line for line in (_line(gap[0]), _line(gap[1])) if line}) \
-        if isinstance(gap, tuple) else []
+        if gap is not None else []
     if not lines:
         return f"Your code {verbs[0]}"
     if len(lines) == 1:
