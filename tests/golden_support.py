@@ -102,8 +102,13 @@ _BACKGROUND_READS = (
     "a thread of the learner's reads the clock over and over beside the timed loop: how "
     "many of its reads fall around the interval, and so how many events the picture "
     "leaves out (\"31 more events\", \"103 more events\"), follows scheduling")
+_LATE_WAIT_DRAWN = (
+    "no wait before any stop read and one after the loop: which interval is drawn (the "
+    "first whose work was still running at its stop read) is measured, and the late "
+    "wait after the stop is drawn only when that is the last interval")
 LEFT_OUT: dict[str, str] = {
     "exercise-1/flawed/background_busy_thread": _BACKGROUND_READS,
+    "exercise-10/flawed/no_wait": _LATE_WAIT_DRAWN,
     **dict.fromkeys(["exercise-6/flawed/args_not_waited"], _MAY_FAIL),
     "exercise-5/flawed/debug_print_inside_energy": _GRADER_RUNS_PRINT,
     **dict.fromkeys(["exercise-4/correct/lesson_reference",
