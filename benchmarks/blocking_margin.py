@@ -5,7 +5,9 @@ judges, the largest and the median unrecorded blocking over its judged intervals
 (``Interval.unrecorded_blocked_ns``: time the timing thread spent off a CPU and not
 runnable outside every recorded operation, docs/checks.md, "interval-clean"), in ms,
 against the bound (``analysis.UNRECORDED_BLOCK_BOUND_NS``), and whether the list failed
-on it. A correct file must stay under the bound (no false fail) and a blocking twin
+on it; ``max`` and ``median`` after the stall watch's interpreter holds are credited
+(``checks_intervals.InterpreterHolds``), ``raw`` the largest before. A correct file
+must stay under the bound (no false fail) and a blocking twin
 (``expect-fail: interval-clean`` with an unrecorded wait) over it, idle and under load.
 ``--hog N`` starts N busy Python processes for the run and ends them after, by their ids.
 
@@ -38,17 +40,20 @@ from syncgrade.grading import grade_result  # noqa: E402
 from syncgrade.rubric import checks_intervals  # noqa: E402
 
 HOG = "while 1: pass"
-_SEEN: list[tuple[list[float], bool]] = []
+_SEEN: list[tuple[list[float], bool, list[float]]] = []
 
 
 def _recording(original: Any) -> Any:
     """``blocking_interval`` that also notes each judged list's blocking (ms) and verdict."""
 
-    def blocking_interval(intervals: list[Any]) -> Any:
-        over = original(intervals)
-        blocked = [i.unrecorded_blocked_ns / 1e6 for i in intervals
-                   if not i.compiles and i.unrecorded_blocked_ns is not None]
-        _SEEN.append((blocked, over is not None))
+    def blocking_interval(intervals: list[Any], *args: Any, **kwargs: Any) -> Any:
+        over = original(intervals, *args, **kwargs)
+        held = kwargs.get("held", checks_intervals.NO_HOLDS)
+        judged = [i for i in intervals
+                  if not i.compiles and i.unrecorded_blocked_ns is not None]
+        blocked = [(held.blocked_ns(i) or 0) / 1e6 for i in judged]
+        raw = [i.unrecorded_blocked_ns / 1e6 for i in judged]
+        _SEEN.append((blocked, over is not None, raw))
         return over
 
     return blocking_interval
@@ -73,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(1.0 if hogs else 0.0)
         print(f"# {len(cases)} files x {args.rounds}, {args.hog} hogs, "
               f"load {os.getloadavg()[0]:.1f}, bound {UNRECORDED_BLOCK_BOUND_NS / 1e6} ms")
-        print(f"{'file':60} {'clean':7} {'max':>7} {'median':>7} {'lists':>5}")
+        print(f"{'file':60} {'clean':7} {'max':>7} {'median':>7} {'raw':>7} {'lists':>5}")
         for _round in range(args.rounds):
             for case in cases:
                 _SEEN.clear()
@@ -84,10 +89,12 @@ def main(argv: list[str] | None = None) -> int:
                 graded += 1
                 if kind == "correct" and report.status != "passed":
                     failed_correct += 1
-                values = [v for blocked, _over in _SEEN for v in blocked]
+                values = [v for blocked, _over, _raw in _SEEN for v in blocked]
+                raw = [v for _blocked, _over, seen in _SEEN for v in seen]
                 most = f"{max(values):7.2f}" if values else f"{'-':>7}"
+                before = f"{max(raw):7.2f}" if raw else f"{'-':>7}"
                 middle = f"{statistics.median(values):7.2f}" if values else f"{'-':>7}"
-                print(f"{case.id:60} {(status or ['-'])[0][:7]:7} {most} {middle} "
+                print(f"{case.id:60} {(status or ['-'])[0][:7]:7} {most} {middle} {before} "
                       f"{len(_SEEN):5}  {kind} {report.status}", flush=True)
         print(f"# {graded} grades, {failed_correct} correct files not passed; "
               f"load at the end {os.getloadavg()[0]:.1f}")

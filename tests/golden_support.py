@@ -176,6 +176,10 @@ _MEASURED_WORDS = [re.compile(pattern.replace(" ", r"\s+"), re.MULTILINE) for pa
     r"\bthe furthest over, sample (\d+), took\b",
     r"\blargest difference is (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)",
     r"\ballows at most (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)",
+    # interval-clean's unrecorded blocking: which lines it names follows the stamps of
+    # the events around the pause (a wait recorded without its end stamp under load
+    # widens the stretch by a line); tests/analysis/test_unrecorded_blocking.py names them
+    r"\b(Lines? \d+(?:-\d+)? waits?) [\dN.]+ ms in the interval\b",
 )]
 """Measured (or random) amounts in a report's words: each group is one, and only the groups
 are replaced. A space matches any run of white space, so a masked amount is found in the

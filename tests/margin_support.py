@@ -71,15 +71,16 @@ class BlockingJudgement:
 
     intervals: tuple[Interval, ...]
     over: Interval | None
+    held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS
 
     def fails_at(self, factor: float) -> bool:
         """Whether the list fails with the bound ``factor`` times as large."""
-        return BLOCKING(list(self.intervals),
-                        int(factor * UNRECORDED_BLOCK_BOUND_NS)) is not None
+        return BLOCKING(list(self.intervals), int(factor * UNRECORDED_BLOCK_BOUND_NS),
+                        held=self.held) is not None
 
     def table(self) -> str:
-        """Each judged interval's unrecorded blocking, in ms."""
-        return ", ".join(f"{(i.unrecorded_blocked_ns or 0) / 1e6:.2f}"
+        """Each judged interval's unrecorded blocking (less the grader's holds), in ms."""
+        return ", ".join(f"{(self.held.blocked_ns(i) or 0) / 1e6:.2f}"
                          for i in self.intervals if i.unrecorded_blocked_ns is not None)
 
 
@@ -88,10 +89,11 @@ def blocking_judgements(monkeypatch: pytest.MonkeyPatch) -> list[BlockingJudgeme
     ``interval-clean`` in this process, in order."""
     seen: list[BlockingJudgement] = []
 
-    def spy(intervals: list[Interval],
-            bound_ns: int = UNRECORDED_BLOCK_BOUND_NS) -> Interval | None:
-        over = BLOCKING(intervals, bound_ns)
-        seen.append(BlockingJudgement(tuple(intervals), over))
+    def spy(intervals: list[Interval], bound_ns: int = UNRECORDED_BLOCK_BOUND_NS,
+            held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS
+            ) -> Interval | None:
+        over = BLOCKING(intervals, bound_ns, held=held)
+        seen.append(BlockingJudgement(tuple(intervals), over, held))
         return over
 
     monkeypatch.setattr(checks_intervals, "blocking_interval", spy)

@@ -355,6 +355,12 @@ class CallFrame(BaseModel):
     latest_wake_s: float | None = None
     """The latest any of the watch's wake-ups came past its time over the same span
     (``None``: no wake-up): how long a woken thread waited for a CPU in this run."""
+    holds: list[tuple[float, float, float]] = []
+    """``(start, end, held)`` in ``perf_counter`` seconds: the windows in which the stall
+    watch may have kept the learner's threads from the interpreter lock for ``held``
+    seconds (preempted while holding it, or taking it by a forced switch after a late
+    wake-up: ``reference.watch_stalls``). A thread blocked on the lock is paused by the
+    grader, not by the learner (``interval-clean``'s unrecorded blocking)."""
     realtime_offset: float | None = None
     """``time.time() - time.perf_counter()`` in the child when the watch started."""
     cpu_waits: list[tuple[float, float, float]] | None = None

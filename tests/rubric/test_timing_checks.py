@@ -35,6 +35,7 @@ from syncgrade.rubric.checks_intervals import (
     DURATION_NOISE_FACTOR,
     DURATION_NOISE_S,
     LATENESS_CAP_S,
+    InterpreterHolds,
     blocking_interval,
     cpu_work_interval,
     margins_bound,
@@ -910,6 +911,37 @@ def test_unrecorded_blocking_is_judged_by_the_cpu_bounds_list_rule() -> None:
     assert blocking_interval([_blocked_interval(90.0, compiles=True), clean]) is None
     assert blocking_interval([_blocked_interval(None)] * 6) is None
     assert UNRECORDED_BLOCK_BOUND_NS == 1_000_000
+
+
+def _read(value: float) -> Any:
+    return SimpleNamespace(clock="perf_counter", value=value)
+
+
+def _paused(blocked_ms: float, start: float) -> Any:
+    """An interval read from ``start`` to ``start + 0.02`` (perf_counter seconds) whose
+    timing thread was blocked ``blocked_ms`` outside every recorded operation."""
+    return SimpleNamespace(compiles=False, unrecorded_blocked_ns=int(blocked_ms * 1e6),
+                           start=_read(start), stop=_read(start + 0.02))
+
+
+def test_blocking_on_the_grader_watchs_hold_of_the_interpreter_is_credited() -> None:
+    # A correct readback beside eight CPU hogs: one interval blocked 9.8 ms while the
+    # stall watch, preempted, held the interpreter lock for 9.9 ms inside it.
+    clean = [_paused(0.04, 10.0 + k) for k in range(4)]
+    stalled = _paused(9.8, 20.0)
+    listed = [*clean, stalled]
+    assert blocking_interval(listed) is stalled  # judged alone: a pause
+    held = InterpreterHolds([(20.005, 20.0149, 0.0099)])
+    assert held.blocked_ns(stalled) == 0
+    assert blocking_interval(listed, held=held) is None
+    # A hold credits only its overlap with an interval, at most its own length: a 5 ms
+    # pause in every sample stays a pause beside a hold in one of them.
+    every = [_paused(5.06, 10.0 + k) for k in range(5)]
+    assert held.blocked_ns(every[0]) == 5_060_000
+    assert blocking_interval(every, held=InterpreterHolds([(10.0, 10.0011, 0.0011)])) \
+        is every[0]
+    half = InterpreterHolds([(20.0, 20.1, 0.004)])
+    assert half.blocked_ns(_paused(9.8, 20.0)) == 5_800_000
 
 
 def test_samples_in_another_unit_are_judged_in_seconds() -> None:

@@ -545,6 +545,7 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
         frame["stalls"] = watch.stop()
         frame["latest_wake_s"] = watch.latest_wake()
         frame["cpu_waits"] = watch.waits()
+        frame["holds"] = watch.holds()
         frame["realtime_offset"] = watch.realtime_offset
     if uses_probe and harness.probe is not None:
         frame["probe_seconds"] = harness.remeasure_probe()

@@ -26,6 +26,7 @@ import _thread
 import contextlib
 import functools
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -273,6 +274,13 @@ of its median on 2 cores (`benchmarks/grading_speed.py`, figure 4, 2026-12-06); 
 credited only up to its period's length either way."""
 WAIT_MIN_S = 0.0005
 """A period in which some thread waited longer than this for a CPU is worth reporting."""
+HOLD_MIN_S = 0.0002
+"""A wake-up that kept other threads from the interpreter longer than this is a hold
+worth reporting (:func:`watch_stalls`)."""
+SWITCH_INTERVAL_S = sys.getswitchinterval()
+"""The interpreter's switch interval when the grader loaded (CPython's default, 5 ms;
+read before any learner code runs, which may change it): how long a thread that wants
+the interpreter waits before it makes the holder let go."""
 _OPEN: Callable[..., int] = os.open
 _PREAD: Callable[[int, int, int], bytes] = os.pread
 _CLOSE: Callable[[int], None] = os.close
@@ -383,8 +391,8 @@ class StallWatch:
 
     def __init__(self) -> None:
         self._queue = RunQueue()
-        # [stop asked, stalls, [wakes, latest], waits]
-        self._state: list[Any] = [False, [], [0, 0.0], []]
+        # [stop asked, stalls, [wakes, latest], waits, holds]
+        self._state: list[Any] = [False, [], [0, 0.0], [], []]
         self.realtime_offset = _REALTIME() - _CLOCK()
         _START_THREAD(watch_stalls, (self._state, self._queue))
 
@@ -409,6 +417,12 @@ class StallWatch:
         finally:
             queue.close()
 
+    def holds(self) -> list[list[float]]:
+        """After :meth:`stop`: the windows in which the watch may have kept the learner's
+        threads from the interpreter, ``[[start, end, held], ...]`` (``perf_counter``
+        seconds; :func:`watch_stalls`)."""
+        return [list(hold) for hold in self._state[4]]
+
     def wakes(self) -> int:
         """How many times the thread has woken so far."""
         return int(self._state[2][0])
@@ -429,6 +443,7 @@ def watch_stalls(state: list[Any], queue: RunQueue | None = None) -> None:
     after the stop reads a closed number, an error it skips."""
     stalls, lateness = state[1], state[2]
     waits = state[3] if len(state) > 3 else []
+    holds = state[4] if len(state) > 4 else []
     swept = _CLOCK() if queue is None else queue.opened
     while not state[0]:
         slept = _CLOCK()
@@ -445,3 +460,21 @@ def watch_stalls(state: list[Any], queue: RunQueue | None = None) -> None:
             if waited > WAIT_MIN_S and len(waits) < STALL_CAP:
                 waits.append((swept, _CLOCK(), waited))
             swept = woke
+        _note_hold(holds, slept + STALL_PERIOD_S, woke, _CLOCK())
+
+
+def _note_hold(holds: list[Any], due: float, woke: float, done: float) -> None:
+    """Note the window in which this wake-up may have kept another thread from the
+    interpreter, when longer than :data:`HOLD_MIN_S`: ``(start, done, done - start)``.
+
+    The watch holds the interpreter lock from ``woke`` to ``done`` (a few us, unless the
+    machine's load preempts it there: then for a scheduler's slice, and a learner's
+    thread that returns from a call or a wait meanwhile sleeps on the lock). And a
+    wake-up later than the switch interval made the thread holding the lock let go and
+    wait until the watch took it (CPython's forced switch), which takes as long as the
+    watch waits for a CPU: from ``due`` plus the switch interval on. A learner's thread
+    blocked in either is neither pausing nor waiting for unrecorded work (issue 33's
+    false fails: a correct readback blocked 7-10 ms beside eight CPU hogs)."""
+    start = min(woke, due + SWITCH_INTERVAL_S)
+    if done - start > HOLD_MIN_S and len(holds) < STALL_CAP:
+        holds.append((start, done, done - start))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -762,9 +763,11 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             "interval that is neither the timed call nor its wait (NumPy work, a Python "
             "loop, a conversion): the sample includes it.",
             f"Time only the call and its wait: {OTHER_WORK}.", facts)
-    blocked = blocking_interval(intervals)
+    frame = ctx.frame(call)
+    held = InterpreterHolds(frame.holds, frame.realtime_offset)
+    blocked = blocking_interval(intervals, held=held)
     if blocked is not None:
-        return _blocking_failure(ctx, call, blocked)
+        return _blocking_failure(ctx, call, blocked, held.blocked_ns(blocked) or 0)
     return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
                       "other host work between the clock reads.")
 
@@ -778,10 +781,9 @@ intervals' worth, is load; more is the learner's work, however it is spread over
 samples."""
 
 
-def _blocking_failure(ctx: Context, call: str, over: Interval) -> Outcome:
-    """``interval-clean``'s failure for unrecorded blocking in ``over``: the lines around
-    the longest stretch of it and how long the thread was blocked."""
-    blocked = over.unrecorded_blocked_ns or 0
+def _blocking_failure(ctx: Context, call: str, over: Interval, blocked: int) -> Outcome:
+    """``interval-clean``'s failure for ``blocked`` ns of unrecorded blocking in ``over``:
+    the lines around the longest stretch of it and how long the thread was blocked."""
     facts = with_timeline(ctx, call, over, **flaw_facts("host work", over),
                           blocked_ms=round(blocked / 1e6, 3))
     where = _where(over.unrecorded_block_gap(), ("waits", "wait"))
@@ -796,11 +798,40 @@ def _blocking_failure(ctx: Context, call: str, over: Interval) -> Outcome:
         "`block_until_ready()`.", facts)
 
 
+@dataclass(frozen=True)
+class InterpreterHolds:
+    """The windows in which the grader's stall watch may have kept the learner's threads
+    from the interpreter lock (``CallFrame.holds``, ``perf_counter`` seconds), and the
+    child's ``time.time() - time.perf_counter()`` to place a system-clock interval."""
+
+    windows: list[tuple[float, float, float]]
+    realtime_offset: float | None = None
+
+    def blocked_ns(self, interval: Interval) -> int | None:
+        """The interval's unrecorded blocking (:attr:`Interval.unrecorded_blocked_ns`)
+        less what the watch's holds inside it explain (:func:`time_lost_inside`; on a
+        clock off ``perf_counter``'s time line: the longest hold): a thread asleep on
+        the interpreter lock the grader's thread held was not paused by the learner.
+        ``None`` where the blocking is not judged."""
+        blocked = interval.unrecorded_blocked_ns
+        if blocked is None or not self.windows:
+            return blocked
+        window = _perf_window(interval, self.realtime_offset)
+        held = (max(amount for _start, _end, amount in self.windows) if window is None
+                else time_lost_inside(window, self.windows))
+        return max(0, blocked - round(held * 1e9))
+
+
+NO_HOLDS = InterpreterHolds([])
+
+
 def blocking_interval(intervals: list[Interval],
-                      bound_ns: int = UNRECORDED_BLOCK_BOUND_NS) -> Interval | None:
+                      bound_ns: int = UNRECORDED_BLOCK_BOUND_NS,
+                      held: InterpreterHolds = NO_HOLDS) -> Interval | None:
     """An interval to show when the list's timing thread was blocked outside every
     recorded operation (:attr:`Interval.unrecorded_blocked_ns`, a wait the grader did not
-    record: any mechanism), by the CPU bound's list rule (:func:`_over_bounds`) with
+    record: any mechanism) and outside the grader's own holds of the interpreter
+    (``held``), by the CPU bound's list rule (:func:`_over_bounds`) with
     ``bound_ns`` per interval (:data:`analysis.UNRECORDED_BLOCK_BOUND_NS`; a larger one
     asks how far outside it a list lies); ``None`` otherwise, and
     where the blocked clock could not be read (gVisor: no schedstat), which judges
@@ -808,7 +839,7 @@ def blocking_interval(intervals: list[Interval],
     waits on the compiler's threads)."""
     judged = [i for i in intervals
               if not i.compiles and i.unrecorded_blocked_ns is not None]
-    return _over_bounds(judged, lambda i: i.unrecorded_blocked_ns or 0,
+    return _over_bounds(judged, lambda i: held.blocked_ns(i) or 0,
                         lambda _i: bound_ns)
 
 
