@@ -12,6 +12,7 @@ time, which shows the O(entries) walk (tests/sandbox/test_sandbox_cleanup.py).""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -133,3 +134,19 @@ def test_learner_code_finds_no_hidden_data(warm: bool, monkeypatch: pytest.Monke
     assert found and all(kind in {"own-source", "schedstat"} for _, kind in found), found
     assert any(kind == "own-source" for _, kind in found), found
     assert report.score < report.max_score and report.status == "failed", report.summary
+
+
+@pytest.mark.parametrize("name", ["forge_fd_write", "forge_duplicate_frame"])
+def test_a_forgery_is_caught_whatever_number_the_channel_has(name: str) -> None:
+    # The child's channel keeps the number the grading process's pipe got: past 64 when
+    # that process holds many fds (a test worker late in a run). The cheats scan every
+    # open fd; with 3..64 only, theirs missed the channel there (full marks, `crashed`).
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(100)]
+    try:
+        [case] = [c for c in CASES if c.path.stem == name]
+        report = syncgrade.grade(case.exercise, case.path, timeout=TIMEOUT_S)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert report.cause == "tampered", "\n".join(f"{c.status} {c.id}: {c.message}"
+                                                 for c in report.checks)
