@@ -92,8 +92,10 @@ _HOST_WORK = (
     "(\"Line 15 spends\" or \"Lines 15-16 spend\"), and where its segment is drawn among "
     "the interval's events, follow measured CPU times")
 _MAY_FAIL = (
-    "its header's '# may-fail' checks (sample-duration) fail or pass as the flaw happens to "
-    "lengthen the samples past the call's measured bound")
+    "its header's '# may-fail' checks fail or pass as the flaw's measured size happens to "
+    "fall: sample-duration as the samples end past the call's measured bound, "
+    "interval-clean as sixty eager dispatches' glue in one interval ends near the list's "
+    "5 ms allowance under load")
 _GRADER_RUNS_PRINT = (
     "its timed program prints from the host (`jax.debug.print`), so the grader's own runs "
     "of the call (sample-duration's reference: 2 or 3, as the runs' measured length "
@@ -109,7 +111,8 @@ _LATE_WAIT_DRAWN = (
 LEFT_OUT: dict[str, str] = {
     "exercise-1/flawed/background_busy_thread": _BACKGROUND_READS,
     "exercise-10/flawed/no_wait": _LATE_WAIT_DRAWN,
-    **dict.fromkeys(["exercise-6/flawed/args_not_waited"], _MAY_FAIL),
+    **dict.fromkeys(["exercise-6/flawed/args_not_waited",
+                     "exercise-3/flawed/eager_einsum_on_output"], _MAY_FAIL),
     "exercise-5/flawed/debug_print_inside_energy": _GRADER_RUNS_PRINT,
     **dict.fromkeys(["exercise-4/correct/lesson_reference",
                      "exercise-5/correct/lesson_reference"], _PRINTS_SAMPLES),
