@@ -930,9 +930,9 @@ def test_blocking_on_the_grader_watchs_hold_of_the_interpreter_is_credited() -> 
     clean = [_paused(0.04, 10.0 + k) for k in range(4)]
     stalled = _paused(9.8, 20.0)
     listed = [*clean, stalled]
-    assert blocking_interval(listed) is stalled  # judged alone: a pause
     held = InterpreterHolds([(20.005, 20.0149, 0.0099)])
     assert held.blocked_ns(stalled) == 0
+    assert blocking_interval(listed) is stalled  # judged alone: a pause
     assert blocking_interval(listed, held=held) is None
     # A hold credits only its overlap with an interval, at most its own length: a 5 ms
     # pause in every sample stays a pause beside a hold in one of them.
