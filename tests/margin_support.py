@@ -72,11 +72,12 @@ class BlockingJudgement:
     intervals: tuple[Interval, ...]
     over: Interval | None
     held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS
+    allowance_ns: int = checks_intervals.CPU_EXCESS_ALLOWANCE_NS
 
     def fails_at(self, factor: float) -> bool:
         """Whether the list fails with the bound ``factor`` times as large."""
         return BLOCKING(list(self.intervals), int(factor * UNRECORDED_BLOCK_BOUND_NS),
-                        held=self.held) is not None
+                        held=self.held, allowance_ns=self.allowance_ns) is not None
 
     def table(self) -> str:
         """Each judged interval's unrecorded blocking (less the grader's holds), in ms."""
@@ -90,10 +91,11 @@ def blocking_judgements(monkeypatch: pytest.MonkeyPatch) -> list[BlockingJudgeme
     seen: list[BlockingJudgement] = []
 
     def spy(intervals: list[Interval], bound_ns: int = UNRECORDED_BLOCK_BOUND_NS,
-            held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS
+            held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS,
+            allowance_ns: int = checks_intervals.CPU_EXCESS_ALLOWANCE_NS
             ) -> Interval | None:
-        over = BLOCKING(intervals, bound_ns, held=held)
-        seen.append(BlockingJudgement(tuple(intervals), over, held))
+        over = BLOCKING(intervals, bound_ns, held=held, allowance_ns=allowance_ns)
+        seen.append(BlockingJudgement(tuple(intervals), over, held, allowance_ns))
         return over
 
     monkeypatch.setattr(checks_intervals, "blocking_interval", spy)
