@@ -357,10 +357,9 @@ class CallFrame(BaseModel):
     (``None``: no wake-up): how long a woken thread waited for a CPU in this run."""
     holds: list[tuple[float, float, float]] = []
     """``(start, end, held)`` in ``perf_counter`` seconds: the windows in which the stall
-    watch may have kept the learner's threads from the interpreter lock for ``held``
-    seconds (preempted while holding it, or taking it by a forced switch after a late
-    wake-up: ``reference.watch_stalls``). A thread blocked on the lock is paused by the
-    grader, not by the learner (``interval-clean``'s unrecorded blocking)."""
+    watch held the interpreter lock for ``held`` seconds, longer than a few us (preempted
+    while holding it: ``reference.watch_stalls``). A thread blocked on the lock then is
+    paused by the grader, not by the learner (``interval-clean``'s unrecorded blocking)."""
     realtime_offset: float | None = None
     """``time.time() - time.perf_counter()`` in the child when the watch started."""
     cpu_waits: list[tuple[float, float, float]] | None = None

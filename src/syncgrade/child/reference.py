@@ -26,7 +26,6 @@ import _thread
 import contextlib
 import functools
 import os
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -275,12 +274,8 @@ credited only up to its period's length either way."""
 WAIT_MIN_S = 0.0005
 """A period in which some thread waited longer than this for a CPU is worth reporting."""
 HOLD_MIN_S = 0.0002
-"""A wake-up that kept other threads from the interpreter longer than this is a hold
-worth reporting (:func:`watch_stalls`)."""
-SWITCH_INTERVAL_S = sys.getswitchinterval()
-"""The interpreter's switch interval when the grader loaded (CPython's default, 5 ms;
-read before any learner code runs, which may change it): how long a thread that wants
-the interpreter waits before it makes the holder let go."""
+"""A wake-up that held the interpreter longer than this is a hold worth reporting
+(:func:`watch_stalls`)."""
 _OPEN: Callable[..., int] = os.open
 _PREAD: Callable[[int, int, int], bytes] = os.pread
 _CLOSE: Callable[[int], None] = os.close
@@ -460,21 +455,18 @@ def watch_stalls(state: list[Any], queue: RunQueue | None = None) -> None:
             if waited > WAIT_MIN_S and len(waits) < STALL_CAP:
                 waits.append((swept, _CLOCK(), waited))
             swept = woke
-        _note_hold(holds, slept + STALL_PERIOD_S, woke, _CLOCK())
+        _note_hold(holds, woke, _CLOCK())
 
 
-def _note_hold(holds: list[Any], due: float, woke: float, done: float) -> None:
-    """Note the window in which this wake-up may have kept another thread from the
-    interpreter, when longer than :data:`HOLD_MIN_S`: ``(start, done, done - start)``.
-
-    The watch holds the interpreter lock from ``woke`` to ``done`` (a few us, unless the
-    machine's load preempts it there: then for a scheduler's slice, and a learner's
-    thread that returns from a call or a wait meanwhile sleeps on the lock). And a
-    wake-up later than the switch interval made the thread holding the lock let go and
-    wait until the watch took it (CPython's forced switch), which takes as long as the
-    watch waits for a CPU: from ``due`` plus the switch interval on. A learner's thread
-    blocked in either is neither pausing nor waiting for unrecorded work (issue 33's
-    false fails: a correct readback blocked 7-10 ms beside eight CPU hogs)."""
-    start = min(woke, due + SWITCH_INTERVAL_S)
-    if done - start > HOLD_MIN_S and len(holds) < STALL_CAP:
-        holds.append((start, done, done - start))
+def _note_hold(holds: list[Any], woke: float, done: float) -> None:
+    """Note the window in which this wake-up held the interpreter lock, when longer
+    than :data:`HOLD_MIN_S`: ``(woke, done, done - woke)``. A few us, unless the
+    machine's load preempts the watch there: then for a scheduler's slice, and a
+    learner's thread that returns from a call or a wait meanwhile sleeps on the lock,
+    neither pausing nor waiting for unrecorded work. Only the hold itself: a late
+    wake-up's wait for a CPU before it (which may have made a learner's thread holding
+    the lock let go, CPython's forced switch) is no hold, as that thread, if it was in
+    a ``select`` instead, never wanted the lock (crediting it let a 5 ms pause in every
+    sample pass the 2x margin under heavy load)."""
+    if done - woke > HOLD_MIN_S and len(holds) < STALL_CAP:
+        holds.append((woke, done, done - woke))
