@@ -521,7 +521,9 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
         return
     ready_inputs = _ready_arrays((args, kwargs, harness.bound))
     reference.clear()
-    watch = reference.StallWatch() if call.get("reference") else None
+    # Around every learner call, not only those the grader times itself: every list
+    # interval-clean judges reads its load allowance and the watch's holds from it.
+    watch = reference.StallWatch()
     start = ORIGINAL_PERF_COUNTER()
     with lock:
         core.send((SET, True))
@@ -541,12 +543,11 @@ def call_steps(harness: Harness, core: Any, ask: Callable[[Any], Any], call: Spe
         # timing of the call (the sample-duration check).
         frame["reference"] = reference.reference_timings(call["reference"],
                                                          harness.designated)
-    if watch is not None:
-        frame["stalls"] = watch.stop()
-        frame["latest_wake_s"] = watch.latest_wake()
-        frame["cpu_waits"] = watch.waits()
-        frame["holds"] = watch.holds()
-        frame["realtime_offset"] = watch.realtime_offset
+    frame["stalls"] = watch.stop()
+    frame["latest_wake_s"] = watch.latest_wake()
+    frame["cpu_waits"] = watch.waits()
+    frame["holds"] = watch.holds()
+    frame["realtime_offset"] = watch.realtime_offset
     if uses_probe and harness.probe is not None:
         frame["probe_seconds"] = harness.remeasure_probe()
     _ok, text = checked_reply(core, ask(("encode",)), "encoded", lock)

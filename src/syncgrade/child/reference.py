@@ -413,8 +413,8 @@ class StallWatch:
             queue.close()
 
     def holds(self) -> list[list[float]]:
-        """After :meth:`stop`: the windows in which the watch may have kept the learner's
-        threads from the interpreter, ``[[start, end, held], ...]`` (``perf_counter``
+        """After :meth:`stop`: the windows in which the watch held the interpreter lock
+        longer than :data:`HOLD_MIN_S`, ``[[start, end, held], ...]`` (``perf_counter``
         seconds; :func:`watch_stalls`)."""
         return [list(hold) for hold in self._state[4]]
 

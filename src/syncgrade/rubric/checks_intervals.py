@@ -801,8 +801,8 @@ def _blocking_failure(ctx: Context, call: str, over: Interval, blocked: int) -> 
 
 @dataclass(frozen=True)
 class InterpreterHolds:
-    """The windows in which the grader's stall watch may have kept the learner's threads
-    from the interpreter lock (``CallFrame.holds``, ``perf_counter`` seconds), and the
+    """The windows in which the grader's stall watch held the interpreter lock, which the
+    learner's threads then waited for (``CallFrame.holds``, ``perf_counter`` seconds), and the
     child's ``time.time() - time.perf_counter()`` to place a system-clock interval."""
 
     windows: list[tuple[float, float, float]]
