@@ -74,7 +74,9 @@ def _assert_verdicts(reports: list[GradeReport], files: dict[Path, CorpusCase]) 
     assert sorted(names) == sorted(str(p) for p in files)  # each once, none missing
     for report in reports:
         case = files[Path(report.submission)]
-        assert failed_ids(report) == case.expected_failures, report.submission
+        details = "\n".join(f"{c.status} {c.id}: {c.message} {c.evidence.facts}"
+                            for c in report.checks if c.status != "passed")
+        assert failed_ids(report) == case.expected_failures, f"{report.submission}\n{details}"
         assert report.status == ("passed" if not case.expected_failures else "failed")
 
 
