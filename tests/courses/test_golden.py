@@ -46,6 +46,12 @@ def test_every_file_of_the_golden_set_has_both_goldens_and_no_golden_is_stray() 
     ("`warm_s`: in interval 2, the output", "`warm_s`: in interval N, the output"),
     ("but warm interval 2 measured dispatch", "but warm interval N measured dispatch"),
     ("about 50 ms, sample 1 lasted long enough", "about N ms, sample N lasted long enough"),
+    ("about 20 ms, nothing in sample 1 waited for the output before the timer stopped on "
+     "line 9: its length is dispatch, the machine's load or a pause, not the device work "
+     "(your shortest sample was 0.12 ms, 1% of the work).",
+     "about N ms, nothing in sample N waited for the output before the timer stopped on "
+     "line 9: its length is dispatch, the machine's load or a pause, not the device work "
+     "(your shortest sample was N ms, N% of the work)."),
     ("`compile_estimate_s` is -0.126447, but `first_call_median_s` minus `warm_median_s` "
      "is 1.2e-05.", "`compile_estimate_s` is N, but `first_call_median_s` minus "
      "`warm_median_s` is N."),

@@ -44,7 +44,7 @@ def normalised(text: str) -> str:
     text = re.sub(r"\bIn interval \d+,", "In interval N,", text)
     text = re.sub(r"\((?:graded in )?\d+(?:\.\d+)? s(?: \+ start-up)?\)", "(N s)", text)
     text = re.sub(r"\b\d+(?:\.\d+)? ms\b", "N ms", text)
-    text = re.sub(r"\(\d+% of(\s+)the work\)", r"(N% of\1the work)", text)
+    text = re.sub(r"\b\d+% of(\s+)the work\)", r"N% of\1the work)", text)
     # Then the layout: a longer figure ("12.345 ms" for "0.205 ms") moves where the
     # report wraps a message or the timeline's heading, so every run of spaces and line
     # breaks counts as one space (the words and their order are what is compared).

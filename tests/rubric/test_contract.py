@@ -14,6 +14,7 @@ from test_samples_measured import F, Trace, context
 
 from syncgrade.analysis import PHASES
 from syncgrade.courses import EXERCISES
+from syncgrade.rubric import Outcome
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import checks_phases as phases
 from syncgrade.rubric.contract import TITLES, WARM, Samples, derived_checks
@@ -238,16 +239,29 @@ def test_re_placing_device_arrays_is_a_placement_but_no_host_transfer() -> None:
     assert interval.placements and not interval.host_placements
 
 
-def test_a_long_probe_sample_without_a_wait_does_not_cover_the_device_work() -> None:
+def _unwaited_probe_outcome(busy_s: float) -> Outcome:
+    """covers-device-work on one probe sample with no wait, ``busy_s`` long."""
     t = Trace()
     start, v0 = t.read()
     call = t.timed_call(wait=False)
-    t.clock += 0.2  # the machine was busy: the sample is long, but nothing waited
+    t.clock += busy_s
     stop, v1 = t.read()
     t.ready(stop, call, ready=True)
     t.pair(start, stop)
     ctx = context(t.events(), [None, [float(v1) - float(v0)]])
     ctx.frames["main"] = ctx.frames["main"].model_copy(update={"probe_seconds": 0.1})
-    outcome = c.covers_device_work(ctx, "main", (1,))
-    assert outcome.status == "failed" and "nothing in it waited" in outcome.message
+    return c.covers_device_work(ctx, "main", (1,))
+
+
+def test_a_long_probe_sample_without_a_wait_does_not_cover_the_device_work() -> None:
+    outcome = _unwaited_probe_outcome(0.2)  # the machine was busy: long, but nothing waited
+    assert outcome.status == "failed" and "nothing in sample 1 waited" in outcome.message
     assert "before the timer stopped on line 1" in outcome.message  # the learner's stop
+
+
+def test_an_unwaited_probe_sample_reads_the_same_long_or_short() -> None:
+    """What the code did picks the words, not how long load made the sample: a golden
+    report of a no-wait file must not change with the machine's load."""
+    short, long = _unwaited_probe_outcome(0.0001), _unwaited_probe_outcome(0.2)
+    assert short.status == long.status == "failed"
+    assert short.message.split(" (your shortest")[0] == long.message.split(" (your shortest")[0]
