@@ -57,7 +57,7 @@ HIDDEN = "hidden"
 TITLES = {check_id: REGISTRY[check_id].title for check_id in (
     "sample-count", "samples-measured", "times-the-call", "donates-input",
     "placement-excluded", "placement-included", "warmup-excluded",
-    "first-call-includes-compile", "inputs-ready", "sync-before-stop", "readback-included",
+    "first-call-includes-compile", "inputs-ready", "readback-included", "sync-before-stop",
     "interval-clean", "sample-duration", "covers-device-work",
 )}
 """Every check id the contract derives, in report order, with its title (from the check
@@ -65,7 +65,9 @@ registry, :mod:`syncgrade.rubric.registry`). A check that can fail only because 
 another (its evidence's ``follows``, see :mod:`syncgrade.grading.present`) comes after
 every check that can lead it, so a report reads root cause first without ever changing
 its order: ``inputs-ready`` after placement and warm-up; ``warmup-excluded`` after
-``times-the-call`` (another callable); ``covers-device-work`` after ``sync-before-stop``."""
+``times-the-call`` (another callable); ``sync-before-stop`` after ``readback-included``
+(a readback after the stop read leads the missing wait); ``covers-device-work`` after
+``sync-before-stop``."""
 
 _UNREADY_KINDS = frozenset({"host", "probe_host_args"})
 
