@@ -161,7 +161,6 @@ _MEASURED_WORDS = [re.compile(pattern.replace(" ", r"\s+"), re.MULTILINE) for pa
     r"\((\d+(?:\.\d+)?)% of the work\)",
     r"\b[Ii]n interval (\d+),",
     r"\b(?:warm|but) interval (\d+) measured\b",
-    r"\bsample (\d+) lasted\b",
     r"\bnothing in sample (\d+) waited\b",
     r"\bshortest sample was [\dN.]+ ms, (\d+)% of the work\)",
     r"\bfirst-call interval (\d+) stops the timer\b",

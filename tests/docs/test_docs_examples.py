@@ -73,6 +73,8 @@ def test_the_transcript_helpers_read_the_page() -> None:
     assert transcript(README, "grade list").startswith("exercise-1  ")
     assert normalised("(1.4 s) about 49 ms (0% of the work)") == (
         "(N s) about N ms (N% of the work)")
+    assert normalised("(your shortest sample was 0.06 ms, 0% of the work).") == (
+        "(your shortest sample was N ms, N% of the work).")
 
 
 def test_grade_list(in_repo: None, capsys: pytest.CaptureFixture[str]) -> None:
