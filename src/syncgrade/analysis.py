@@ -350,7 +350,18 @@ class Interval:
         start, stop = self.start, self.stop
         if start.cpu is None or stop.cpu is None:
             return []
-        th = start.th
+        spans, callbacks = self._recorded_cpu(start.th)
+        spans.extend(span for g in self.index.of_kind("gc")
+                     if g.th == start.th and (span := g.cpu_span) is not None)
+        return _without(_merged(spans, start.cpu, stop.cpu), callbacks)
+
+    def _recorded_cpu(self, th: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """(the CPU-time spans of thread ``th``'s recorded operations inside, unmerged and
+        unclipped; the spans of its host callbacks' runs inside): the credit
+        :meth:`explained_cpu` gives the reading thread and :attr:`thread_cpu_ns` the
+        learner's other threads, one rule for every thread. A call counts only with its
+        return inside (by position: another thread's CPU clock was not read at the
+        interval's reads)."""
         spans: list[tuple[int, int]] = []
         callbacks: list[tuple[int, int]] = []
         for event in self.inside:
@@ -358,7 +369,7 @@ class Interval:
                 continue
             if isinstance(event, Call):
                 ret = self.index.returns.get(event.seq)
-                if ret is not None and ret.cpu is not None:
+                if ret is not None and ret.cpu is not None and ret.seq < self.stop.seq:
                     spans.append((event.cpu, ret.cpu))
                 continue
             span = event.cpu_span
@@ -374,9 +385,23 @@ class Interval:
                     spans.append((span[1], 2 * span[1] - span[0]))  # freeing its list
         spans.extend(span for e in self._eager_split[0]
                      if e.th == th and (span := e.cpu_span) is not None)
-        spans.extend(span for g in self.index.of_kind("gc")
-                     if g.th == th and (span := g.cpu_span) is not None)
-        return _without(_merged(spans, start.cpu, stop.cpu), callbacks)
+        return spans, callbacks
+
+    def _explained_other_cpu_ns(self) -> int:
+        """The CPU time the learner's other threads spent inside recorded operations
+        between the reads (a wait handed to a helper thread: ``asyncio.to_thread``, an
+        executor): credited as the reading thread's are (:meth:`_recorded_cpu`), each
+        thread's spans merged, less its host callbacks' runs. A GC pause on another thread
+        is not credited (its place against the reads is unknown)."""
+        reader = self.start.th
+        total = 0
+        for th in {e.th for e in self.inside if e.th != reader}:
+            spans, callbacks = self._recorded_cpu(th)
+            if spans:
+                lo = min(a for a, _ in spans)
+                hi = max(b for _, b in spans)
+                total += sum(b - a for a, b in _without(_merged(spans, lo, hi), callbacks))
+        return total
 
     def explained_blocked(self) -> list[tuple[int, int]]:
         """The spans (ns, on the start read's thread's blocked clock,
@@ -483,15 +508,17 @@ class Interval:
     @property
     def thread_cpu_ns(self) -> int:
         """The CPU time the threads the learner's code started (all but the reading
-        thread) spent between the two reads: host work, whatever it was (NumPy handed to
-        a ``threading.Thread`` or an executor and waited for inside), part of
-        :attr:`unexplained_cpu_ns`. 0 when the reads were made on different threads or
-        no such thread ran (a read before the first such thread began carries no
-        figure: none had spent any)."""
+        thread) spent between the two reads outside their recorded operations (a wait
+        handed to a helper thread is a wait there too: :meth:`_explained_other_cpu_ns`):
+        host work, whatever it was (NumPy handed to a ``threading.Thread`` or an executor
+        and waited for inside), part of :attr:`unexplained_cpu_ns`. 0 when the reads
+        were made on different threads or no such thread ran (a read before the first
+        such thread began carries no figure: none had spent any)."""
         start, stop = self.start, self.stop
         if start.th != stop.th or (start.others is None and stop.others is None):
             return 0
-        return max(0, (stop.others or 0) - (start.others or 0))
+        spent = (stop.others or 0) - (start.others or 0)
+        return max(0, spent - self._explained_other_cpu_ns())
 
     @property
     def threads_did_most(self) -> bool:

@@ -220,7 +220,7 @@ def test_the_gaps_of_a_poll_loop_are_no_part_of_its_wait() -> None:
 
 
 def _threaded(start_others: int | None, stop_others: int | None,
-              stop_th: int = 0) -> Any:
+              stop_th: int = 0, *elsewhere: dict[str, Any]) -> Any:
     start = {"seq": 1, "kind": "timer", "clock": "perf_counter", "value": 1.0,
              "site": SITE, "cpu": 1_000_000}
     stop = {"seq": 50, "kind": "timer", "clock": "perf_counter", "value": 2.0,
@@ -229,7 +229,8 @@ def _threaded(start_others: int | None, stop_others: int | None,
         start["others"] = start_others
     if stop_others is not None:
         stop["others"] = stop_others
-    events = [start, *CALL, WAIT, stop, {"seq": 51, "kind": "pair", "start": 1, "stop": 50}]
+    events = [start, *CALL, WAIT, *elsewhere, stop,
+              {"seq": 51, "kind": "pair", "start": 1, "stop": 50}]
     [interval] = analyse(EVENTS.validate_python(events)).intervals
     return interval
 
@@ -258,3 +259,26 @@ def test_the_reading_threads_own_work_is_not_blamed_on_other_threads() -> None:
     interval = _threaded(0, 100_000)
     assert interval.thread_cpu_ns == 100_000
     assert not interval.threads_did_most
+
+
+def test_a_wait_handed_to_another_thread_is_a_wait_there_too() -> None:
+    # `await asyncio.to_thread(out.block_until_ready)`: the helper thread's wait (and a
+    # call it made and saw return) is credited as the reading thread's would be; its
+    # other 4 ms of CPU time stay the learner's.
+    helper = 7
+    wait = {"seq": 5, "kind": "wait", "how": "block_until_ready", "arrays": [5],
+            "site": SITE, "th": helper, "cpu": 100_000, "cpu_end": 1_100_000}
+    call = [{"seq": 6, "kind": "call", "name": "f", "site": SITE, "inputs": [1],
+             "th": helper, "cpu": 2_000_000},
+            {"seq": 7, "kind": "return", "call": 6, "outputs": [8], "th": helper,
+             "cpu": 3_000_000}]
+    interval = _threaded(7_000_000, 13_000_000, 0, wait, *call)
+    assert interval.thread_cpu_ns == 4_000_000
+    assert interval.unexplained_cpu_ns == 4_200_000
+    # A call whose return comes after the stop read is not credited (its span is not
+    # known to lie inside), nor is anything on the reading thread twice.
+    late = {**call[1], "seq": 60}
+    assert _threaded(7_000_000, 13_000_000, 0, wait, call[0]).thread_cpu_ns == 5_000_000
+    assert _threaded(7_000_000, 13_000_000, 0, wait, call[0], late).thread_cpu_ns == 5_000_000
+    # Never below zero, whatever the other thread's stamps say.
+    assert _threaded(7_000_000, 7_500_000, 0, wait).thread_cpu_ns == 0
