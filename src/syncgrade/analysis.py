@@ -319,7 +319,8 @@ class Interval:
                     on_outputs.append(event)
                 elif event.site is not None:
                     found.append(event)
-            elif isinstance(event, (Write, Sleep)) and event.site is not None:
+            elif isinstance(event, (Write, Sleep)) and event.site is not None \
+                    and event.seq not in self.poll_sleeps:  # (a poll's sleep is its wait)
                 found.append(event)
         return on_outputs, found
 
@@ -478,6 +479,34 @@ class Interval:
     def host_callbacks(self) -> list[HostCallback]:
         """Runs of a compiled program's host callbacks inside (any thread)."""
         return self._between("callback")
+
+    @cached_property
+    def poll_run_sleeps(self) -> frozenset[int]:
+        """Sequence numbers of the sleeps inside a poll loop that ended ready (``while not
+        out.is_ready(): time.sleep(t)``), of any length: a sleep lies inside a poll run
+        when its CPU stamp lies in the run's span on the same thread. Each was asked for
+        while the polled array was still running (the loop goes on only then), so it
+        overlaps the work, and the sample can outlast the work by one sleep at most."""
+        runs = [(w.th, span) for w in self.waits
+                if w.how == "is_ready" and w.cpu0 is not None and (span := w.cpu_span)]
+        if not runs:
+            return frozenset()
+        return frozenset(
+            e.seq for e in self.inside
+            if isinstance(e, Sleep) and e.cpu is not None
+            and any(e.th == th and lo <= e.cpu <= hi for th, (lo, hi) in runs))
+
+    @cached_property
+    def poll_sleeps(self) -> frozenset[int]:
+        """The sleeps of :attr:`poll_run_sleeps` that are part of their loop's wait, as a
+        bare poll is: each asked for at most :data:`UNRECORDED_BLOCK_BOUND_NS` (the
+        blocking a sample may hold). A longer one (a loop that polls every 20 ms pads a
+        5 ms call fourfold) is still the learner's pause, and so is every sleep outside
+        a poll run (before the call, after the output was ready)."""
+        return frozenset(
+            e.seq for e in self.inside
+            if e.seq in self.poll_run_sleeps and isinstance(e, Sleep)
+            and e.seconds is not None and 0 <= e.seconds * 1e9 <= UNRECORDED_BLOCK_BOUND_NS)
 
     @cached_property
     def inside_host_callbacks(self) -> frozenset[int]:

@@ -11,6 +11,7 @@ from syncgrade.analysis import (
     CALL_ALLOWANCE_NS,
     SWITCH_ALLOWANCE_NS,
     UNEXPLAINED_CPU_BOUND_NS,
+    UNRECORDED_BLOCK_BOUND_NS,
     analyse,
 )
 from syncgrade.trace import Event
@@ -217,6 +218,31 @@ def test_the_gaps_of_a_poll_loop_are_no_part_of_its_wait() -> None:
     gc = {"seq": 60, "kind": "gc", "cpu": 3_600_000, "cpu_end": 4_500_000}
     assert _interval(*CALL, poll, gc).unexplained_cpu_ns == (
         4_000_000 - 900_000 - 2_890_000 + 500_000 + 100_000)
+
+
+def test_a_short_sleep_inside_a_poll_loop_is_part_of_its_wait() -> None:
+    # `while not out.is_ready(): time.sleep(t)`: each sleep was asked for while the
+    # output still ran. Up to the blocking a sample may hold it is part of the wait; a
+    # longer one, or any sleep outside the run (after it, or on another thread), is not.
+    poll = {"seq": 6, "kind": "wait", "how": "is_ready", "arrays": [5], "site": SITE,
+            "cpu0": 2_010_000, "cpu": 2_900_000}
+
+    def sleep(seconds: float, cpu: int = 2_500_000, th: int = 0) -> dict[str, Any]:
+        return {"seq": 4, "kind": "sleep", "seconds": seconds, "site": SITE, "cpu": cpu,
+                "th": th}
+
+    short = _interval(*CALL, sleep(0.0001), poll)
+    assert short.poll_sleeps and short.host_activity() == []
+    edge = _interval(*CALL, sleep(UNRECORDED_BLOCK_BOUND_NS / 1e9), poll)
+    assert edge.host_activity() == []
+    for outside in (sleep(0.02), sleep(0.0001, cpu=3_000_000), sleep(0.0001, th=1),
+                    {**sleep(0.0001), "seconds": None}):
+        interval = _interval(*CALL, outside, poll)
+        assert [e.kind for e in interval.host_activity()] == ["sleep"], outside
+    # A too-long sleep inside the run is still known to lie in it (the message says so).
+    assert _interval(*CALL, sleep(0.02), poll).poll_run_sleeps == frozenset({4})
+    # No poll run: a sleep is the learner's, however short.
+    assert [e.kind for e in _interval(*CALL, sleep(0.0001)).host_activity()] == ["sleep"]
 
 
 def _threaded(start_others: int | None, stop_others: int | None,

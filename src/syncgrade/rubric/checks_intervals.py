@@ -744,7 +744,7 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
     for interval in intervals:
         found = interval.host_activity()
         if found:
-            message, hint = _activity(found[0])
+            message, hint = _activity(found[0], interval)
             return Outcome.fail(message, hint, with_timeline(
                 ctx, call, interval, **flaw_facts("host work", interval)))
     step = ctx.hello.cpu_clock_step_ns if ctx.hello is not None else None
@@ -929,8 +929,9 @@ def _interval_span(interval: Interval) -> str | None:
     return f"the interval from line {start} to line {stop}"
 
 
-def _activity(event: HostWork) -> tuple[str, str]:
-    """The message and hint for one piece of the learner's host work inside."""
+def _activity(event: HostWork, interval: Interval) -> tuple[str, str]:
+    """The message and hint for one piece of the learner's host work inside
+    ``interval``."""
     if isinstance(event, HostCallback):
         return (f"{_callback_made(event)} runs inside the timed call: XLA stops to run "
                 "that Python on the host, and the sample includes it.", CALLBACK_HINT)
@@ -941,6 +942,12 @@ def _activity(event: HostWork) -> tuple[str, str]:
                 "and the sample includes it.",
                 "Move the `print` after the timer stops (or print the samples once, after "
                 "the loop).")
+    if isinstance(event, Sleep) and event.seq in interval.poll_run_sleeps:
+        return (f"{who} sleeps{_sleep_length(event.seconds)} at a time while polling "
+                "`is_ready()` inside the timed interval: the output can be ready at the "
+                "start of a sleep, and the sample then includes the rest of it.",
+                "Poll without the sleep, or with one well under a millisecond, or call "
+                "`block_until_ready()` on the timed output.")
     if isinstance(event, Sleep):
         return (f"{who} calls `time.sleep` inside the timed interval: the sample includes "
                 "the pause, and a pause is no wait for the output.",
@@ -971,6 +978,14 @@ def _line(event: Event) -> int | None:
 
 def _ms(ns: int) -> str:
     return f"{ns / 1e6:.1f} ms"
+
+
+def _sleep_length(seconds: float | None) -> str:
+    """``" 20 ms"``: the length a learner's ``time.sleep`` asked for (their own code's
+    value), with a space before it; ``""`` when it is unknown."""
+    if seconds is None or not 0 <= seconds < 1e9:
+        return ""
+    return f" {seconds:g} s" if seconds >= 1 else f" {seconds * 1e3:g} ms"
 
 
 # --------------------------------------------------------------------------- sample-duration
