@@ -677,6 +677,25 @@ def test_the_margins_bound_on_hand_made_runs() -> None:
         margins_bound([], 0.0)
 
 
+def test_where_waits_are_measured_the_margins_leave_out_the_wake_up_term() -> None:
+    # Each sample is credited its own waits for a CPU there: the wake-up term would allow
+    # them again, twice over (a loaded machine's capped lateness: 400 ms on every sample).
+    runs = [0.010, 0.011, 0.012]
+    for late in (0.0, 0.030, LATENESS_CAP_S, None):
+        assert margins_bound(runs, late, 8.0, waits_measured=True) == pytest.approx(
+            PLUS + NOISE * (0.022 + 0.004 + 0.020))
+
+
+def test_a_long_pause_in_one_sample_fails_however_late_the_watch_woke() -> None:
+    # A 1 s pause in one sample of a ~10 ms call, the watch waking 100 ms late (a loaded
+    # machine), the threads' waits measured and none inside: the sample is the pause.
+    runs = [0.010, 0.011, 0.040]
+    samples = [0.011, 1.011, 0.012, 0.011, 0.013, 0.012]
+    outcome = _duration(samples, runs, late=LATENESS_CAP_S)
+    assert outcome.status == "failed"
+    assert outcome.evidence.facts["bound_ms"] == pytest.approx(100 + NOISE * (22 + 116 + 20))
+
+
 def test_time_is_credited_only_inside_the_period_it_was_lost_in() -> None:
     # The watch slept from 1.00 to 1.25 s and woke 0.24 s late (or a thread waited 0.24 s
     # for a CPU in that period): 0.24 s lost in it.
@@ -790,16 +809,20 @@ def test_the_watch_stalls_and_measured_waits_are_one_loss_not_two() -> None:
 def test_the_margins_hold_with_or_without_measured_waits() -> None:
     runs = [0.004, 0.0041, 0.0045]
     samples = [0.004, 0.23, 0.0042, 0.0041, 0.0043, 0.0044]  # one 230 ms sample
-    # A late wake-up of the watch widens the margins' bound, waits measured or not (a
-    # correct file's 120 ms sample at load 3 came with no measured wait: steal time and
-    # memory reclaim are no run-queue wait): 230 ms passes.
-    margins = 100 + NOISE * (8.2 + 1.6 + 20 + 80)
-    for waits in (MEASURED, None):
-        busy = _duration(samples, runs, late=0.040, waits=waits)
-        assert busy.status == "passed", busy.message
-        assert busy.evidence.facts["bound_ms"] == pytest.approx(margins)
-    # Without a late wake-up the margins' bound is 159.6 ms: 230 ms fails.
-    quiet = _duration(samples, runs, late=0.0005)
+    # Where nothing measures the threads' waits, a late wake-up of the watch widens the
+    # margins' bound in their place: 230 ms passes.
+    busy = _duration(samples, runs, late=0.040, waits=None)
+    assert busy.status == "passed", busy.message
+    assert busy.evidence.facts["bound_ms"] == pytest.approx(100 + NOISE * (8.2 + 1.6 + 20 + 80))
+    # Where they are measured (and none was in it), the margins keep their 100 ms and the
+    # doubling for what no counter holds (a correct file's 120 ms sample at load 3 against
+    # a 39.9 ms tight bound: steal, reclaim), not the wake-up term: 230 ms fails.
+    measured = _duration(samples, runs, late=0.040, waits=MEASURED)
+    assert measured.status == "failed"
+    assert measured.evidence.facts["bound_ms"] == pytest.approx(100 + NOISE * (8.2 + 1.6 + 20))
+    # Without a late wake-up, and no waits measured, the margins' bound is 161.6 ms:
+    # 230 ms fails.
+    quiet = _duration(samples, runs, late=0.0005, waits=None)
     assert quiet.status == "failed"
     assert quiet.evidence.facts["bound_ms"] == pytest.approx(100 + NOISE * (8.2 + 1.6 + 21))
     # A high one-minute load average is no excuse when the watch saw no wait: it lags.
