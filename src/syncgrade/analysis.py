@@ -393,7 +393,10 @@ class Interval:
         between the reads (a wait handed to a helper thread: ``asyncio.to_thread``, an
         executor): credited as the reading thread's are (:meth:`_recorded_cpu`), each
         thread's spans merged, less its host callbacks' runs. A GC pause on another thread
-        is not credited (its place against the reads is unknown)."""
+        is not credited (its place against the reads is unknown). A wait recorded before
+        it waited carries its end stamp without a position, so one still under way at the
+        stop read is credited whole: a blocking wait's few microseconds of CPU time past
+        the read (a poll loop is recorded at its end, and placed)."""
         reader = self.start.th
         total = 0
         for th in {e.th for e in self.inside if e.th != reader}:
@@ -491,10 +494,8 @@ class Interval:
                 if w.how == "is_ready" and w.cpu0 is not None and (span := w.cpu_span)]
         if not runs:
             return frozenset()
-        return frozenset(
-            e.seq for e in self.inside
-            if isinstance(e, Sleep) and e.cpu is not None
-            and any(e.th == th and lo <= e.cpu <= hi for th, (lo, hi) in runs))
+        return frozenset(e.seq for e in self.inside
+                         if isinstance(e, Sleep) and _stamped_within(e, runs))
 
     @cached_property
     def poll_sleeps(self) -> frozenset[int]:
@@ -505,7 +506,7 @@ class Interval:
         a poll run (before the call, after the output was ready)."""
         return frozenset(
             e.seq for e in self.inside
-            if e.seq in self.poll_run_sleeps and isinstance(e, Sleep)
+            if isinstance(e, Sleep) and e.seq in self.poll_run_sleeps
             and e.seconds is not None and 0 <= e.seconds * 1e9 <= UNRECORDED_BLOCK_BOUND_NS)
 
     @cached_property
@@ -517,8 +518,7 @@ class Interval:
         if not spans:
             return frozenset()
         return frozenset(e.seq for e in self.inside
-                         if not isinstance(e, HostCallback) and e.cpu is not None
-                         and any(e.th == th and lo <= e.cpu <= hi for th, (lo, hi) in spans))
+                         if not isinstance(e, HostCallback) and _stamped_within(e, spans))
 
     @cached_property
     def unexplained_cpu_ns(self) -> int | None:
@@ -668,6 +668,13 @@ def waits_on_output(index: EventIndex, call: Call, before: int,
     return [w for w in index.between("wait", after, before)
             if wanted.intersection(w.arrays)
             or (newest is not None and any(a > newest for a in w.arrays))]
+
+
+def _stamped_within(event: Event, spans: list[tuple[int, tuple[int, int]]]) -> bool:
+    """``event``'s CPU stamp lies inside one of ``spans`` (``(thread, (begin, end))``) on
+    its own thread: it was recorded while that operation ran."""
+    return event.cpu is not None and any(
+        event.th == th and lo <= event.cpu <= hi for th, (lo, hi) in spans)
 
 
 def _merged(spans: Iterable[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
