@@ -54,8 +54,9 @@ def _recording_bound(original: Any) -> Any:
     """``margins_bound`` that notes the bounds' terms for :func:`_recording`."""
 
     def margins_bound(seconds: list[float], latest_wake_s: float | None,
-                      runnable_per_cpu: float | None = None) -> float:
-        bound: float = original(seconds, latest_wake_s, runnable_per_cpu)
+                      runnable_per_cpu: float | None = None,
+                      waits_measured: bool = False) -> float:
+        bound: float = original(seconds, latest_wake_s, runnable_per_cpu, waits_measured)
         measured = checks_intervals.measured_bound(seconds)
         _BOUND.update(measured=measured, wakes=measured + checks_intervals.load_term(
             latest_wake_s, runnable_per_cpu) - checks_intervals.DURATION_FLOOR_S, old=bound)
@@ -70,10 +71,10 @@ def _recording(original: Any) -> Any:
 
     def allowances(values: list[float], intervals: list[Any], bound: float,
                    lost: tuple[list[tuple[float, float, float]], ...],
-                   offset: float | None) -> list[float | None]:
-        allowed = original(values, intervals, bound, lost, offset)
-        both = original(values, intervals, 0.0, lost, offset)
-        stalls = original(values, intervals, 0.0, lost[:1], offset)
+                   offset: float | None, clock_step_ns: int = 0) -> list[float | None]:
+        allowed = original(values, intervals, bound, lost, offset, clock_step_ns)
+        both = original(values, intervals, 0.0, lost, offset, clock_step_ns)
+        stalls = original(values, intervals, 0.0, lost[:1], offset, clock_step_ns)
         variants = {
             "now": (bound, both),
             "wakes": (_BOUND["wakes"], both),

@@ -328,6 +328,9 @@ class ReferenceTiming(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
     samples: list[int | str]
     seconds: list[float] = []
+    starts: list[float] = []
+    """Each run's start read (``perf_counter`` seconds, the stall watch's clock), in the
+    order of ``seconds``; empty where unknown."""
     missing: str | None = None
     runnable_per_cpu: float | None = None
     """The machine's one-minute load average per CPU when the grader timed the call."""

@@ -407,9 +407,14 @@ def test_runs_on_placed_copies_are_warmed_first_outside_the_clock() -> None:
         return a + 1
 
     x = jnp.ones((8,))
-    placed = reference.time_runs(call, (x,), {}, donating=False,
-                                  phases=frozenset({"input placement"}))
+    placed, starts = reference.time_runs(call, (x,), {}, donating=False,
+                                          phases=frozenset({"input placement"}))
     assert len(calls) == len(placed) + 1
     calls.clear()
-    plain = reference.time_runs(call, (x,), {}, donating=False, phases=frozenset())
+    plain, _ = reference.time_runs(call, (x,), {}, donating=False, phases=frozenset())
     assert len(calls) == len(plain)  # the learner's own (warm) arrays: no extra run
+    # Each run's start read, in order, on the clock the stall watch reads: one run
+    # starts no earlier than the one before it ended.
+    assert len(starts) == len(placed)
+    assert all(later >= start + took for start, took, later
+               in zip(starts, placed, starts[1:], strict=False))

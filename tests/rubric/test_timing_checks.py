@@ -41,6 +41,7 @@ from syncgrade.rubric.checks_intervals import (
     cpu_work_interval,
     margins_bound,
     measured_bound,
+    net_runs,
     time_lost_inside,
 )
 from syncgrade.trace import CallFrame, ReferenceTiming
@@ -715,17 +716,36 @@ MEASURED: Lost = []  # the threads' waits were read (none long enough to note)
 
 def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
               missing: str | None = None, load: float | None = None,
-              stalls: Lost | None = None, waits: Lost | None = MEASURED) -> Outcome:
+              stalls: Lost | None = None, waits: Lost | None = MEASURED,
+              own_cpu_s: list[float] | None = None,
+              starts: list[float] | None = None) -> Outcome:
     sim, measured = _loop("method_wait")
+    if own_cpu_s is not None:  # the reading thread's CPU time inside each interval
+        _stamp_reads(sim, samples, own_cpu_s)
     # The simulated samples' intervals, with the values given here (the lines are known).
     frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
                                 reference=[ReferenceTiming(samples=[1], seconds=runs,
+                                                           starts=starts or [],
                                                            missing=missing,
                                                            runnable_per_cpu=load)],
                                 latest_wake_s=late, stalls=stalls or [], cpu_waits=waits)}
     del measured
     ctx = context("exercise-1", [], frames=frames, values={"main": [None, samples]})
     return _check("exercise-1", "sample-duration", ctx)
+
+
+def _stamp_reads(sim: Sim, samples: list[float], inside_s: list[float]) -> None:
+    """Clock reads that measure ``samples`` (10 us apart between samples), with CPU
+    stamps (nothing else carries one): the reading thread spends ``inside_s[i]`` seconds
+    of CPU time between sample ``i``'s two reads, none of it in a recorded operation."""
+    reads = [raw for raw in sim.raw if raw["kind"] == "timer"]
+    assert len(reads) == 2 * len(samples) == 2 * len(inside_s)
+    now, cpu = 1000.0, 1_000_000
+    for index, (seconds, spent) in enumerate(zip(samples, inside_s, strict=True)):
+        reads[2 * index].update(value=now, cpu=cpu)
+        now, cpu = now + seconds, cpu + int(spent * 1e9)
+        reads[2 * index + 1].update(value=now, cpu=cpu)
+        now, cpu = now + 10e-6, cpu + 10_000
 
 
 def test_sample_duration_passes_samples_the_call_explains() -> None:
@@ -792,6 +812,59 @@ def test_a_sample_is_credited_the_waits_for_a_cpu_measured_inside_it() -> None:
     # The grader met load in its own runs too: one slow run widens the bound.
     slow_run = _duration(samples, [0.004, 0.0041, 0.060])
     assert slow_run.status == "passed", slow_run.message
+
+
+def test_no_credit_covers_the_reading_threads_own_work() -> None:
+    """A thread computing was neither stalled nor waiting for a CPU: a sample is
+    credited at most the part of it its reading thread did not spend on work of its own,
+    whatever the process's threads waited meanwhile (exercise-1's flawed
+    alternating_heavy_samples passed under load on credited waits)."""
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 0.9, 0.0042, 0.0041, 0.0043, 0.0044]  # one 900 ms sample
+    everywhere: Lost = [(0.0, 1e9, 0.88)]  # a thread waited 880 ms around it
+    idle = [0.0001] * 6
+    # Its reading thread did nothing of its own: the waits are what made it long.
+    passed = _duration(samples, runs, waits=everywhere, own_cpu_s=idle)
+    assert passed.status == "passed", passed.message
+    # Its reading thread computed for 460 ms inside: at most 440 ms of it was lost.
+    heavy = [*idle[:1], 0.46, *idle[2:]]
+    for stalls, waits in ((None, everywhere), (everywhere, MEASURED), (everywhere, None)):
+        outcome = _duration(samples, runs, stalls=stalls, waits=waits, own_cpu_s=heavy)
+        assert outcome.status == "failed", (stalls, waits)
+        assert outcome.evidence.facts["sample"] == 2
+    # A step of the CPU clock is not work: 5 ms of it inside a 10 ms sample that lost 8 ms
+    # leaves the sample its credit on a fine clock too (5 ms is under the bound).
+    short = [0.004, 0.038, 0.0042, 0.0041, 0.0043, 0.0044]
+    lost: Lost = [(0.0, 1e9, 0.030)]
+    assert _duration(short, runs, waits=lost, own_cpu_s=[0.0001, 0.005, *idle[2:]]
+                     ).status == "passed"
+
+
+def test_the_graders_runs_are_credited_what_they_lost_down_to_the_fastest() -> None:
+    lost: Lost = [(10.0, 10.2, 0.15)]  # 150 ms lost between 10.0 s and 10.2 s
+    # The second run (10.0-10.16 s) lost 150 ms: its net 10 ms; the others lost none.
+    assert net_runs([0.010, 0.160, 0.011], [9.0, 10.0, 11.0], ([], lost)) == \
+        pytest.approx([0.010, 0.010, 0.011])
+    # Never below the fastest run, however much a run lost.
+    assert net_runs([0.010, 0.012], [9.0, 10.0], (lost,)) == pytest.approx([0.010, 0.010])
+    # Without a start read per run, the runs as they are.
+    assert net_runs([0.010, 0.160], [], (lost,)) == [0.010, 0.160]
+    assert net_runs([0.010, 0.160], [9.0], (lost,)) == [0.010, 0.160]
+
+
+def test_a_grader_run_held_up_by_load_does_not_widen_the_bound() -> None:
+    """One of the grader's two runs of a 10 ms call waited 150 ms for a CPU: its spread
+    would make the bound 2 x 85 + 4 x 75 + 20 = 490 ms, wide enough for 460 ms of work in
+    a sample; credited its wait, the run is the call's 10 ms again."""
+    runs = [0.010, 0.160]
+    samples = [0.010, 0.47, 0.0102, 0.0101, 0.0103, 0.0104]
+    held_up: Lost = [(100.0, 100.2, 0.15)]
+    unknown = _duration(samples, runs, waits=held_up)
+    assert unknown.status == "passed", unknown.message  # no start reads: the old bound
+    known = _duration(samples, runs, waits=held_up, starts=[50.0, 100.0])
+    assert known.status == "failed"
+    assert known.evidence.facts["bound_ms"] == pytest.approx(
+        100 + NOISE * (2 * 10 + 20))  # the margins' bound, from the runs' net 10 ms
 
 
 def test_the_watch_stalls_and_measured_waits_are_one_loss_not_two() -> None:

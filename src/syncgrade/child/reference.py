@@ -14,7 +14,8 @@ program only. Which callable: among the learner's recorded calls
 grader handed over, or the learner's own jit, by name when the contract names one) with
 the list's static values; of those, the one called most often (the timed loop).
 
-Each request gets ``{"samples": path, "seconds": [...]}`` (:data:`MIN_RUNS` runs, two when
+Each request gets ``{"samples": path, "seconds": [...], "starts": [...]}`` (each run's
+duration and start read; :data:`MIN_RUNS` runs, two when
 those took :data:`LONG_S`, more while they stay under :data:`BUDGET_S`, at most
 :data:`MAX_RUNS`), or ``{"samples":
 path, "missing": reason}`` when there is nothing the grader can time itself.
@@ -116,7 +117,8 @@ def _time_request(request: dict[str, Any], entries: list[list[Any]],
     if not _plain_tree((args, kwargs)):
         return {"missing": "the timed call's arguments are not plain arrays and values"}
     phases = frozenset(request.get("phases", ()))
-    return {"seconds": time_runs(call, args, kwargs, donating, phases)}
+    seconds, starts = time_runs(call, args, kwargs, donating, phases)
+    return {"seconds": seconds, "starts": starts}
 
 
 def _timed_entry(entries: list[list[Any]], fn: Any, static: Any,
@@ -167,8 +169,10 @@ def _plain_tree(value: Any, depth: int = 0, seen: list[int] | None = None) -> bo
 
 
 def time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donating: bool,
-              phases: frozenset[str]) -> list[float]:
-    """The runs' durations. Inputs: the recorded arrays themselves when the call neither
+              phases: frozenset[str]) -> tuple[list[float], list[float]]:
+    """The runs' durations and their start reads (``perf_counter`` seconds, the stall
+    watch's clock: the parent credits each run the time it lost, as it does a learner's
+    sample). Inputs: the recorded arrays themselves when the call neither
     donates nor places them; else host copies (zeros of the same shape and dtype for an
     array already consumed), placed outside the clock for a donating call, inside it when
     the list's interval holds ``input placement``."""
@@ -180,6 +184,7 @@ def time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donating
     if host is not None:
         _warm(call, host)
     seconds: list[float] = []
+    starts: list[float] = []
     spent = 0.0
     while _more_runs(len(seconds), spent):
         if host is not None and not places:
@@ -201,9 +206,10 @@ def time_runs(call: Any, args: tuple[Any, ...], kwargs: dict[str, Any], donating
                 _ASARRAY(leaf)
         took = _CLOCK() - start
         seconds.append(took)
+        starts.append(start)
         spent += took
         del out, leaves
-    return seconds
+    return seconds, starts
 
 
 def _warm(call: Any, host: Any) -> None:
