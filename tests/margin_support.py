@@ -54,14 +54,15 @@ class CpuJudgement:
         clock's step) ``factor`` times as large. Asked through ``cpu_work_interval``
         itself, whose bounds differ only by an added step: the largest judged bound,
         ``factor - 1`` times over, is added to every one (at least ``factor`` times each)."""
-        bounds = [i.cpu_bound_ns + self.step_ns for i in self.judged]
+        bounds = [i.cpu_bound_ns + self.step_ns * i.cpu_clocks for i in self.judged]
         extra = int((factor - 1) * max(bounds, default=0))
         return CPU_WORK(list(self.intervals), self.step_ns + extra) is not None
 
     def table(self) -> str:
         """Each judged interval's unexplained CPU time against its bound, in ms."""
         return ", ".join(f"{(i.unexplained_cpu_ns or 0) / 1e6:.2f}/"
-                         f"{(i.cpu_bound_ns + self.step_ns) / 1e6:.2f}" for i in self.judged)
+                         f"{(i.cpu_bound_ns + self.step_ns * i.cpu_clocks) / 1e6:.2f}"
+                         for i in self.judged)
 
 
 @dataclass(frozen=True)

@@ -557,6 +557,20 @@ class Interval:
         return max(0, spent - self._explained_other_cpu_ns())
 
     @property
+    def cpu_clocks(self) -> int:
+        """How many threads' CPU clocks :attr:`unexplained_cpu_ns` is read from: the
+        reading thread's, and one for each thread the learner's code started that was
+        alive at the start read or began before the stop read (``TimerRead.others_born``
+        at the stop read less ``others_ended`` at the start read). Each clock's reading
+        of a stretch is up to one step of that clock long (a tick that lands in it counts
+        whole): a clock step is allowed per clock, not per interval. 1 when the reads
+        were made on different threads or no such thread had begun."""
+        start, stop = self.start, self.stop
+        if start.th != stop.th or stop.others_born is None:
+            return 1
+        return 1 + max(0, stop.others_born - (start.others_ended or 0))
+
+    @property
     def threads_did_most(self) -> bool:
         """Most of the unexplained host CPU time was spent by the learner's other threads
         (:attr:`thread_cpu_ns`), not by the reading thread."""

@@ -70,6 +70,10 @@ class TimerRead(_Event):
     """The CPU time (ns) the threads the learner's code started have spent so far, all
     but the reading thread (``instrument._counted_thread``), read just before ``cpu``;
     ``None`` until the learner's code has started a thread (then 0 is exact)."""
+    others_born: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    """With ``others``: how many of those threads had begun by then ..."""
+    others_ended: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    """... and how many had ended (each one's CPU time then is what it said at its end)."""
 
 
 class Pair(_Event):

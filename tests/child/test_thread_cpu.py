@@ -96,12 +96,16 @@ def test_a_thread_joined_inside_the_interval_counts_all_its_cpu_time() -> None:
         assert interval.thread_cpu_ns >= WORK_NS
         assert interval.threads_did_most
         assert (interval.unexplained_cpu_ns or 0) >= WORK_NS
+        # Its figure is read from two clocks: the reader's and that thread's (the threads
+        # of the samples before began and ended before the start read).
+        assert interval.cpu_clocks == 2
 
 
 def test_an_executor_thread_alive_at_the_stop_read_is_read_through_its_clock() -> None:
     for interval in _intervals(EXECUTOR):
         assert interval.thread_cpu_ns >= WORK_NS
         assert interval.threads_did_most
+        assert interval.cpu_clocks == 2  # the reader's clock and the executor thread's
 
 
 def test_a_thread_idle_during_the_intervals_counts_nothing_there() -> None:
@@ -115,8 +119,9 @@ def test_without_a_learner_thread_no_read_carries_a_thread_figure() -> None:
     # The grader's worker and stall watch, and XLA's threads, run all the while.
     frame = trace(get_exercise("exercise-1"), NO_THREAD, timeout=120)["main"]
     reads = [e for e in frame.events if isinstance(e, TimerRead)]
-    assert reads and all(r.others is None for r in reads)
-    assert all(i.thread_cpu_ns == 0 for i in analyse(frame.events).intervals)
+    assert reads and all(r.others is None and r.others_born is None for r in reads)
+    assert all(i.thread_cpu_ns == 0 and i.cpu_clocks == 1
+               for i in analyse(frame.events).intervals)
 
 
 def test_a_loop_timed_on_a_learner_thread_is_not_blamed_for_its_own_thread() -> None:

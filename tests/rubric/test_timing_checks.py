@@ -934,10 +934,11 @@ def test_sample_duration_skips_without_a_reference_or_numbers() -> None:
 
 
 def _cpu_interval(unexplained_ms: float, bound_ms: float = 0.35,
-                  compiles: bool = False) -> Any:
-    """A stand-in for an interval with that much unexplained host CPU time."""
+                  compiles: bool = False, clocks: int = 1) -> Any:
+    """A stand-in for an interval with that much unexplained host CPU time, read from
+    ``clocks`` threads' CPU clocks."""
     return SimpleNamespace(compiles=compiles, unexplained_cpu_ns=int(unexplained_ms * 1e6),
-                           cpu_bound_ns=int(bound_ms * 1e6),
+                           cpu_bound_ns=int(bound_ms * 1e6), cpu_clocks=clocks,
                            over_cpu_bound=unexplained_ms > bound_ms)
 
 
@@ -982,6 +983,22 @@ def test_interval_clean_allows_one_step_of_the_cpu_clock() -> None:
     assert cpu_work_interval([_cpu_interval(12.0, bound_ms=1.0)] * 5, 10_000_000) is not None
     spike = [clean] * 4 + [_cpu_interval(40.0, bound_ms=1.0)]
     assert cpu_work_interval(spike, clock_step_ns=10_000_000) is spike[-1]
+
+
+def test_interval_clean_allows_one_step_for_each_threads_clock() -> None:
+    """A figure that adds a thread of the learner's to the reader's is read from two
+    clocks, and a tick may land in each: 20.0 ms on the chip in a correct interval whose
+    wait ran in asyncio's worker thread (exercise-1's asyncio_to_thread_wait)."""
+    step = 10_000_000
+    clean = _cpu_interval(0.0, bound_ms=1.0, clocks=2)
+    two_ticks = _cpu_interval(20.0, bound_ms=1.0, clocks=2)
+    assert cpu_work_interval([clean] * 5 + [two_ticks], clock_step_ns=step) is None
+    # Read from the reader's clock alone, 20 ms is one tick and 10 ms of work.
+    one_clock = _cpu_interval(20.0, bound_ms=1.0)
+    assert cpu_work_interval([clean] * 5 + [one_clock], clock_step_ns=step) is one_clock
+    # Work a step over the two clocks' allowance in every sample still fails.
+    heavy = _cpu_interval(33.0, bound_ms=1.0, clocks=2)
+    assert cpu_work_interval([heavy] * 5, clock_step_ns=step) is heavy
 
 
 def _blocked_interval(blocked_ms: float | None, compiles: bool = False) -> Any:

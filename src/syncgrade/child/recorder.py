@@ -312,6 +312,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     thread_log: list[Any] = []
     thread_clocks: dict[int, int | None] = {}  # ident -> CPU clock id, while alive
     ended_ns = 0  # the CPU time of the learner's threads that have ended
+    # How many of them have begun and ended so far: each clock read carries both
+    # (``others_born``, ``others_ended``), so the parent knows how many threads' clocks an
+    # interval's ``others`` is read from (each reading is a step of its clock off at most).
+    born_count = ended_count = 0
     counting_threads = False  # a learner thread has begun: reads carry ``others``
     read_thread_clock = THREAD_CLOCK
     # Computed at PROTECT: addresses of the hook codes that record calls (a compilation
@@ -350,7 +354,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # The births and ends the learner's threads appended since the last read, in
         # order (an ident is reused once its thread has gone: its end comes first). Only
         # the entries taken are removed: a thread may append while this runs.
-        nonlocal ended_ns, counting_threads
+        nonlocal ended_ns, counting_threads, born_count, ended_count
         entries = thread_log[:]
         del thread_log[:len(entries)]
         for entry in entries:
@@ -364,9 +368,11 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
             if spent < 0:
                 thread_clocks[ident] = clock_id
                 counting_threads = True
+                born_count += 1
             elif ident in thread_clocks:  # the end of a thread whose birth was seen
                 del thread_clocks[ident]
                 ended_ns += spent
+                ended_count += 1
 
     def others_cpu(reader: int) -> int:
         # The CPU time of the learner's threads but ``reader``, ended and alive. A thread
@@ -901,6 +907,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     fields["vcs"] = usage(usage_thread).ru_nvcsw
                 if counting_threads or thread_log:
                     fields["others"] = others_cpu(get_ident())
+                    fields["others_born"] = born_count
+                    fields["others_ended"] = ended_count
                 stamp(fields, True)
                 value = read_clock()
                 fields["seq"] = number = next(seq)

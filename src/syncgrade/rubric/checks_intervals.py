@@ -27,7 +27,8 @@ context switch) that no recorded operation explains
 than half of the list's intervals, or more than 5 ms over the bounds summed over the list
 (work in some samples only). The CPU bound is not judged in an interval that compiles:
 the compilation checks own it. Each bound grows by one step of the child's thread CPU
-clock (the hello frame's ``cpu_clock_step_ns``): a fraction of a microsecond on Linux,
+clock (the hello frame's ``cpu_clock_step_ns``) for each thread's clock its figure is read
+from (:attr:`~syncgrade.analysis.Interval.cpu_clocks`): a fraction of a microsecond on Linux,
 10 ms under gVisor, which counts CPU time in scheduler ticks, so that one tick landing
 between two recorded operations is not read as 10 ms of the learner's work.
 """
@@ -889,7 +890,8 @@ def _over_bounds(judged: list[Interval], amount: Callable[[Interval], int],
 
 def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Interval | None:
     """An interval to show when the list holds the learner's host CPU work: the first over
-    its bound (:attr:`Interval.cpu_bound_ns` plus ``clock_step_ns``) when more than half
+    its bound (:attr:`Interval.cpu_bound_ns` plus ``clock_step_ns`` for each CPU clock its
+    figure is read from, :attr:`Interval.cpu_clocks`) when more than half
     of the judged intervals, and at least two, are (the same small work in every sample:
     a NumPy check, a Python loop), else the one with the most unexplained CPU time when
     the list's time over the bounds, summed, is more than :data:`CPU_EXCESS_ALLOWANCE_NS`
@@ -902,7 +904,11 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     two recorded operations reads as 10 ms unexplained in a correct 1 ms interval (seen
     on the chip: exercise-9's solution and a correct file failed so); one step more per
     bound keeps that a correct file's, at the price that host work under a step per
-    sample goes unseen by CPU time there (prints, sleeps and eager work still fail).
+    sample goes unseen by CPU time there (prints, sleeps and eager work still fail). One
+    step per clock: an interval whose figure adds a thread of the learner's reads two
+    clocks, and a tick in each read as 20.0 ms (exercise-1's correct
+    ``asyncio_to_thread_wait``, whose wait runs in asyncio's worker thread, failed so on
+    the chip, 2026-12-07).
 
     Judged: the intervals with CPU stamps that do not compile (an interval that compiles
     spends host CPU on tracing and lowering around the call; the compilation checks own
@@ -914,7 +920,7 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     # (A free handing a several-MB output back to the OS took 0.6-3.4 ms in a correct
     # interval: one interval over is load, judged by the excess.)
     return _over_bounds(judged, lambda i: i.unexplained_cpu_ns or 0,
-                        lambda i: i.cpu_bound_ns + clock_step_ns)
+                        lambda i: i.cpu_bound_ns + clock_step_ns * i.cpu_clocks)
 
 
 def _interval_span(interval: Interval) -> str | None:
