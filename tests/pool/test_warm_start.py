@@ -23,6 +23,7 @@ import pytest
 from syncgrade import grading, pool, sandbox
 from syncgrade.child import harness, spin_executable, workloads
 from syncgrade.child.__main__ import Warmup
+from syncgrade.child.harness import needs_spin_rate
 from syncgrade.pool import WarmPool, children_to_start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -254,3 +255,72 @@ def test_a_throughput_pool_refills_at_once_and_a_latency_pool_waits() -> None:
     assert bare._to_start() == 1
     bare.defer_refill = True  # the default: a spare is waiting, a grade is in flight
     assert bare._to_start() == 0
+
+
+# --------------------------------------------------------------------------- a cold child's rate
+
+
+def test_a_job_needs_the_spin_rate_where_it_builds_from_the_spin() -> None:
+    assert needs_spin_rate([{"id": "probe", "args": [{"kind": "probe", "seconds": 0.02}]}])
+    assert needs_spin_rate({"args": [{"kind": "tuple", "items": [
+        {"kind": "device", "name": "x", "ready": False}]}]})  # an array still computing
+    assert not needs_spin_rate([{"args": [{"kind": "device", "name": "x", "ready": True},
+                                          {"kind": "host", "name": "y"}]}])
+
+
+BUSY_BETWEEN_CALLS = '''
+import sys
+import threading
+import time
+
+sys.setswitchinterval(0.05)  # the busy thread keeps the interpreter 50 ms at a time
+_stop = threading.Event()
+
+
+def _busy():
+    while not _stop.is_set():
+        for _ in range(10_000):
+            pass
+
+
+def _start():
+    _stop.clear()
+    thread = threading.Thread(target=_busy, daemon=True)
+    thread.start()
+    return thread
+
+
+_thread = _start()
+
+
+def synchronized_samples(fn, args, repeats):
+    global _thread
+    _stop.set()  # the timed loop runs alone
+    _thread.join()
+    samples = []
+    out = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn(*args)
+        out.block_until_ready()
+        samples.append(time.perf_counter() - start)
+    _thread = _start()  # and busy again until the next call
+    return out, samples
+'''
+
+
+def test_a_cold_childs_probe_is_measured_before_the_learners_threads_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread of the learner's that keeps the interpreter from the module's import on
+    and between the grader's calls (each call stops it first, so every timed interval
+    is clean) would slow every run of the spin's rate measurement, made after the import
+    in a cold child: the probe's estimated duration came out many times its real length
+    (18-19 ms against samples of 0.2-0.3 ms) and the correct file failed `covers-device-work`.
+    A cold child now measures the rate before the learner's module runs, as a pool
+    child's warm-up does."""
+    monkeypatch.setenv(pool.ENV_VAR, "0")  # a cold child
+    report = grading.grade("exercise-1", source=BUSY_BETWEEN_CALLS, display_name="busy.py",
+                           timeout=120)
+    failed = {c.id: c.message for c in report.checks if c.status == "failed"}
+    assert "covers-device-work" not in failed, failed
+    assert report.status == "passed", failed

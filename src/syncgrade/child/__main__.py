@@ -377,6 +377,8 @@ def main() -> int:
                         array_type.__dict__["is_deleted"], array_type)
     hello, inputs = _hello(jax, jaxlib, np), _load_inputs(np, inputs_npz)
     del inputs_npz
+    if warming.spin_rate is None and harness.needs_spin_rate(job["calls"]):
+        warming.spin_rate = _spin_rate_before_learner_code(workloads)
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
     modules = [instrument, rec, harness, reference, values, workloads, guard,
@@ -458,6 +460,23 @@ def cpu_clock_step_ns(clock: Callable[[], int] = time.thread_time_ns,
             last = now
         elif wall() > deadline:
             return int(limit_s * 1e9)
+
+
+def _spin_rate_before_learner_code(workloads: Any) -> Any:
+    """A cold child's spin rate (``workloads.SpinRate``), measured as a warm pool child's
+    warm-up measures it: before any hook is installed and before the learner's module
+    runs, in the start-up's time, not the learner's. Measured later, a thread the
+    learner's module started could hold the interpreter while each measuring run waits
+    for it after its output is ready: on the chip, where the spin's runs take a few
+    milliseconds, exercise-1's ``background_busy_thread`` (a busy thread from its import
+    on) made them read 10 ms, the probe's estimate three times its real length, and the
+    learner's waited samples fail ``covers-device-work`` (docs/accelerators.md, the
+    seventh session). ``None`` when the measurement fails: the harness measures again
+    and reports what goes wrong."""
+    try:
+        return workloads.prewarm_spin(stop=lambda: False)
+    except Exception:
+        return None
 
 
 def _load_inputs(np: Any, inputs_npz: bytes | None) -> dict[str, Any]:

@@ -103,6 +103,23 @@ KINDS = frozenset({
     "probe_args", "probe_host_args", "probe_like", "probe_factory",
 })
 """The spec kinds :meth:`Harness.build` knows (the parent checks specs against this)."""
+SPIN_KINDS = frozenset({"probe", "probe_args", "probe_host_args", "probe_like",
+                        "probe_factory"})
+"""The spec kinds built from the spin at its measured rate (as is a ``device`` spec with
+``ready`` false: an array still computing)."""
+
+
+def needs_spin_rate(node: Any) -> bool:
+    """Whether a job's calls (or any part of them) build something from the spin's
+    measured rate: a probe, or a device array still computing (:data:`SPIN_KINDS`)."""
+    if isinstance(node, dict):
+        kind = node.get("kind")
+        if kind in SPIN_KINDS or (kind == "device" and node.get("ready", True) is False):
+            return True
+        return any(needs_spin_rate(value) for value in node.values())
+    if isinstance(node, list):
+        return any(needs_spin_rate(item) for item in node)
+    return False
 
 
 @dataclass
