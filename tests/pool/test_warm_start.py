@@ -268,10 +268,11 @@ def test_a_job_needs_the_spin_rate_where_it_builds_from_the_spin() -> None:
                                           {"kind": "host", "name": "y"}]}])
 
 
-BUSY_BETWEEN_CALLS = '''
+CORRECT_LOOP = ROOT / "exercises/exercise-1/corpus/correct/method_wait.py"
+BUSY_BETWEEN_CALLS = CORRECT_LOOP.read_text().replace(
+    "def synchronized_samples(", "def _timed_loop(") + '''
 import sys
 import threading
-import time
 
 sys.setswitchinterval(0.05)  # the busy thread keeps the interpreter 50 ms at a time
 _stop = threading.Event()
@@ -297,15 +298,9 @@ def synchronized_samples(fn, args, repeats):
     global _thread
     _stop.set()  # the timed loop runs alone
     _thread.join()
-    samples = []
-    out = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn(*args)
-        out.block_until_ready()
-        samples.append(time.perf_counter() - start)
+    found = _timed_loop(fn, args, repeats)
     _thread = _start()  # and busy again until the next call
-    return out, samples
+    return found
 '''
 
 
