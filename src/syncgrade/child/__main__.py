@@ -375,10 +375,8 @@ def main() -> int:
     core = rec.new_core(bytes.fromhex(job.pop("key", "")), channel_fd, call_ids,
                         _thread.get_ident(), CONTROL_CODES, array_type.__dict__["is_ready"],
                         array_type.__dict__["is_deleted"], array_type)
-    hello, inputs = _hello(jax, jaxlib, np), _load_inputs(np, inputs_npz)
+    hello, inputs, spin_rate = _before_learner_code(jax, jaxlib, np, inputs_npz, job, warming)
     del inputs_npz
-    if warming.spin_rate is None and harness.needs_spin_rate(job["calls"]):
-        warming.spin_rate = _spin_rate_before_learner_code(workloads)
     recorder = rec.Recorder(core, {display})
     installation = instrument.install(recorder)
     modules = [instrument, rec, harness, reference, values, workloads, guard,
@@ -397,8 +395,7 @@ def main() -> int:
         del sys.modules[name]  # a learner's `import syncgrade...` is refused, not served
     del modules
 
-    runner = harness.Harness(recorder=recorder, inputs=inputs,
-                             rate=warming.spin_rate)
+    runner = harness.Harness(recorder=recorder, inputs=inputs, rate=spin_rate)
     # From here on learner code exists, and a learner thread may be inside the core:
     # every send holds the recorder's lock (see Recorder.__init__).
     lock = recorder._lock
@@ -460,6 +457,19 @@ def cpu_clock_step_ns(clock: Callable[[], int] = time.thread_time_ns,
             last = now
         elif wall() > deadline:
             return int(limit_s * 1e9)
+
+
+def _before_learner_code(jax: Any, jaxlib: Any, np: Any, inputs_npz: bytes | None,
+                         job: dict[str, Any], warming: Warmup) -> tuple[Any, Any, Any]:
+    """The hello frame, the hidden inputs and the spin's rate (a pool child's warm-up's;
+    else, when the job builds from the spin, :func:`_spin_rate_before_learner_code`;
+    else ``None``), made before any hook is installed or learner code runs."""
+    from syncgrade.child import harness, workloads
+
+    rate = warming.spin_rate
+    if rate is None and harness.needs_spin_rate(job["calls"]):
+        rate = _spin_rate_before_learner_code(workloads)
+    return _hello(jax, jaxlib, np), _load_inputs(np, inputs_npz), rate
 
 
 def _spin_rate_before_learner_code(workloads: Any) -> Any:

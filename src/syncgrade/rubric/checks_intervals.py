@@ -1203,17 +1203,24 @@ def _sample_allowances(frame: CallFrame, reference: ReferenceTiming, values: lis
 
     Either way a sample's credit is at most the part of it its reading thread did not
     spend on its own work (:func:`_off_cpu_at_most`; ``clock_step_ns``: the thread CPU
-    clock's step, the hello frame's), and the grader's own runs are credited what they
-    lost (stalls and waits: :func:`net_runs`) before they make either bound: both stand
-    for the call itself, and a run held up by load is no measure of it."""
-    runs = net_runs(reference.seconds, reference.starts, (frame.stalls, frame.cpu_waits or []))
-    margins = margins_bound(runs, frame.latest_wake_s, reference.runnable_per_cpu,
+    clock's step, the hello frame's), and each bound is made from the grader's own runs
+    credited what its samples are credited (:func:`net_runs`): the margins' bound from
+    runs less their stalls, the tight bound from runs less their stalls and measured
+    waits. Not the margins' from runs less their waits too: a sample judged by the margins
+    may have lost time no counter holds (a learner's helper thread that waited for a CPU
+    while the reading thread waited for it: exercise-1's correct `asyncio_to_thread_wait`
+    failed so in a cluster test of a fresh-clone CI run, 2026-12-07), and a run the same
+    load held up keeps room for it there."""
+    stalls: tuple[list[tuple[float, float, float]], ...] = (frame.stalls,)
+    margins = margins_bound(net_runs(reference.seconds, reference.starts, stalls),
+                            frame.latest_wake_s, reference.runnable_per_cpu,
                             waits_measured=frame.cpu_waits is not None)
-    allowed = _allowances(values, intervals, margins, (frame.stalls,), frame.realtime_offset,
+    allowed = _allowances(values, intervals, margins, stalls, frame.realtime_offset,
                           clock_step_ns)
     if frame.cpu_waits is None:
         return margins, allowed
-    measured = measured_bound(runs)
+    measured = measured_bound(net_runs(reference.seconds, reference.starts,
+                                       (frame.stalls, frame.cpu_waits)))
     waited = _allowances(values, intervals, measured, (frame.stalls, frame.cpu_waits),
                          frame.realtime_offset, clock_step_ns)
     return max(margins, measured), [
