@@ -51,8 +51,9 @@ class CpuJudgement:
 
     def fails_at(self, factor: float) -> bool:
         """Whether the list fails with each interval's bound (``cpu_bound_ns`` plus the
-        clock's step) ``factor`` times as large. Asked through ``cpu_work_interval``
-        itself, whose bounds differ only by an added step: the largest judged bound,
+        clock's step for each clock its figure is read from) ``factor`` times as large.
+        Asked through ``cpu_work_interval`` itself, whose bounds differ only by an added
+        step: the largest judged bound,
         ``factor - 1`` times over, is added to every one (at least ``factor`` times each)."""
         bounds = [i.cpu_bound_ns + self.step_ns * i.cpu_clocks for i in self.judged]
         extra = int((factor - 1) * max(bounds, default=0))

@@ -564,7 +564,9 @@ class Interval:
         at the stop read less ``others_ended`` at the start read). Each clock's reading
         of a stretch is up to one step of that clock long (a tick that lands in it counts
         whole): a clock step is allowed per clock, not per interval. 1 when the reads
-        were made on different threads or no such thread had begun."""
+        were made on different threads or no such thread had begun; a reading thread
+        that is itself one of the learner's threads is counted twice (one step more than
+        its figure needs)."""
         start, stop = self.start, self.stop
         if start.th != stop.th or stop.others_born is None:
             return 1

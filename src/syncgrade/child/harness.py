@@ -98,15 +98,14 @@ still fresh jits, recorded as the learner's own."""
 
 REMEASURE_DIVISOR = 4  # the re-measure after a probe call runs 1/4 of the probe's steps
 
-KINDS = frozenset({
-    "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory", "probe",
-    "probe_args", "probe_host_args", "probe_like", "probe_factory",
-})
-"""The spec kinds :meth:`Harness.build` knows (the parent checks specs against this)."""
 SPIN_KINDS = frozenset({"probe", "probe_args", "probe_host_args", "probe_like",
                         "probe_factory"})
 """The spec kinds built from the spin at its measured rate (as is a ``device`` spec with
 ``ready`` false: an array still computing)."""
+KINDS = frozenset({
+    "value", "host", "device", "tuple", "jax_device", "rng", "workload", "factory",
+}) | SPIN_KINDS
+"""The spec kinds :meth:`Harness.build` knows (the parent checks specs against this)."""
 
 
 def needs_spin_rate(node: Any) -> bool:
@@ -114,7 +113,7 @@ def needs_spin_rate(node: Any) -> bool:
     measured rate: a probe, or a device array still computing (:data:`SPIN_KINDS`)."""
     if isinstance(node, dict):
         kind = node.get("kind")
-        if kind in SPIN_KINDS or (kind == "device" and node.get("ready", True) is False):
+        if kind in SPIN_KINDS or (kind == "device" and not node.get("ready", True)):
             return True
         return any(needs_spin_rate(value) for value in node.values())
     if isinstance(node, list):

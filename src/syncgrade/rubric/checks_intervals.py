@@ -749,8 +749,7 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             message, hint = _activity(found[0], interval)
             return Outcome.fail(message, hint, with_timeline(
                 ctx, call, interval, **flaw_facts("host work", interval)))
-    step = ctx.hello.cpu_clock_step_ns if ctx.hello is not None else None
-    over = cpu_work_interval(intervals, step or 0)
+    over = cpu_work_interval(intervals, _clock_step_ns(ctx))
     if over is not None:
         unexplained = over.unexplained_cpu_ns or 0
         facts = with_timeline(ctx, call, over, host_cpu=True,
@@ -921,6 +920,12 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     # interval: one interval over is load, judged by the excess.)
     return _over_bounds(judged, lambda i: i.unexplained_cpu_ns or 0,
                         lambda i: i.cpu_bound_ns + clock_step_ns * i.cpu_clocks)
+
+
+def _clock_step_ns(ctx: Context) -> int:
+    """How far the child's thread CPU clock moves at a time (the hello frame's
+    ``cpu_clock_step_ns``; 0 where unknown)."""
+    return (ctx.hello.cpu_clock_step_ns or 0) if ctx.hello is not None else 0
 
 
 def _interval_span(interval: Interval) -> str | None:
@@ -1130,8 +1135,8 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
     runs = reference.seconds
     intervals: list[Interval | None] = (list(match.intervals) if match is not None
                                         else [None] * len(values))
-    step = ctx.hello.cpu_clock_step_ns if ctx.hello is not None else None
-    bound, allowed = _sample_allowances(frame, reference, values, intervals, step or 0)
+    bound, allowed = _sample_allowances(frame, reference, values, intervals,
+                                        _clock_step_ns(ctx))
     median = float(np.median(values))
     call_ms = float(np.median(runs)) * 1e3
     facts: dict[str, Any] = {"median_ms": round(median * 1e3, 3),
