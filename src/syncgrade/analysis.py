@@ -535,13 +535,6 @@ class Interval:
         return stop.cpu - start.cpu - covered + self.thread_cpu_ns
 
     @property
-    def reader_unexplained_cpu_ns(self) -> int | None:
-        """The reading thread's part of :attr:`unexplained_cpu_ns`: CPU time it spent
-        between the two reads outside every recorded operation (``None`` as there)."""
-        unexplained = self.unexplained_cpu_ns
-        return None if unexplained is None else unexplained - self.thread_cpu_ns
-
-    @property
     def thread_cpu_ns(self) -> int:
         """The CPU time the threads the learner's code started (all but the reading
         thread) spent between the two reads outside their recorded operations (a wait

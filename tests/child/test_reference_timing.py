@@ -225,6 +225,31 @@ def test_the_run_queue_reports_the_longest_wait_of_one_thread_since_the_last_swe
     queue.close()
 
 
+def test_the_run_queue_finds_threads_begun_later_but_not_the_ones_skipped(
+        tmp_path: Any) -> None:
+    _schedstat(tmp_path, 11, 1_000_000)
+    queue = reference.RunQueue(str(tmp_path))
+    queue.skip(13)  # the watch's own thread, begun after the queue was made
+    _schedstat(tmp_path, 12, 40_000_000)  # a helper thread the call started: 40 ms so far
+    _schedstat(tmp_path, 13, 90_000_000)
+    # All of a new thread's wait fell since the last sweep: counted from 0, not from
+    # when it was found; the skipped thread's never.
+    assert queue.sweep() == pytest.approx(0.040)
+    _schedstat(tmp_path, 12, 45_000_000)
+    assert queue.sweep() == pytest.approx(0.005)
+    # A thread that exited is let go, and a new thread given its number is found anew.
+    (tmp_path / "12" / "schedstat").write_text("")  # /proc: an exited thread's file
+    (tmp_path / "12" / "schedstat").unlink()      # reads nothing, then is gone
+    os.rmdir(tmp_path / "12")
+    assert queue.sweep() == 0.0
+    _schedstat(tmp_path, 12, 3_000_000)
+    assert queue.sweep() == pytest.approx(0.003)
+    assert queue.intact()
+    queue.close()
+    _schedstat(tmp_path, 14, 7_000_000)
+    assert queue.sweep() == 0.0  # closed: no file opened after
+
+
 def test_a_run_queue_file_swapped_under_its_number_is_seen(tmp_path: Any) -> None:
     _schedstat(tmp_path, 11, 0)
     queue = reference.RunQueue(str(tmp_path))
@@ -260,6 +285,9 @@ class _FakeQueue:
 
     def sweep(self) -> float:
         return self.waits.pop(0)
+
+    def skip(self, native_id: int) -> None:
+        self.skipped = native_id
 
 
 def test_the_watch_notes_each_period_a_thread_waited_for_a_cpu(
@@ -312,7 +340,7 @@ def test_the_watch_reads_the_waits_every_fifth_wake_up(
 def test_the_watch_measures_a_thread_of_the_call_kept_waiting_for_a_cpu() -> None:
     # Two busy threads on one CPU (this process's affinity narrowed to one): the thread
     # that existed when the watch started waits about half of the time, and the watch
-    # says so. A thread started after the watch (the learner's own) is not measured.
+    # says so. (Threads begun after the watch: the next test.)
     if not hasattr(os, "sched_setaffinity"):
         pytest.skip("no CPU affinity on this platform")
     cpus = os.sched_getaffinity(0)
@@ -350,10 +378,13 @@ def _run_queue_delay() -> float:
         return int(stat.read().split()[1]) / 1e9
 
 
-def test_a_thread_started_after_the_watch_is_not_measured() -> None:
+def test_a_thread_started_after_the_watch_is_measured() -> None:
     # The same contention, but the busy threads start after the watch (as a learner's
-    # helper threads do) while the thread that existed waits for them to end (not
-    # runnable; woken when the CPU is free): no wait is the call's.
+    # helper threads do: asyncio's worker that waits for the output) while the thread
+    # that existed waits for them to end (not runnable; woken when the CPU is free): the
+    # watch finds them at its next sweep and measures their waits for the CPU. (What a
+    # learner's threads that keep each other waiting are credited is the check's:
+    # tests/rubric/test_sample_duration.py.)
     if not hasattr(os, "sched_setaffinity") or not reference.RunQueue().measured:
         pytest.skip("needs CPU affinity and schedstat (Linux, not gVisor)")
     cpus = os.sched_getaffinity(0)
@@ -381,14 +412,13 @@ def test_a_thread_started_after_the_watch_is_not_measured() -> None:
         os.sched_setaffinity(0, cpus)
     assert waits is not None
     # Two helpers on one CPU each wait at least while the other runs (about half of the
-    # 0.3 s; more under load). Measured, they would put about that much in the waits (the
-    # longest thread's wait per period, summed; the last period before the stop is not
-    # swept: up to a sixth); the threads that existed wait only for their few wake-ups (the
-    # test's thread: each helper's start and end), which load lengthens, but never to half
-    # of what the helpers, on the same CPU under the same load, waited.
+    # 0.3 s; more under load). The waits hold the longest thread's wait per period; the
+    # period before the helpers were found (up to 50 ms, whose wait counts from 0 and so
+    # is in the next) and the last one before the stop (not swept: up to 50 ms) aside,
+    # that is most of the less-waiting helper's wait.
     measured = sum(waited for _, _, waited in waits)
     assert len(helpers_waited) == 2 and min(helpers_waited) > 0.05, helpers_waited
-    assert measured < 0.5 * min(helpers_waited), (waits, helpers_waited)
+    assert measured > min(helpers_waited) - 0.1, (waits, helpers_waited)
 
 
 def test_the_watch_wakes_seldom_enough_to_cost_the_learner_nothing_measurable() -> None:

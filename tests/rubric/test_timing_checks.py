@@ -718,10 +718,11 @@ def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
               missing: str | None = None, load: float | None = None,
               stalls: Lost | None = None, waits: Lost | None = MEASURED,
               own_cpu_s: list[float] | None = None,
-              starts: list[float] | None = None) -> Outcome:
+              starts: list[float] | None = None,
+              threads_cpu_s: list[float] | None = None) -> Outcome:
     sim, measured = _loop("method_wait")
     if own_cpu_s is not None:  # the reading thread's CPU time inside each interval
-        _stamp_reads(sim, samples, own_cpu_s)
+        _stamp_reads(sim, samples, own_cpu_s, threads_cpu_s)
     # The simulated samples' intervals, with the values given here (the lines are known).
     frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
                                 reference=[ReferenceTiming(samples=[1], seconds=runs,
@@ -734,16 +735,23 @@ def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
     return _check("exercise-1", "sample-duration", ctx)
 
 
-def _stamp_reads(sim: Sim, samples: list[float], inside_s: list[float]) -> None:
+def _stamp_reads(sim: Sim, samples: list[float], inside_s: list[float],
+                 threads_s: list[float] | None = None) -> None:
     """Clock reads that measure ``samples`` (10 us apart between samples), with CPU
     stamps (nothing else carries one): the reading thread spends ``inside_s[i]`` seconds
-    of CPU time between sample ``i``'s two reads, none of it in a recorded operation."""
+    of CPU time between sample ``i``'s two reads, none of it in a recorded operation, and
+    with ``threads_s`` one thread the learner's code started spends ``threads_s[i]``."""
     reads = [raw for raw in sim.raw if raw["kind"] == "timer"]
     assert len(reads) == 2 * len(samples) == 2 * len(inside_s)
-    now, cpu = 1000.0, 1_000_000
+    threads = threads_s or [0.0] * len(samples)
+    now, cpu, others = 1000.0, 1_000_000, 0
     for index, (seconds, spent) in enumerate(zip(samples, inside_s, strict=True)):
         reads[2 * index].update(value=now, cpu=cpu)
         now, cpu = now + seconds, cpu + int(spent * 1e9)
+        if threads_s is not None:
+            reads[2 * index].update(others=others, others_born=1, others_ended=0)
+            others += int(threads[index] * 1e9)
+            reads[2 * index + 1].update(others=others, others_born=1, others_ended=0)
         reads[2 * index + 1].update(value=now, cpu=cpu)
         now, cpu = now + 10e-6, cpu + 10_000
 
@@ -838,6 +846,26 @@ def test_no_credit_covers_the_reading_threads_own_work() -> None:
     lost: Lost = [(0.0, 1e9, 0.030)]
     assert _duration(short, runs, waits=lost, own_cpu_s=[0.0001, 0.005, *idle[2:]]
                      ).status == "passed"
+
+
+def test_no_credit_covers_the_work_of_the_learners_other_threads() -> None:
+    """The run queue measures the threads a learner's call starts too (asyncio's worker
+    waiting for the output), so two of the learner's threads computing on a loaded
+    machine keep each other waiting for a CPU: that wait is credited at most the part of
+    the sample the learner's threads together did not spend on work of their own."""
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 0.9, 0.0042, 0.0041, 0.0043, 0.0044]  # one 900 ms sample
+    everywhere: Lost = [(0.0, 1e9, 0.88)]  # a thread waited 880 ms around it
+    idle = [0.0001] * 6
+    # A helper thread that only waited (its CPU time a few us): the waits are the load.
+    waited = _duration(samples, runs, waits=everywhere, own_cpu_s=idle,
+                       threads_cpu_s=[0.00002] * 6)
+    assert waited.status == "passed", waited.message
+    # A helper thread that computed 460 ms inside it while the reading thread waited.
+    helper = _duration(samples, runs, waits=everywhere, own_cpu_s=idle,
+                       threads_cpu_s=[0.0, 0.46, 0.0, 0.0, 0.0, 0.0])
+    assert helper.status == "failed", helper.message
+    assert helper.evidence.facts["sample"] == 2
 
 
 def test_the_graders_runs_are_credited_what_they_lost_down_to_the_fastest() -> None:

@@ -51,6 +51,7 @@ _CLOCK: Callable[[], float] = time.perf_counter  # before the timer hooks
 _REALTIME: Callable[[], float] = time.time
 _SLEEP: Callable[[float], None] = time.sleep  # before the sleep hook: never recorded
 _START_THREAD: Callable[..., Any] = _thread.start_new_thread
+_NATIVE_ID: Callable[[], int] = _thread.get_native_id
 _WAIT: Callable[[Any], Any] = workloads.wait
 _PUT: Callable[[Any], Any] = workloads.put
 _ASARRAY = np.asarray  # before the conversion hooks
@@ -279,6 +280,9 @@ of its median on 2 cores (`benchmarks/grading_speed.py`, figure 4, 2026-12-06); 
 credited only up to its period's length either way."""
 WAIT_MIN_S = 0.0005
 """A period in which some thread waited longer than this for a CPU is worth reporting."""
+RUN_QUEUE_FILES = 256
+"""The most threads a :class:`RunQueue` reads (a learner's call that starts thousands
+would otherwise cost the watch a file and a read each)."""
 HOLD_MIN_S = 0.0002
 """A wake-up that held the interpreter longer than this is a hold worth reporting
 (:func:`watch_stalls`)."""
@@ -291,38 +295,81 @@ _LISTDIR: Callable[[str], list[str]] = os.listdir
 
 class RunQueue:
     """The time the process's threads spent runnable but waiting for a CPU (the
-    scheduler's run-queue delay, ``/proc/self/task/<tid>/schedstat``'s second field), for
-    the threads that exist when it is made: the grader's and jax's (the thread that will
-    run the learner's call, XLA's device threads), not a thread the learner's call starts
-    later (its own waits would be its own doing) nor the stall watch (started after).
+    scheduler's run-queue delay, ``/proc/self/task/<tid>/schedstat``'s second field): the
+    threads that exist when it is made (the grader's and jax's: the thread that will run
+    the learner's call, XLA's device threads) and each thread found at a later sweep (a
+    helper thread the learner's call starts, such as asyncio's worker that waits for the
+    output), all but the ones :meth:`skip` names (the stall watch's own). A learner's
+    threads that keep each other waiting credit their samples nothing by it: a sample's
+    credit never covers the learner's own work (``rubric.checks_intervals``,
+    ``_off_cpu_at_most``). At most :data:`RUN_QUEUE_FILES` files are open at once.
     Each file is opened once and re-read with ``pread`` (about 2.5 µs a thread: a whole
-    sweep of ~17 threads costs ~45 µs of the watch's thread, off the learner's). Where the
-    files cannot be read (gVisor, not Linux), or say that no thread has ever run (a
-    stand-in file), :attr:`measured` is ``False``."""
+    sweep of ~17 threads costs ~45 µs of the watch's thread, off the learner's, and the
+    folder's listing a few µs more). Where the files cannot be read (gVisor, not Linux),
+    or say that no thread has ever run (a stand-in file), :attr:`measured` is ``False``."""
 
     def __init__(self, tasks: str = TASKS) -> None:
-        self._files: list[list[Any]] = []  # [fd, identity, delay so far (ns)]
+        self._tasks = tasks
+        self._files: list[list[Any]] = []  # [fd, identity, delay so far (ns), tid]
+        self._skipped: set[str] = set()
+        self._closed = False
         self.opened = _CLOCK()  # the first reads' time: the first period starts here
-        try:
-            tids = _LISTDIR(tasks)
-        except OSError:
-            tids = []
         ran = False  # a file that says no thread ever ran is a stand-in, not a measure
-        for tid in tids:
-            try:
-                fd = _OPEN(f"{tasks}/{tid}/schedstat", os.O_RDONLY)
-            except OSError:
-                continue
-            fields = self._fields(fd)
-            if fields is None:
-                _CLOSE(fd)
-                continue
-            ran = ran or fields[0] > 0
-            status = _FSTAT(fd)
-            self._files.append([fd, (status.st_dev, status.st_ino), fields[1]])
+        for tid in self._listing():
+            fields = self._open(tid)
+            ran = ran or (fields is not None and fields[0] > 0)
         self.measured = ran
         if not ran:
             self.close()
+
+    def _listing(self) -> list[str]:
+        """The threads' folder names (empty where the folder cannot be read)."""
+        try:
+            return _LISTDIR(self._tasks)
+        except OSError:
+            return []
+
+    def _open(self, tid: str, delay: int | None = None) -> tuple[int, int] | None:
+        """Open ``tid``'s file and keep it with its wait so far (``delay``: the figure to
+        count from, ``None``: the file's own); the thread's fields, or ``None`` (not
+        opened: an exited thread, an unreadable file)."""
+        try:
+            fd = _OPEN(f"{self._tasks}/{tid}/schedstat", os.O_RDONLY)
+        except OSError:
+            return None
+        fields = self._fields(fd)
+        if fields is None:
+            _CLOSE(fd)
+            return None
+        status = _FSTAT(fd)
+        if self._closed:  # closed meanwhile (:meth:`close` from another thread)
+            _CLOSE(fd)
+            return None
+        self._files.append([fd, (status.st_dev, status.st_ino),
+                            fields[1] if delay is None else delay, tid])
+        return fields
+
+    def skip(self, native_id: int) -> None:
+        """Never measure the thread ``native_id`` (the caller's own: the stall watch's
+        waits delay no sample, as it holds no learner work)."""
+        tid = str(native_id)
+        self._skipped.add(tid)
+        for entry in [e for e in self._files if e[3] == tid]:
+            self._files.remove(entry)
+            _CLOSE(entry[0])
+
+    def _discover(self) -> None:
+        """Open the files of threads begun since the last sweep, each counted from 0: all
+        of a new thread's wait for a CPU fell after the last listing, so inside the
+        period this sweep notes."""
+        if self._closed:
+            return
+        known = self._skipped.union(entry[3] for entry in self._files)
+        for tid in self._listing():
+            if len(self._files) >= RUN_QUEUE_FILES:
+                return
+            if tid not in known:
+                self._open(tid, delay=0)
 
     @staticmethod
     def _fields(fd: int) -> tuple[int, int] | None:
@@ -343,21 +390,36 @@ class RunQueue:
     def sweep(self) -> float:
         """The longest any one thread waited for a CPU since the last sweep, in seconds
         (the longest, not the sum: threads that wait at the same time delay a sample once;
-        see docs/checks.md, "sample-duration")."""
+        see docs/checks.md, "sample-duration"). Threads begun since are found first; a
+        thread that has exited is let go (its number may be a new thread's later)."""
+        self._discover()
         longest = 0
-        for entry in self._files:
+        for entry in list(self._files):
             delay = self._read(entry[0])
             if delay is None:
+                if self._is_gone(entry):
+                    self._files.remove(entry)
+                    _CLOSE(entry[0])
                 continue
             if delay - entry[2] > longest:
                 longest = delay - entry[2]
             entry[2] = delay
         return longest / 1e9
 
+    @staticmethod
+    def _is_gone(entry: list[Any]) -> bool:
+        """Whether ``entry``'s file is still the one opened (so its thread has exited),
+        not a number learner code reused (:meth:`intact` must still see that)."""
+        try:
+            status = _FSTAT(entry[0])
+        except OSError:
+            return False
+        return (status.st_dev, status.st_ino) == entry[1]
+
     def intact(self) -> bool:
         """Whether each file is still the one opened: learner code that closed one and
         opened another under its number could feed the sweep any figure."""
-        for fd, identity, _delay in list(self._files):
+        for fd, identity, _delay, _tid in list(self._files):
             try:
                 status = _FSTAT(fd)
             except OSError:
@@ -367,9 +429,10 @@ class RunQueue:
         return True
 
     def close(self) -> None:
-        """Close the files."""
+        """Close the files; later sweeps open none."""
+        self._closed = True
         files, self._files = self._files, []
-        for fd, _identity, _delay in files:
+        for fd, _identity, _delay, _tid in files:
             with contextlib.suppress(OSError):  # closed by learner code meanwhile
                 _CLOSE(fd)
 
@@ -380,10 +443,10 @@ class StallWatch:
     which this process could not run Python (the machine's other tasks held the CPUs, the
     hypervisor paused it, a garbage collection held the interpreter), and the latest of
     all measures how long a woken thread waited for a CPU in this run (the
-    ``sample-duration`` bound's load term). After each wake-up it also sweeps a
-    :class:`RunQueue` of the threads that existed when it started: the periods in which
-    one of them waited for a CPU longer than :data:`WAIT_MIN_S` (a busy thread the
-    scheduler kept waiting, which a sleeping watch's own wake-ups do not show). Run around
+    ``sample-duration`` bound's load term). Every fifth wake-up it also sweeps a
+    :class:`RunQueue` of the process's threads but its own: the periods in which one of
+    them waited for a CPU longer than :data:`WAIT_MIN_S` (a busy thread the scheduler
+    kept waiting, which a sleeping watch's own wake-ups do not show). Run around
     a learner call and the grader's own timing of it; a learner sample is not blamed for a
     stall or a wait inside it. The thread is started with ``_thread`` (``threading`` does
     not list it), sleeps with the original ``time.sleep`` (no sleep event) and reads the
@@ -438,14 +501,17 @@ class StallWatch:
 def watch_stalls(state: list[Any], queue: RunQueue | None = None) -> None:
     """The stall watch's loop (the body of :class:`StallWatch`'s thread; public so a test
     can run it on a fake clock and a fake run queue): sleep, note each late wake-up and,
-    with ``queue``, each period a thread waited for a CPU, until ``state[0]``. A sweep's
-    figure accrued between the start of the sweep before and the end of this one: that is
-    the period noted. The files stay open (:meth:`StallWatch.waits` closes them): a sweep
-    after the stop reads a closed number, an error it skips."""
+    with ``queue`` (told to skip this thread), each period a thread waited for a CPU,
+    until ``state[0]``. A sweep's figure accrued between the start of the sweep before
+    and the end of this one: that is the period noted. The files stay open
+    (:meth:`StallWatch.waits` closes them): a sweep after the stop reads a closed number,
+    an error it skips, and opens no new file."""
     stalls, lateness = state[1], state[2]
     waits = state[3] if len(state) > 3 else []
     holds = state[4] if len(state) > 4 else []
     swept = _CLOCK() if queue is None else queue.opened
+    if queue is not None and queue.measured:
+        queue.skip(_NATIVE_ID())
     while not state[0]:
         slept = _CLOCK()
         _SLEEP(STALL_PERIOD_S)

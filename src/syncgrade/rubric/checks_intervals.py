@@ -1206,16 +1206,17 @@ def _sample_allowances(frame: CallFrame, reference: ReferenceTiming, values: lis
     margins under heavy load (load 28-34, where the margins alone let no twin pass either:
     docs/checks.md).
 
-    Either way a sample's credit is at most the part of it its reading thread did not
-    spend on its own work (:func:`_off_cpu_at_most`; ``clock_step_ns``: the thread CPU
+    Either way a sample's credit is at most the part of it the learner's threads did not
+    spend on their own work (:func:`_off_cpu_at_most`; ``clock_step_ns``: the thread CPU
     clock's step, the hello frame's), and each bound is made from the grader's own runs
     credited what its samples are credited (:func:`net_runs`): the margins' bound from
     runs less their stalls, the tight bound from runs less their stalls and measured
     waits. Not the margins' from runs less their waits too: a sample judged by the margins
-    may have lost time no counter holds (a learner's helper thread that waited for a CPU
-    while the reading thread waited for it: exercise-1's correct `asyncio_to_thread_wait`
-    failed so in a cluster test of a fresh-clone CI run, 2026-12-07), and a run the same
-    load held up keeps room for it there."""
+    may have lost time no counter holds (a hypervisor's steal, a reclaim stall; and until
+    the run queue read threads begun after the watch, a learner's helper thread that
+    waited for a CPU while the reading thread waited for it: exercise-1's correct
+    `asyncio_to_thread_wait` failed so in a cluster test of a fresh-clone CI run,
+    2026-12-07), and a run the same load held up keeps room for it there."""
     stalls: tuple[list[tuple[float, float, float]], ...] = (frame.stalls,)
     margins = margins_bound(net_runs(reference.seconds, reference.starts, stalls),
                             frame.latest_wake_s, reference.runnable_per_cpu,
@@ -1258,7 +1259,7 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
     interval (:func:`time_lost_inside` of each of ``lost``, the watch's stalls and its
     threads' waits for a CPU: the larger; on another clock than perf_counter's or the
     system clock, or with no interval: the longest single loss of the call), at most
-    what its reading thread did not spend on its own work (:func:`_off_cpu_at_most`);
+    what the learner's threads did not spend on their own work (:func:`_off_cpu_at_most`);
     ``None`` (not
     judged) for the first sample whose interval compiles, and for one that holds a print,
     a sleep or eager work on other arrays (``interval-clean`` names that work and fails
@@ -1286,18 +1287,25 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
 
 def _off_cpu_at_most(value: float, interval: Interval | None, clock_step_ns: int) -> float:
     """The most of a ``value``-second sample that time lost (a stall, a wait for a CPU)
-    can explain: the sample less the CPU time its reading thread spent inside on work no
-    recorded operation explains (less one step of the CPU clock, which may have ticked
-    once into it), as a thread computing was running, neither stalled nor waiting.
-    Whatever else of the process waited meanwhile did not make the sample longer than
-    that work did. Measured: exercise-1's flawed ``alternating_heavy_samples`` (460 ms of
-    NumPy in every other sample) passed ``sample-duration`` in a fresh-clone CI run, as
-    its heavy samples were credited 227-792 ms of waits, more than they lost beside their
-    own work. The whole sample without an interval or CPU stamps."""
-    own = None if interval is None else interval.reader_unexplained_cpu_ns
-    if own is None:
+    can explain: the sample less the CPU time the learner's threads spent inside on work
+    no recorded operation explains (:attr:`Interval.unexplained_cpu_ns`: the reading
+    thread's and every thread the learner's code started; less one step per CPU clock
+    read, as each clock may have ticked once into it), as a thread computing was running,
+    neither stalled nor waiting. Whatever else of the process waited meanwhile did not
+    make the sample longer than that work did; and the learner's threads that kept each
+    other waiting for a CPU (the run queue measures the threads a learner's call starts
+    too) are credited nothing beyond their own work's length. Measured: exercise-1's
+    flawed ``alternating_heavy_samples`` (460 ms of NumPy in every other sample) passed
+    ``sample-duration`` in a fresh-clone CI run, as its heavy samples were credited
+    227-792 ms of waits, more than they lost beside their own work. Counting the work of
+    every thread, not only the reading thread's, is stricter than the threads' overlap on
+    several CPUs needs, and costs a correct sample nothing: its unexplained work is its
+    glue, well under a millisecond (``interval-clean`` bounds it). The whole sample
+    without an interval or CPU stamps."""
+    own = None if interval is None else interval.unexplained_cpu_ns
+    if own is None or interval is None:
         return value
-    return max(0.0, value - max(0, own - clock_step_ns) / 1e9)
+    return max(0.0, value - max(0, own - clock_step_ns * interval.cpu_clocks) / 1e9)
 
 
 def time_lost_inside(window: tuple[float, float],
