@@ -13,9 +13,13 @@ import time
 
 
 def _background():
-    # Busy Python with a clock read now and then, for as long as the process lives.
+    # Busy Python with a clock read now and then (every few milliseconds), for as long as
+    # the process lives. Every clock read is an event for the grader: a read every
+    # 3,000 turns (tens of thousands a second on an idle machine) filled the grader's
+    # 32 MiB trace cap in some grades and not in others, a verdict ("runs") that
+    # followed the machine's speed, not this file's flaw.
     while True:
-        for _ in range(3000):
+        for _ in range(100_000):
             pass
         time.perf_counter()
 
