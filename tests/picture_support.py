@@ -29,7 +29,12 @@ from syncgrade.picture.svg import LABEL_SIZE, SMALL_SIZE
 
 SVG = "{http://www.w3.org/2000/svg}"
 FIT = 1200.0 - 2 * 60  # a 1200-pixel window less the page's and the card's margins
-FIT_EVENTS = 10
+FIT_EVENTS = 9
+"""The most events a picture fits in :data:`FIT` with: the first at x = 160, one every
+``svg.STEP`` (104 px, the least that keeps two events' words apart), and the right
+margin after the last: 9 events are about 1,070 pixels wide, 10 about 1,174 (exercise-1's
+``background_busy_thread`` drew 10 once its busy thread read the clock less often, and
+failed here: the layout had not changed, the bound was one event too many)."""
 BOLD = ("sg-strong", "sg-lane-label", "sg-flaw-words", "sg-event-label")
 
 

@@ -11,6 +11,8 @@ that the event log still says what happened, in the order it happened:
 - a pair of reads subtracted several times is one pair, and every interval has its pair;
 - a run of prints is one write event, so output outside the timed intervals costs what
   printing costs (issue 35), and a print inside an interval is still seen there;
+- a run of clock reads (a busy-wait) keeps its first few reads and its latest, and every
+  timed interval keeps both its reads and its pair;
 - jax's own NumPy conversions of shape tuples while it traces a new shape are not the
   learner's waits; the learner's own conversions are, through jax's tree utilities too.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from trace_support import trace
 
+from syncgrade.child import recorder
 from syncgrade.courses import get_exercise
 from syncgrade.protocol import JAX_OWN_CONVERSION
 from syncgrade.trace import Call, CallFrame, Compile, Return, TimerRead, Wait, Write
@@ -74,6 +77,13 @@ NEW_SHAPE_TRACED = LOOP.replace("    # BEFORE\n", """\
     jax.tree_util.tree_map(np.asarray, rows(args[0]))  # TREE READBACK HERE
 """).replace("import jax\n", "import jax\nimport numpy as np\n", 1)
 
+BUSY_WAIT = LOOP.replace("        start = time.perf_counter()\n", """\
+        begun = time.perf_counter()
+        while time.perf_counter() - begun < 0.02:  # BUSY HERE
+            pass
+        start = time.perf_counter()
+""")
+
 SUBTRACTED_THRICE = LOOP.replace("        # SUBTRACT\n", """\
         stop - start
         stop - start
@@ -124,6 +134,25 @@ def test_each_subtracted_pair_of_reads_is_one_pair_event() -> None:
     reads = [e.seq for e in frame.events if e.kind == "timer"]
     assert len(pairs) == len(set(pairs)) == len(reads) // 2
     assert sorted(pairs) == [(reads[i], reads[i + 1]) for i in range(0, len(reads), 2)]
+
+
+def test_a_busy_wait_keeps_a_few_reads_and_every_interval_keeps_its_pair() -> None:
+    frame = _main_frame(BUSY_WAIT)
+    busy_line = _line_of(BUSY_WAIT, "BUSY HERE")
+    start_line = _line_of(BUSY_WAIT, "start = time.perf_counter()")
+    stop_line = _line_of(BUSY_WAIT, "stop = time.perf_counter()")
+    reads = [e for e in frame.events if isinstance(e, TimerRead)]
+    busy = [r for r in reads if r.site and r.site[1] == busy_line]
+    starts = [r for r in reads if r.site and r.site[1] == start_line]
+    stops = [r for r in reads if r.site and r.site[1] == stop_line]
+    # 20 ms of reads (thousands) before each sample: each run is its first
+    # READ_RUN_KEPT reads and its latest, not thousands.
+    assert len(starts) == len(stops) > 1
+    assert len(busy) <= len(starts) * (recorder.READ_RUN_KEPT + 1)
+    pairs = {(e.start, e.stop) for e in frame.events if e.kind == "pair"}
+    assert {(a.seq, b.seq) for a, b in zip(starts, stops, strict=True)} <= pairs
+    kept = {r.seq for r in reads}
+    assert all(a in kept and b in kept for a, b in pairs)  # no pair names a dropped read
 
 
 def test_a_run_of_prints_is_one_write_event_and_a_print_inside_is_seen() -> None:
