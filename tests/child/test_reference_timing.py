@@ -250,6 +250,23 @@ def test_the_run_queue_finds_threads_begun_later_but_not_the_ones_skipped(
     assert queue.sweep() == 0.0  # closed: no file opened after
 
 
+def test_a_thread_left_out_at_its_first_listing_is_never_opened_later(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Over the file cap, a new thread is left out; once room frees up it must not be
+    # opened with all its life's wait counted from 0 (credited to one period).
+    monkeypatch.setattr(reference, "RUN_QUEUE_FILES", 1)
+    _schedstat(tmp_path, 11, 1_000_000)
+    queue = reference.RunQueue(str(tmp_path))
+    _schedstat(tmp_path, 12, 0)  # begun while the cap is full: left out
+    assert queue.sweep() == 0.0
+    _schedstat(tmp_path, 11, 1_000_000)
+    (tmp_path / "11" / "schedstat").write_text("")  # thread 11 exits: room for one
+    _schedstat(tmp_path, 12, 500_000_000)  # thread 12 has waited 500 ms meanwhile
+    assert queue.sweep() == 0.0
+    assert queue.sweep() == 0.0
+    queue.close()
+
+
 def test_a_run_queue_file_swapped_under_its_number_is_seen(tmp_path: Any) -> None:
     _schedstat(tmp_path, 11, 0)
     queue = reference.RunQueue(str(tmp_path))

@@ -312,10 +312,16 @@ class RunQueue:
         self._tasks = tasks
         self._files: list[list[Any]] = []  # [fd, identity, delay so far (ns), tid]
         self._skipped: set[str] = set()
+        # Every thread number listed so far and not let go: a thread is opened at most
+        # at its first listing, so one left out then (over RUN_QUEUE_FILES) is never
+        # opened later with a lifetime's wait counted from 0.
+        self._listed: set[str] = set()
         self._closed = False
         self.opened = _CLOCK()  # the first reads' time: the first period starts here
         ran = False  # a file that says no thread ever ran is a stand-in, not a measure
-        for tid in self._listing():
+        listing = self._listing()
+        self._listed.update(listing)
+        for tid in listing:
             fields = self._open(tid)
             ran = ran or (fields is not None and fields[0] > 0)
         self.measured = ran
@@ -361,14 +367,15 @@ class RunQueue:
     def _discover(self) -> None:
         """Open the files of threads begun since the last sweep, each counted from 0: all
         of a new thread's wait for a CPU fell after the last listing, so inside the
-        period this sweep notes."""
+        period this sweep notes. A thread listed before is never opened now (one left
+        out at its first listing, over :data:`RUN_QUEUE_FILES`, stays unmeasured)."""
         if self._closed:
             return
-        known = self._skipped.union(entry[3] for entry in self._files)
         for tid in self._listing():
-            if len(self._files) >= RUN_QUEUE_FILES:
-                return
-            if tid not in known:
+            if tid in self._listed:
+                continue
+            self._listed.add(tid)
+            if tid not in self._skipped and len(self._files) < RUN_QUEUE_FILES:
                 self._open(tid, delay=0)
 
     @staticmethod
@@ -399,6 +406,7 @@ class RunQueue:
             if delay is None:
                 if self._is_gone(entry):
                     self._files.remove(entry)
+                    self._listed.discard(entry[3])
                     _CLOSE(entry[0])
                 continue
             if delay - entry[2] > longest:
