@@ -13,6 +13,9 @@ that the event log still says what happened, in the order it happened:
   printing costs (issue 35), and a print inside an interval is still seen there;
 - a run of clock reads (a busy-wait) keeps its first few reads and its latest, and every
   timed interval keeps both its reads and its pair;
+- a log too long for the parent (a time-based warm-up of a cheap program) is thinned
+  between its head and tail, keeps every timed interval whole, and names only events
+  it holds;
 - jax's own NumPy conversions of shape tuples while it traces a new shape are not the
   learner's waits; the learner's own conversions are, through jax's tree utilities too.
 """
@@ -84,6 +87,19 @@ BUSY_WAIT = LOOP.replace("        start = time.perf_counter()\n", """\
         start = time.perf_counter()
 """)
 
+CHEAP_WARM_UP_AROUND = LOOP.replace("    # BEFORE\n", """\
+    tiny = jax.jit(lambda a: a + 1.0)
+
+    def keep_busy(seconds):
+        x = jnp.zeros((4,))
+        begun = time.perf_counter()
+        while time.perf_counter() - begun < seconds:
+            x = tiny(x)
+            x.block_until_ready()
+
+    keep_busy(0.5)
+""").replace("    return out, samples\n", "    keep_busy(0.5)\n    return out, samples\n")
+
 SUBTRACTED_THRICE = LOOP.replace("        # SUBTRACT\n", """\
         stop - start
         stop - start
@@ -153,6 +169,33 @@ def test_a_busy_wait_keeps_a_few_reads_and_every_interval_keeps_its_pair() -> No
     assert {(a.seq, b.seq) for a, b in zip(starts, stops, strict=True)} <= pairs
     kept = {r.seq for r in reads}
     assert all(a in kept and b in kept for a, b in pairs)  # no pair names a dropped read
+
+
+def test_a_long_log_is_thinned_keeping_every_interval_and_what_it_names() -> None:
+    frame = _main_frame(CHEAP_WARM_UP_AROUND)
+    events = frame.events
+    # Half a second of a cheap program's turns before and after the timed loop: tens of
+    # thousands of events, thinned to the head, the tail and the short intervals.
+    assert len(events) <= recorder.LOG_HEAD + recorder.LOG_TAIL + 200 * 2 * 20
+    seqs = {e.seq for e in events}
+    calls = {e.seq for e in events if isinstance(e, Call)}
+    assert all(e.call in calls for e in events if isinstance(e, Return))
+    returned = {e.call for e in events if isinstance(e, Return)}
+    assert all(e.seq in returned for e in events if isinstance(e, Call))
+    assert all(e.read in seqs and e.call in seqs for e in events if e.kind == "ready")
+    assert all(e.start in seqs and e.stop in seqs for e in events if e.kind == "pair")
+    start_line = _line_of(CHEAP_WARM_UP_AROUND, "start = time.perf_counter()")
+    stop_line = _line_of(CHEAP_WARM_UP_AROUND, "stop = time.perf_counter()")
+    reads = [e for e in events if isinstance(e, TimerRead)]
+    starts = [r.seq for r in reads if r.site and r.site[1] == start_line]
+    stops = [r.seq for r in reads if r.site and r.site[1] == stop_line]
+    pairs = {(e.start, e.stop) for e in events if e.kind == "pair"}
+    assert len(starts) == len(stops) > 1
+    assert set(zip(starts, stops, strict=True)) <= pairs
+    for start, stop in zip(starts, stops, strict=True):  # each interval whole
+        inside = [e for e in events if start < e.seq < stop]
+        assert [type(e) for e in inside if isinstance(e, (Call, Return, Wait))] == [
+            Call, Return, Wait]
 
 
 def test_a_run_of_prints_is_one_write_event_and_a_print_inside_is_seen() -> None:

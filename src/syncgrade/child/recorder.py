@@ -133,6 +133,20 @@ CPU, is complete for a running thread (the kernel adds each wait when the thread
 switched in); the first is not (it lags a running thread by up to a tick), so the CPU
 time is read from the thread's CPU clock instead."""
 BLOCKED_THREADS_CAP = 256
+LOG_THIN_AT = 40_000
+"""A call's log longer than this many events is thinned before it is sent (``_core``,
+``thin_log``): its first :data:`LOG_HEAD` and last :data:`LOG_TAIL` events are kept
+whole, of the events between only the kinds other than :data:`THINNED_KINDS`
+(compilations, placements, writes, sleeps, eager work, callbacks...), and every pair whose
+two reads are kept. Far below the parent's limits (32 MiB, 500,000 JSON values, about
+60,000 events), far above any log the corpus makes (a few thousand events): what it
+changes is a grade that would otherwise be refused for too much data, such as a
+time-based warm-up of a cheap program (six events a turn, 200,000 in two seconds)."""
+LOG_HEAD, LOG_TAIL = 5_000, 20_000
+LOG_SHORT = 200
+"""A pair of reads at most this many events apart is a short interval, kept whole with
+as many events before it wherever it lies in a thinned log."""
+THINNED_KINDS = frozenset({"timer", "ready", "pair", "call", "return", "wait", "gc"})
 READ_RUN_KEPT = 16
 """The reads of a run of clock reads kept in the log besides its latest (``_core``): a
 busy-wait that reads the clock a hundred thousand times between two samples is 17 reads,
@@ -619,6 +633,39 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 events.append({"start": start, "stop": stop, "seq": next(seq),
                                "kind": "pair"})
 
+    def thin_log() -> None:
+        # A log over LOG_THIN_AT events keeps its head and tail whole and, between them,
+        # only the kinds outside THINNED_KINDS; then every event that names a dropped
+        # one goes too (a return or a call whose partner went, a readiness whose read or
+        # call went, a pair whose read went), so the log names only events it holds.
+        nonlocal events
+        if len(events) <= LOG_THIN_AT:
+            return
+        pairs = [e for e in events if e["kind"] == "pair"]
+        log = [e for e in events if e["kind"] != "pair"]
+        low, high = LOG_HEAD, len(log) - LOG_TAIL
+        # A short interval (a sample: a few events) is kept whole wherever it lies, with
+        # the events just before it (its loop's previous turn).
+        where = {e["seq"]: index for index, e in enumerate(log)}
+        near: set[int] = set()
+        for pair in pairs:
+            start, stop = where.get(pair["start"]), where.get(pair["stop"])
+            if start is not None and stop is not None and 0 <= stop - start <= LOG_SHORT:
+                near.update(range(max(0, start - LOG_SHORT), stop + 1))
+        kept = [e for index, e in enumerate(log)
+                if index < low or index >= high or index in near
+                or e["kind"] not in THINNED_KINDS]
+        held = {e["seq"] for e in kept}
+        returned = {e["call"]: e["seq"] for e in log if e["kind"] == "return"}
+        gone = {seq for seq in returned if seq not in held} | {
+            call for call, seq in returned.items() if seq not in held}
+        held -= gone
+        kept = [e for e in kept if e["seq"] in held and not (
+            e["kind"] == "return" and e["call"] in gone) and not (
+            e["kind"] == "ready" and (e["read"] not in held or e["call"] not in held))]
+        held = {e["seq"] for e in kept}
+        events = kept + [e for e in pairs if e["start"] in held and e["stop"] in held]
+
     def number_compiles() -> None:
         # Compilations inside a call wait for the call's record (CALL): they are numbered
         # after it, or before whatever event comes next if that record never does.
@@ -767,6 +814,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 number_compiles()
             take_pairs()
             take_marks()
+            thin_log()
             frame["events"] = clean(events)
         if kind in (load_kind, end_kind) and tampered:
             frame["tampered"] = [*frame.get("tampered", []), *tampered]
