@@ -176,7 +176,7 @@ def test_a_long_log_is_thinned_keeping_every_interval_and_what_it_names() -> Non
     events = frame.events
     # Half a second of a cheap program's turns before and after the timed loop: tens of
     # thousands of events, thinned to the head, the tail and the short intervals.
-    assert len(events) <= recorder.LOG_HEAD + recorder.LOG_TAIL + 200 * 2 * 20
+    assert len(events) <= recorder.LOG_THIN_AT
     seqs = {e.seq for e in events}
     calls = {e.seq for e in events if isinstance(e, Call)}
     assert all(e.call in calls for e in events if isinstance(e, Return))

@@ -133,16 +133,17 @@ CPU, is complete for a running thread (the kernel adds each wait when the thread
 switched in); the first is not (it lags a running thread by up to a tick), so the CPU
 time is read from the thread's CPU clock instead."""
 BLOCKED_THREADS_CAP = 256
-LOG_THIN_AT = 40_000
+LOG_THIN_AT = 20_000
 """A call's log longer than this many events is thinned before it is sent (``_core``,
 ``thin_log``): its first :data:`LOG_HEAD` and last :data:`LOG_TAIL` events are kept
 whole, of the events between only the kinds other than :data:`THINNED_KINDS`
 (compilations, placements, writes, sleeps, eager work, callbacks...), and every pair whose
-two reads are kept. Far below the parent's limits (32 MiB, 500,000 JSON values, about
-60,000 events), far above any log the corpus makes (a few thousand events): what it
-changes is a grade that would otherwise be refused for too much data, such as a
-time-based warm-up of a cheap program (six events a turn, 200,000 in two seconds)."""
-LOG_HEAD, LOG_TAIL = 5_000, 20_000
+two reads are kept. Below the parent's limits (32 MiB, 500,000 JSON values: some 12 an
+event, so about 40,000 events; a log of 38,000 was refused under load), above any other
+log of the corpus (6,137 events at most, 2026-12-07): what it changes is a grade that
+would otherwise be refused for too much data, such as a time-based warm-up of a cheap
+program (six events a turn, 200,000 in two seconds)."""
+LOG_HEAD, LOG_TAIL = 2_000, 8_000
 LOG_SHORT = 200
 """A pair of reads at most this many events apart is a short interval, kept whole with
 as many events before it wherever it lies in a thinned log."""
