@@ -658,8 +658,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 or e["kind"] not in THINNED_KINDS]
         held = {e["seq"] for e in kept}
         returned = {e["call"]: e["seq"] for e in log if e["kind"] == "return"}
-        gone = {seq for seq in returned if seq not in held} | {
-            call for call, seq in returned.items() if seq not in held}
+        gone = {call for call, seq in returned.items() if call not in held or seq not in held}
         held -= gone
         kept = [e for e in kept if e["seq"] in held and not (
             e["kind"] == "return" and e["call"] in gone) and not (
@@ -1001,10 +1000,10 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     ready = all_ready(latest_outputs)
                     if ready:
                         latest_outputs = []
-                run_next = next(seq)
-                events.append({"seq": run_next, "kind": "ready", "read": number,
+                ready_seq = next(seq)
+                events.append({"seq": ready_seq, "kind": "ready", "read": number,
                                "call": latest_call, "ready": ready})
-                run_next, run_length = run_next + 1, len(events)
+                run_next, run_length = ready_seq + 1, len(events)
             elif op == CALL:
                 # (CALL, name, inputs, NumPy argument count, outputs or None if the call
                 # raised, depth, learner files, callee, statics, CPU time before the

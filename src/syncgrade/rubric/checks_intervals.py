@@ -1302,10 +1302,10 @@ def _off_cpu_at_most(value: float, interval: Interval | None, clock_step_ns: int
     several CPUs needs, and costs a correct sample nothing: its unexplained work is its
     glue, well under a millisecond (``interval-clean`` bounds it). The whole sample
     without an interval or CPU stamps."""
-    own = None if interval is None else interval.unexplained_cpu_ns
-    if own is None or interval is None:
+    if interval is None or interval.unexplained_cpu_ns is None:
         return value
-    return max(0.0, value - max(0, own - clock_step_ns * interval.cpu_clocks) / 1e9)
+    own = interval.unexplained_cpu_ns - clock_step_ns * interval.cpu_clocks
+    return max(0.0, value - max(0, own) / 1e9)
 
 
 def time_lost_inside(window: tuple[float, float],
