@@ -23,18 +23,22 @@ import xml.etree.ElementTree as ET
 
 from syncgrade.models import GradeReport
 from syncgrade.picture import render_html
+from syncgrade.picture import svg as layout
 from syncgrade.picture.answer import code_width
 from syncgrade.picture.fonts import text_width
 from syncgrade.picture.svg import LABEL_SIZE, SMALL_SIZE
 
 SVG = "{http://www.w3.org/2000/svg}"
 FIT = 1200.0 - 2 * 60  # a 1200-pixel window less the page's and the card's margins
-FIT_EVENTS = 9
-"""The most events a picture fits in :data:`FIT` with: the first at x = 160, one every
-``svg.STEP`` (104 px, the least that keeps two events' words apart), and the right
-margin after the last: 9 events are about 1,070 pixels wide, 10 about 1,174 (exercise-1's
-``background_busy_thread`` drew 10 once its busy thread read the clock less often, and
-failed here: the layout had not changed, the bound was one event too many)."""
+FIT_EVENTS = int((FIT - (layout.LEFT + 48) - layout.STOP_ROOM * layout.STEP
+                  - layout.COLUMN / 2 - layout.RIGHT) // layout.STEP) + 1
+"""The most events a picture fits in :data:`FIT` with, from the layout's own constants:
+the first at x = ``LEFT + 48``, one every ``STEP`` (the least that keeps two events'
+words apart), ``STOP_ROOM`` after the stop when events follow it, half a column for the
+last one's words and the right margin (8 with today's constants). It was once set by
+eye at 10, then 9: exercise-1's ``background_busy_thread`` draws as many events as its
+busy thread read the clock inside the interval, and drew 9 with some after the stop,
+1,089 pixels: the layout was right, the bound counted without that room."""
 BOLD = ("sg-strong", "sg-lane-label", "sg-flaw-words", "sg-event-label")
 
 

@@ -40,6 +40,7 @@ LEFT = 112  # the lane labels' column
 WORDS_LEFT = 100.0  # where an event's words may begin, right of the lane labels
 RIGHT = 40
 TAIL = 0.8  # how far past the stop "still running" work is drawn, in steps
+STOP_ROOM = 0.6  # the extra room before the first event after the stop, in steps
 LOG_RATIO = 20.0
 MIN_WIDTH = 720.0
 MAX_WIDTH = 1040.0
@@ -187,7 +188,7 @@ class _IntervalDrawing:
             if i:
                 x += max(STEP, (widths[i - 1] + widths[i]) / 2 + GAP)
                 if event.after_stop and not self.p.host[i - 1].after_stop:
-                    x += STEP * 0.6  # room for work still running past the stop
+                    x += STEP * STOP_ROOM  # room for work still running past the stop
             xs.append(x)
         return xs
 
