@@ -1,16 +1,17 @@
 """How far a lesson's mistake lies outside ``interval-clean``'s CPU bound, measured per
 interval in a real grade (docs/checks.md, "interval-clean": the margin the corpus keeps).
 
-:func:`cpu_judgements` spies on :func:`syncgrade.rubric.checks_intervals.cpu_work_interval`
+:func:`measured_judgements` spies on :func:`syncgrade.rubric.checks_intervals.measured_flaw`
 (the rubric runs in the grading process, so the grade a test makes anyway is measured: no
-extra grade) and keeps, for each list ``interval-clean`` judged on host CPU time, its
-intervals and the CPU clock's step. :func:`assert_far_outside_the_bound` then asks that
-the check's failure hold with each interval's bound :data:`LESSON_MARGIN` times as
-large: some list that failed fails still."""
+extra grade) and keeps, for each list ``interval-clean`` judged on what it measures, its
+intervals, the CPU clock's step and which measure failed it.
+:func:`assert_far_outside_the_bound` then asks that the check's failure hold with each
+interval's bound :data:`LESSON_MARGIN` times as large: some list that failed fails still."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import pytest
 
@@ -27,6 +28,8 @@ CPU_WORK = checks_intervals.cpu_work_interval
 """The judgement itself, kept before any spy replaces it."""
 BLOCKING = checks_intervals.blocking_interval
 """The judgement of unrecorded blocking, kept the same way."""
+MEASURED = checks_intervals.measured_flaw
+"""Which of the two decides a list, kept the same way."""
 
 COARSE_STEP_NS = 1_000_000
 """A CPU clock that moves by this much or more at a time (gVisor's 10 ms ticks, the TPU
@@ -87,23 +90,6 @@ class BlockingJudgement:
                          for i in self.intervals if i.unrecorded_blocked_ns is not None)
 
 
-def blocking_judgements(monkeypatch: pytest.MonkeyPatch) -> list[BlockingJudgement]:
-    """From now on (for the test), every unrecorded-blocking judgement of
-    ``interval-clean`` in this process, in order."""
-    seen: list[BlockingJudgement] = []
-
-    def spy(intervals: list[Interval], bound_ns: int = UNRECORDED_BLOCK_BOUND_NS,
-            held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS,
-            allowance_ns: int = checks_intervals.CPU_EXCESS_ALLOWANCE_NS
-            ) -> Interval | None:
-        over = BLOCKING(intervals, bound_ns, held=held, allowance_ns=allowance_ns)
-        seen.append(BlockingJudgement(tuple(intervals), over, held, allowance_ns))
-        return over
-
-    monkeypatch.setattr(checks_intervals, "blocking_interval", spy)
-    return seen
-
-
 def assert_blocking_far_outside_the_bound(seen: list[BlockingJudgement]) -> None:
     """Every list that failed ``interval-clean`` on unrecorded blocking fails it still at
     :data:`LESSON_MARGIN` times the bound: a pause the corpus holds is no measurement
@@ -114,17 +100,36 @@ def assert_blocking_far_outside_the_bound(seen: list[BlockingJudgement]) -> None
             f"{LESSON_MARGIN}x its bound (blocking per interval, ms: {judgement.table()})")
 
 
-def cpu_judgements(monkeypatch: pytest.MonkeyPatch) -> list[CpuJudgement]:
-    """From now on (for the test), every CPU-time judgement of ``interval-clean`` in this
-    process, in order."""
-    seen: list[CpuJudgement] = []
+@dataclass(frozen=True)
+class Judgements:
+    """Every list ``interval-clean`` judged on what it measures, in order, once as a CPU
+    judgement and once as a blocking one; each ``over`` is set only on the measure that
+    decided the list's verdict (:func:`~syncgrade.rubric.checks_intervals.measured_flaw`):
+    the margin asked is the margin of the reported flaw."""
 
-    def spy(intervals: list[Interval], clock_step_ns: int = 0) -> Interval | None:
-        over = CPU_WORK(intervals, clock_step_ns)
-        seen.append(CpuJudgement(tuple(intervals), clock_step_ns, over))
-        return over
+    cpu: list[CpuJudgement]
+    blocking: list[BlockingJudgement]
 
-    monkeypatch.setattr(checks_intervals, "cpu_work_interval", spy)
+
+def measured_judgements(monkeypatch: pytest.MonkeyPatch) -> Judgements:
+    """From now on (for the test), every measured judgement of ``interval-clean`` in this
+    process (:class:`Judgements`)."""
+    seen = Judgements([], [])
+
+    def spy(intervals: list[Interval], clock_step_ns: int = 0,
+            held: checks_intervals.InterpreterHolds = checks_intervals.NO_HOLDS,
+            blocking_allowance: int = checks_intervals.CPU_EXCESS_ALLOWANCE_NS
+            ) -> tuple[Literal["cpu", "blocked"], Interval] | None:
+        found = MEASURED(intervals, clock_step_ns, held, blocking_allowance)
+        kind, over = found if found is not None else (None, None)
+        seen.cpu.append(CpuJudgement(tuple(intervals), clock_step_ns,
+                                     over if kind == "cpu" else None))
+        seen.blocking.append(BlockingJudgement(tuple(intervals),
+                                               over if kind == "blocked" else None,
+                                               held, blocking_allowance))
+        return found
+
+    monkeypatch.setattr(checks_intervals, "measured_flaw", spy)
     return seen
 
 

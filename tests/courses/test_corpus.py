@@ -29,8 +29,7 @@ from margin_support import (
     COARSE_STEP_NS,
     assert_blocking_far_outside_the_bound,
     assert_far_outside_the_bound,
-    blocking_judgements,
-    cpu_judgements,
+    measured_judgements,
 )
 from picture_support import assert_pictures_sound
 
@@ -53,8 +52,7 @@ ROUNDS_OF_CASES = [
 @pytest.mark.parametrize(("case", "round_"), ROUNDS_OF_CASES)
 def test_corpus_verdict(case: CorpusCase, round_: int, monkeypatch: pytest.MonkeyPatch
                         ) -> None:
-    judgements = cpu_judgements(monkeypatch)  # interval-clean's margin, from this grade
-    blocking = blocking_judgements(monkeypatch)
+    judgements = measured_judgements(monkeypatch)  # interval-clean's margin, this grade
     # The learner's name for the file, not this checkout's path: the goldens hold it.
     graded = grade_result(case.exercise, case.path, timeout=120,
                           display_name=case.path.name)
@@ -73,8 +71,8 @@ def test_corpus_verdict(case: CorpusCase, round_: int, monkeypatch: pytest.Monke
     if "interval-clean" in case.expected_failures:
         # The lesson's host work lies far outside the CPU bound (docs/checks.md).
         assert_far_outside_the_bound(
-            judgements, "interval-clean" in read_case(case.path).tpu_may_pass)
-        assert_blocking_far_outside_the_bound(blocking)
+            judgements.cpu, "interval-clean" in read_case(case.path).tpu_may_pass)
+        assert_blocking_far_outside_the_bound(judgements.blocking)
     if has_golden(case):
         assert_matches_golden(case, report, graded.source_lines)
 
@@ -119,7 +117,7 @@ def test_a_mutant_fails_interval_clean_far_outside_the_bound(
         exercise: str, mutant: Mutant, monkeypatch: pytest.MonkeyPatch) -> None:
     # `grade validate` grades every mutant for its verdict; only the ones expected to fail
     # interval-clean are graded here, once, for the margin their host work keeps.
-    judgements = cpu_judgements(monkeypatch)
+    judgements = measured_judgements(monkeypatch).cpu
     solution = solution_path(None, exercise).read_text(encoding="utf-8")
     report = syncgrade.grade(exercise, source=mutant_text(mutant, solution),
                              display_name=f"{mutant.name}.py", timeout=120)

@@ -41,6 +41,7 @@ from syncgrade.rubric.checks_intervals import (
     cpu_work_interval,
     margins_bound,
     measured_bound,
+    measured_flaw,
     net_runs,
     time_lost_inside,
 )
@@ -1112,6 +1113,29 @@ def test_one_interval_blocked_for_a_scheduler_wait_is_load() -> None:
     assert blocking_interval(every, allowance_ns=huge) is every[0]
     second = [clean] * 5 + [_blocked_interval(1000.0)]
     assert blocking_interval(second, allowance_ns=huge) is second[-1]
+
+
+def _both(unexplained_ms: float, blocked_ms: float) -> Any:
+    """A stand-in interval measured on both: unexplained host CPU and unrecorded blocking."""
+    return SimpleNamespace(compiles=False, unexplained_cpu_ns=int(unexplained_ms * 1e6),
+                           cpu_bound_ns=350_000, cpu_clocks=1,
+                           unrecorded_blocked_ns=int(blocked_ms * 1e6))
+
+
+def test_the_measure_over_its_bound_in_more_samples_names_the_flaw() -> None:
+    # exercise-3's `select_every_sample` under load: a 5 ms pause in every sample, and
+    # load's cold caches inflating two samples' CPU time past the list's 5 ms allowance.
+    # Both measures fail the list; the message must name the pause in every grade.
+    paused = [_both(4.0, 5.0), _both(3.5, 5.1), *[_both(0.1, 5.0)] * 4]
+    assert cpu_work_interval(paused) is not None and blocking_interval(paused) is not None
+    assert measured_flaw(paused) == ("blocked", paused[0])
+    # A NumPy check in every sample, with one interval blocked long by load: host CPU.
+    worked = [_both(2.0, 12.0), *[_both(2.0, 0.1)] * 5]
+    assert measured_flaw(worked) == ("cpu", worked[0])
+    # Over on one measure only, or on neither.
+    assert measured_flaw([_both(2.0, 0.1)] * 6)[0] == "cpu"  # type: ignore[index]
+    assert measured_flaw([_both(0.1, 5.0)] * 6)[0] == "blocked"  # type: ignore[index]
+    assert measured_flaw([_both(0.1, 0.1)] * 6) is None
 
 
 def test_samples_in_another_unit_are_judged_in_seconds() -> None:

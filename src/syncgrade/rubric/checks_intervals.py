@@ -39,7 +39,7 @@ import enum
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -749,34 +749,39 @@ def interval_clean(ctx: Context, call: str, samples: ValuePath | None = None) ->
             message, hint = _activity(found[0], interval)
             return Outcome.fail(message, hint, with_timeline(
                 ctx, call, interval, **flaw_facts("host work", interval)))
-    over = cpu_work_interval(intervals, _clock_step_ns(ctx))
-    if over is not None:
-        unexplained = over.unexplained_cpu_ns or 0
-        facts = with_timeline(ctx, call, over, host_cpu=True,
-                              **flaw_facts("host work", over),
-                              unexplained_ms=round(unexplained / 1e6, 3))
-        if over.threads_did_most:
-            return Outcome.fail(
-                f"In {_interval_span(over) or 'your timed interval'}, threads your code "
-                f"started spend {_ms(over.thread_cpu_ns)} of CPU time (work "
-                "handed to a thread or an executor and waited for, or a thread busy "
-                "beside the timed loop): the sample includes it.",
-                "Time only the call and its wait: do other host work, in any thread, "
-                "before the timer starts or after it stops.", facts)
-        where = _where(over.unexplained_gap())
-        return Outcome.fail(
-            f"{where} {_ms(unexplained)} of host CPU time inside the timed "
-            "interval that is neither the timed call nor its wait (NumPy work, a Python "
-            "loop, a conversion): the sample includes it.",
-            f"Time only the call and its wait: {OTHER_WORK}.", facts)
     frame = ctx.frame(call)
     held = InterpreterHolds(frame.holds, frame.realtime_offset)
-    blocked = blocking_interval(intervals, held=held,
-                                allowance_ns=blocking_allowance_ns(frame.latest_wake_s))
-    if blocked is not None:
-        return _blocking_failure(ctx, call, blocked, held.blocked_ns(blocked) or 0)
-    return Outcome.ok("Every timed interval holds only the timed work: no prints, sleeps or "
-                      "other host work between the clock reads.")
+    measured = measured_flaw(intervals, _clock_step_ns(ctx), held,
+                             blocking_allowance_ns(frame.latest_wake_s))
+    if measured is None:
+        return Outcome.ok("Every timed interval holds only the timed work: no prints, "
+                          "sleeps or other host work between the clock reads.")
+    kind, over = measured
+    if kind == "cpu":
+        return _cpu_failure(ctx, call, over)
+    return _blocking_failure(ctx, call, over, held.blocked_ns(over) or 0)
+
+
+def _cpu_failure(ctx: Context, call: str, over: Interval) -> Outcome:
+    """``interval-clean``'s failure for the unexplained host CPU time in ``over``: the
+    threads the learner started, or the lines around the longest stretch of it."""
+    unexplained = over.unexplained_cpu_ns or 0
+    facts = with_timeline(ctx, call, over, host_cpu=True, **flaw_facts("host work", over),
+                          unexplained_ms=round(unexplained / 1e6, 3))
+    if over.threads_did_most:
+        return Outcome.fail(
+            f"In {_interval_span(over) or 'your timed interval'}, threads your code "
+            f"started spend {_ms(over.thread_cpu_ns)} of CPU time (work "
+            "handed to a thread or an executor and waited for, or a thread busy "
+            "beside the timed loop): the sample includes it.",
+            "Time only the call and its wait: do other host work, in any thread, "
+            "before the timer starts or after it stops.", facts)
+    where = _where(over.unexplained_gap())
+    return Outcome.fail(
+        f"{where} {_ms(unexplained)} of host CPU time inside the timed "
+        "interval that is neither the timed call nor its wait (NumPy work, a Python "
+        "loop, a conversion): the sample includes it.",
+        f"Time only the call and its wait: {OTHER_WORK}.", facts)
 
 
 CPU_EXCESS_ALLOWANCE_NS = 5_000_000
@@ -862,10 +867,22 @@ def blocking_interval(intervals: list[Interval],
     where the blocked clock could not be read (gVisor: no schedstat), which judges
     nothing. Judged: the intervals with blocked stamps that do not compile (compiling
     waits on the compiler's threads)."""
+    return _over_bounds(*_blocking_rule(intervals, bound_ns, held), allowance_ns)
+
+
+def blocking_count(intervals: list[Interval], held: InterpreterHolds = NO_HOLDS,
+                   bound_ns: int = UNRECORDED_BLOCK_BOUND_NS) -> int:
+    """How many judged intervals :func:`blocking_interval` finds over their bound."""
+    return _count_over(*_blocking_rule(intervals, bound_ns, held))
+
+
+def _blocking_rule(intervals: list[Interval], bound_ns: int, held: InterpreterHolds
+                   ) -> tuple[list[Interval], Callable[[Interval], int],
+                              Callable[[Interval], int]]:
+    """:func:`blocking_interval`'s judged intervals, amount and bound."""
     judged = [i for i in intervals
               if not i.compiles and i.unrecorded_blocked_ns is not None]
-    return _over_bounds(judged, lambda i: held.blocked_ns(i) or 0,
-                        lambda _i: bound_ns, allowance_ns)
+    return judged, lambda i: held.blocked_ns(i) or 0, lambda _i: bound_ns
 
 
 def _over_bounds(judged: list[Interval], amount: Callable[[Interval], int],
@@ -885,6 +902,28 @@ def _over_bounds(judged: list[Interval], amount: Callable[[Interval], int],
     if excess > allowance_ns:
         return max(over, key=amount)
     return None
+
+
+def measured_flaw(intervals: list[Interval], clock_step_ns: int = 0,
+                  held: InterpreterHolds = NO_HOLDS,
+                  blocking_allowance: int = CPU_EXCESS_ALLOWANCE_NS
+                  ) -> tuple[Literal["cpu", "blocked"], Interval] | None:
+    """``interval-clean``'s verdict on what it measures: host CPU time the grader cannot
+    explain (:func:`cpu_work_interval`) or unrecorded blocking (:func:`blocking_interval`,
+    with ``held`` and ``blocking_allowance``), and the interval to show; ``None`` when
+    the list is clean on both.
+
+    A list can be over on both: the flaw's own measure in (nearly) every sample, and the
+    other through load in a few. The one over its bound in more intervals is the
+    learner's (CPU time on a tie), so a file's message names the same flaw in every
+    grade: a `select` pause in every sample was once reported as host CPU time under
+    load, in one grade of many."""
+    over = cpu_work_interval(intervals, clock_step_ns)
+    blocked = blocking_interval(intervals, held=held, allowance_ns=blocking_allowance)
+    if over is not None and (blocked is None or cpu_work_count(intervals, clock_step_ns)
+                             >= blocking_count(intervals, held)):
+        return "cpu", over
+    return None if blocked is None else ("blocked", blocked)
 
 
 def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Interval | None:
@@ -915,11 +954,27 @@ def cpu_work_interval(intervals: list[Interval], clock_step_ns: int = 0) -> Inte
     over its bound is load (see :data:`CPU_EXCESS_ALLOWANCE_NS`); how long the samples
     took, whatever made them long, is ``sample-duration``'s verdict. A print, a sleep or
     eager work fails in any one interval: those are events, not measurements."""
-    judged = [i for i in intervals if not i.compiles and i.unexplained_cpu_ns is not None]
     # (A free handing a several-MB output back to the OS took 0.6-3.4 ms in a correct
     # interval: one interval over is load, judged by the excess.)
-    return _over_bounds(judged, lambda i: i.unexplained_cpu_ns or 0,
-                        lambda i: i.cpu_bound_ns + clock_step_ns * i.cpu_clocks)
+    return _over_bounds(*_cpu_rule(intervals, clock_step_ns))
+
+
+def cpu_work_count(intervals: list[Interval], clock_step_ns: int = 0) -> int:
+    """How many judged intervals :func:`cpu_work_interval` finds over their bound."""
+    return _count_over(*_cpu_rule(intervals, clock_step_ns))
+
+
+def _cpu_rule(intervals: list[Interval], clock_step_ns: int
+              ) -> tuple[list[Interval], Callable[[Interval], int], Callable[[Interval], int]]:
+    """:func:`cpu_work_interval`'s judged intervals, amount and bound."""
+    judged = [i for i in intervals if not i.compiles and i.unexplained_cpu_ns is not None]
+    return (judged, lambda i: i.unexplained_cpu_ns or 0,
+            lambda i: i.cpu_bound_ns + clock_step_ns * i.cpu_clocks)
+
+
+def _count_over(judged: list[Interval], amount: Callable[[Interval], int],
+                bound: Callable[[Interval], int]) -> int:
+    return sum(1 for i in judged if amount(i) > bound(i))
 
 
 def _clock_step_ns(ctx: Context) -> int:
