@@ -266,21 +266,24 @@ def inputs_ready(ctx: Context, call: str, samples: ValuePath | None = None) -> O
     missing = needed - covered
     if missing:
         start = line_of(intervals[0].start)
+        fresh = iv.fresh_input_per_sample(ctx, call)
+        # A fresh input for every sample: each one waits out its own copy's placement.
+        sample = "each sample" if fresh else "the first sample"
         placements = [e for e in before if isinstance(e, Placement)]
         # The placement that moved the input from the host (leaf by leaf), else any.
         placed = ([e for e in placements if missing.intersection(e.host_arrays)]
                   or [e for e in placements if missing.intersection(e.arrays)])
         if placed:
             what = (f"The input placed on line {line_of(placed[-1])} was not waited on before the "
-                    f"timer started on line {start}, so the first sample may include finishing "
+                    f"timer started on line {start}, so {sample} may include finishing "
                     "its placement.")
         else:
             what = ("The inputs of the first timed call were not waited on before the timer "
-                    f"started on line {start}, so the first sample may include finishing their "
+                    f"started on line {start}, so {sample} may include finishing their "
                     "placement.")
         return Outcome.fail(
             what,
-            (iv.FRESH_INPUT_HINT if iv.fresh_input_per_sample(ctx, call) else
+            (iv.FRESH_INPUT_HINT if fresh else
              "After placing the inputs, call `jax.block_until_ready(...)` on them (or on a "
              "warm-up call's output) before the timed loop."),
             with_timeline(ctx, call, intervals[0],
