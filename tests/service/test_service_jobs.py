@@ -103,7 +103,8 @@ def test_a_job_is_queued_runs_is_done_and_is_called_back(tmp_children: Path) -> 
         done_b = _wait_job(port, b, "done")
         wait_until(lambda: len(hooks.bodies()) == 2, 60, what="both callbacks")
     report_a = GradeReport.model_validate(done_a["report"])
-    assert (report_a.status, report_a.submission) == ("passed", "a.py")
+    assert (report_a.status, report_a.submission) == ("passed", "a.py"), [
+        (c.id, c.status, c.message) for c in report_a.checks if c.status != "passed"]
     assert done_a["error"] is None and done_a["finished_at"] >= done_a["submitted_at"]
     assert GradeReport.model_validate(done_b["report"]).cause == "syntax_error"
     found = hooks.for_job(a)
