@@ -40,7 +40,8 @@ files whose header says ``# tpu-may-pass: interval-clean`` are not held to the m
 @dataclass(frozen=True)
 class CpuJudgement:
     """One list's judgement on host CPU time: its intervals, the clock's step, and the
-    interval ``cpu_work_interval`` showed (``None``: the list passed on CPU time)."""
+    interval ``interval-clean`` showed for host CPU time (``None``: the list passed, or
+    failed on unrecorded blocking instead, ``measured_flaw``)."""
 
     intervals: tuple[Interval, ...]
     step_ns: int
@@ -72,7 +73,8 @@ class CpuJudgement:
 @dataclass(frozen=True)
 class BlockingJudgement:
     """One list's judgement on unrecorded blocking: its intervals and the interval
-    ``blocking_interval`` showed (``None``: the list passed on blocking)."""
+    ``interval-clean`` showed for blocking (``None``: the list passed, or failed on host
+    CPU time instead, ``measured_flaw``)."""
 
     intervals: tuple[Interval, ...]
     over: Interval | None

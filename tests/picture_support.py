@@ -26,14 +26,13 @@ from syncgrade.picture import render_html
 from syncgrade.picture import svg as layout
 from syncgrade.picture.answer import code_width
 from syncgrade.picture.fonts import text_width
-from syncgrade.picture.svg import LABEL_SIZE, SMALL_SIZE
 
 SVG = "{http://www.w3.org/2000/svg}"
 FIT = 1200.0 - 2 * 60  # a 1200-pixel window less the page's and the card's margins
-FIT_EVENTS = int((FIT - (layout.LEFT + 48) - layout.STOP_ROOM * layout.STEP
+FIT_EVENTS = int((FIT - layout.FIRST_X - layout.STOP_ROOM * layout.STEP
                   - layout.COLUMN / 2 - layout.RIGHT) // layout.STEP) + 1
 """The most events a picture fits in :data:`FIT` with, from the layout's own constants:
-the first at x = ``LEFT + 48``, one every ``STEP`` (the least that keeps two events'
+the first at ``FIRST_X``, one every ``STEP`` (the least that keeps two events'
 words apart), ``STOP_ROOM`` after the stop when events follow it, half a column for the
 last one's words and the right margin (8 with today's constants). It was once set by
 eye at 10, then 9: exercise-1's ``background_busy_thread`` draws as many events as its
@@ -60,7 +59,7 @@ def _classes(node: ET.Element) -> set[str]:
 def _row_width(text: str, classes: set[str]) -> float:
     if "sg-code" in classes:
         return code_width(text)
-    size = SMALL_SIZE if "sg-small" in classes else LABEL_SIZE
+    size = layout.SMALL_SIZE if "sg-small" in classes else layout.LABEL_SIZE
     return text_width(text, size, bold=bool(classes & set(BOLD)))
 
 

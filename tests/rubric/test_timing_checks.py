@@ -1129,6 +1129,10 @@ def test_the_measure_over_its_bound_in_more_samples_names_the_flaw() -> None:
     paused = [_both(4.0, 5.0), _both(3.5, 5.1), *[_both(0.1, 5.0)] * 4]
     assert cpu_work_interval(paused) is not None and blocking_interval(paused) is not None
     assert measured_flaw(paused) == ("blocked", paused[0])
+    # Over in every sample on both, as work handed to a thread and joined is (the
+    # reading thread blocks while the thread works): the work names it.
+    joined = [_both(8.0, 8.2)] * 6
+    assert measured_flaw(joined) == ("cpu", joined[0])
     # A NumPy check in every sample, with one interval blocked long by load: host CPU.
     worked = [_both(2.0, 12.0), *[_both(2.0, 0.1)] * 5]
     assert measured_flaw(worked) == ("cpu", worked[0])

@@ -38,6 +38,7 @@ COLUMN = 98  # the width an event's words wrap to (a longer word widens its colu
 GAP = 10  # the least room between two events' words
 LEFT = 112  # the lane labels' column
 WORDS_LEFT = 100.0  # where an event's words may begin, right of the lane labels
+FIRST_X = LEFT + 48.0  # the first event's x, unless its words need more room
 RIGHT = 40
 TAIL = 0.8  # how far past the stop "still running" work is drawn, in steps
 STOP_ROOM = 0.6  # the extra room before the first event after the stop, in steps
@@ -183,7 +184,7 @@ class _IntervalDrawing:
         the words of neighbours never touch (a long word widens its column)."""
         xs: list[float] = []
         widths = [w.width for w in self.words]
-        x = max(LEFT + 48.0, WORDS_LEFT + widths[0] / 2) if widths else LEFT + 48.0
+        x = max(FIRST_X, WORDS_LEFT + widths[0] / 2) if widths else FIRST_X
         for i, event in enumerate(self.p.host):
             if i:
                 x += max(STEP, (widths[i - 1] + widths[i]) / 2 + GAP)
