@@ -338,6 +338,10 @@ class ReferenceTiming(BaseModel):
     missing: str | None = None
     runnable_per_cpu: float | None = None
     """The machine's one-minute load average per CPU when the grader timed the call."""
+    calls: list[int] = []
+    """The event numbers of the latest calls with the arguments the grader timed: a list
+    may have several entries, one per argument signature of the timed callable (most
+    called first); ``sample-duration`` uses the one its intervals' calls are among."""
 
 
 class CallFrame(BaseModel):

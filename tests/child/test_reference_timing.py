@@ -2,7 +2,7 @@
 check's reference), in this process: which recorded call it times, how, and when it
 declines. No hooks are installed here, so ``jax.jit`` is jax's own and every entry below
 is built the way ``instrument._remember`` records one:
-``[count, callee, call, args, kwargs, statics, donating]``."""
+``[count, callee, call, args, kwargs, statics, donating, numbers]``."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ from syncgrade.child import instrument, reference
 
 
 def _entry(call: Any, args: tuple[Any, ...], count: int = 1, callee: Any = None,
-           statics: Any = None, donating: bool = False) -> list[Any]:
-    return [count, call if callee is None else callee, call, args, {}, statics, donating]
+           statics: Any = None, donating: bool = False,
+           numbers: tuple[int, ...] = ()) -> list[Any]:
+    return [count, call if callee is None else callee, call, args, {}, statics, donating,
+            list(numbers)]
 
 
 def _timings(entries: list[list[Any]], requests: list[dict[str, Any]],
@@ -40,19 +42,29 @@ def _request(fn: Any = None, static: Any = None, phases: tuple[str, ...] = ()
             "phases": ["dispatch", "device execution", "output wait", *phases]}
 
 
-def test_times_the_designated_callable_called_most_often() -> None:
+def test_times_each_designated_call_most_called_first_with_its_call_numbers() -> None:
     x = jnp.ones((64, 64))
     fast = jax.jit(lambda a: a + 1)
     slow = jax.jit(lambda a: jnp.tanh(a @ a @ a @ a))
     fast(x).block_until_ready()
     slow(x).block_until_ready()
-    # The learner's warm-up of `fast` once, the timed loop of `slow` six times.
-    [found] = _timings([_entry(fast, (x,)), _entry(slow, (x,), count=6)], [_request()],
-                       designated=[fast, slow])
-    assert found["samples"] == [1] and "missing" not in found
-    assert reference.MIN_RUNS - 1 <= len(found["seconds"]) <= reference.MAX_RUNS
-    assert all(s > 0 for s in found["seconds"])
-    assert found["runnable_per_cpu"] is None or found["runnable_per_cpu"] >= 0
+    # The learner's warm-up of `fast` once, the timed loop of `slow` six times: both are
+    # candidates (which one the samples timed is the parent's to tell), most called first.
+    found = _timings([_entry(fast, (x,), numbers=(3,)),
+                      _entry(slow, (x,), count=6, numbers=(5, 9, 13, 17, 21, 25))],
+                     [_request()], designated=[fast, slow])
+    assert [entry["calls"] for entry in found] == [[5, 9, 13, 17, 21, 25], [3]]
+    for entry in found:
+        assert entry["samples"] == [1] and "missing" not in entry
+        assert reference.MIN_RUNS - 1 <= len(entry["seconds"]) <= reference.MAX_RUNS
+        assert all(s > 0 for s in entry["seconds"])
+        assert entry["runnable_per_cpu"] is None or entry["runnable_per_cpu"] >= 0
+    # More signatures than it times: the most called ones.
+    many = [_entry(fast, (jnp.ones((n,)),), count=n, numbers=(n,)) for n in range(1, 6)]
+    for recorded in many:
+        recorded[2](*recorded[3]).block_until_ready()
+    timed = _timings(many, [_request()], designated=[fast])
+    assert [found["calls"] for found in timed] == [[5], [4], [3]][:reference.MAX_CANDIDATES]
 
 
 def test_the_contract_selects_whose_callable_and_which_static_values() -> None:
@@ -65,6 +77,17 @@ def test_the_contract_selects_whose_callable_and_which_static_values() -> None:
     # The learner's own jit (fn=""), never the grader's, whatever it was called.
     [mine] = _timings(entries, [_request(fn="")], designated=[given])
     assert mine["seconds"]
+    # Of the learner's own jits, only the most called one's signatures: another of its
+    # programs (a check with a `jax.debug.print`) is never run by the grader.
+    check = jax.jit(lambda a: a - 3)
+    check(x).block_until_ready()
+    wider = jnp.ones((16,))
+    own(wider).block_until_ready()
+    found = _timings([_entry(own, (x,), count=5, numbers=(2,)),
+                      _entry(check, (x,), count=1, numbers=(9,)),
+                      _entry(own, (wider,), count=1, numbers=(7,))],
+                     [_request(fn="")], designated=[given])
+    assert [entry["calls"] for entry in found] == [[2], [7]]
     # Static values that no recorded call used: nothing to time.
     [other] = _timings(entries, [_request(fn="", static=[5])], designated=[given])
     assert other["missing"] == "no recorded call of the timed callable"

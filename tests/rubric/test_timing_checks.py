@@ -720,16 +720,23 @@ def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
               stalls: Lost | None = None, waits: Lost | None = MEASURED,
               own_cpu_s: list[float] | None = None,
               starts: list[float] | None = None,
-              threads_cpu_s: list[float] | None = None) -> Outcome:
+              threads_cpu_s: list[float] | None = None,
+              untimed_runs: list[float] | None = None) -> Outcome:
+    """``untimed_runs``: the grader's runs of a second candidate, listed first (the most
+    called), whose calls are none of the intervals' (a call on other inputs outside them);
+    ``runs`` is then the candidate whose calls the intervals hold."""
     sim, measured = _loop("method_wait")
     if own_cpu_s is not None:  # the reading thread's CPU time inside each interval
         _stamp_reads(sim, samples, own_cpu_s, threads_cpu_s)
+    timed_calls = [raw["seq"] for raw in sim.raw if raw["kind"] == "call"]
+    references = [ReferenceTiming(samples=[1], seconds=runs, starts=starts or [],
+                                  missing=missing, runnable_per_cpu=load, calls=timed_calls)]
+    if untimed_runs is not None:
+        references.insert(0, ReferenceTiming(samples=[1], seconds=untimed_runs,
+                                             calls=[max(timed_calls) + 100]))
     # The simulated samples' intervals, with the values given here (the lines are known).
     frames = {"main": CallFrame(type="call", id="main", ok=True, events=sim.events(),
-                                reference=[ReferenceTiming(samples=[1], seconds=runs,
-                                                           starts=starts or [],
-                                                           missing=missing,
-                                                           runnable_per_cpu=load)],
+                                reference=references,
                                 latest_wake_s=late, stalls=stalls or [], cpu_waits=waits)}
     del measured
     ctx = context("exercise-1", [], frames=frames, values={"main": [None, samples]})
@@ -762,6 +769,20 @@ def test_sample_duration_passes_samples_the_call_explains() -> None:
     outcome = _duration([0.004, 0.005, 0.0042, 0.012, 0.0041, 0.0043], runs)
     assert outcome.status == "passed", outcome.message
     assert outcome.evidence.facts["call_ms"] == pytest.approx(4.1)
+
+
+def test_the_reference_is_the_call_the_intervals_hold_not_the_most_called() -> None:
+    """A call of the same callable on a much larger input, outside every interval, more
+    often than the timed loop: its runs (0.4 s) would explain any sample; the list is
+    judged against the call its intervals hold (4 ms) and fails."""
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 0.3, 0.0042, 0.0041, 0.0043, 0.0044]
+    idle = [0.0] * len(samples)  # the reads' values measure the samples
+    outcome = _duration(samples, runs, own_cpu_s=idle, untimed_runs=[0.4, 0.41, 0.42])
+    assert outcome.status == "failed", outcome.message
+    assert outcome.evidence.facts["call_ms"] == pytest.approx(4.1)
+    # Against the larger call's runs the same samples would pass: the choice decides.
+    assert _duration(samples, [0.4, 0.41, 0.42], own_cpu_s=idle).status == "passed"
 
 
 def test_one_inflated_sample_fails_the_list_and_says_by_how_much() -> None:

@@ -18,6 +18,7 @@ the recorder's lock (``Recorder._lock``): learner threads may call hooks concurr
 from __future__ import annotations
 
 import _thread
+import collections
 import copyreg
 import ctypes
 import datetime as _datetime_module
@@ -776,33 +777,53 @@ def _record_call(recorder: Recorder, name: str, call: Callable[..., Any],
                 # (that segfaults on a deleted array).
                 donated = [_IS_DELETED(leaf) is True for leaf in inputs]
             with recorder._lock:
-                recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
-                                recorder.learner_files, callee, statics, began,
-                                jit_disabled, options, donated, blocked))
+                number = recorder._send((_OP_CALL, name, inputs, numpy_args, outputs, 3,
+                                         recorder.learner_files, callee, statics, began,
+                                         jit_disabled, options, donated, blocked))
             if not raised:
-                _remember(callee, call, args, kwargs, statics, donated is not None)
+                _remember(callee, call, args, kwargs, statics, donated is not None,
+                          _signature(leaves), number)
 
 
 TIMED_CALLS: dict[Any, list[Any]] = {}
 """What the learner's jitted calls ran, for the grader's own timing of the call
 (``harness.reference_timings``, the ``sample-duration`` check): per (callee, static
-values), ``[count, callee, call, args, kwargs, statics, donating]`` of its latest call.
-The harness empties it before each learner call and reads it right after."""
+values, argument signature), ``[count, callee, call, args, kwargs, statics, donating,
+numbers]`` of its latest call, ``numbers`` the event numbers of its latest
+:data:`TIMED_CALL_NUMBERS` calls (the parent times against the one its samples' intervals
+hold, never the most called or the latest alone: an untimed call on a larger input after
+the samples must not set the call's reference). The harness empties it before each
+learner call and reads it right after."""
 TIMED_CALLS_CAP = 256  # distinct callees kept per learner call (a fresh jit per loop step)
+TIMED_CALL_NUMBERS = 4096  # the latest calls' numbers kept per entry
+_DEQUE = collections.deque  # bound before any learner code (which may rebind the module's)
+
+
+def _signature(leaves: list[Any]) -> tuple[Any, ...]:
+    """The call's arguments as the program sees them: the shape and dtype of each exact
+    jax or NumPy array leaf, the type of any other (no learner method runs: exact types
+    only, C attributes)."""
+    return tuple((leaf.shape, leaf.dtype) if type(leaf) is ArrayImpl or type(leaf) is
+                 np.ndarray else type(leaf) for leaf in leaves)
 
 
 def _remember(callee: Any, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-              statics: Any, donating: bool) -> None:
-    """Keep the latest call of ``callee`` with these static values (references only:
-    nothing is copied or read, and no learner method runs: the key is the callee's
-    address and the ``repr`` of plain built-in static values)."""
-    key = (object.__hash__(callee), None if statics is None else repr(statics))
+              statics: Any, donating: bool, signature: tuple[Any, ...],
+              number: Any) -> None:
+    """Keep the latest call of ``callee`` with these static values and argument
+    ``signature``, and the event ``number`` of the call (references only: nothing is
+    copied or read, and no learner method runs: the key is the callee's address, the
+    ``repr`` of plain built-in static values and the signature)."""
+    key = (object.__hash__(callee), None if statics is None else repr(statics), signature)
     entry = TIMED_CALLS.get(key)
     if entry is not None:
         entry[0] += 1
         entry[2:5] = call, args, kwargs
     elif len(TIMED_CALLS) < TIMED_CALLS_CAP:
-        TIMED_CALLS[key] = [1, callee, call, args, kwargs, statics, donating]
+        entry = TIMED_CALLS[key] = [1, callee, call, args, kwargs, statics, donating,
+                                    _DEQUE(maxlen=TIMED_CALL_NUMBERS)]
+    if entry is not None and type(number) is int:
+        entry[7].append(number)
 
 
 # jax's ``jax_disable_jit`` setting (``jax.config.update`` or ``with jax.disable_jit()``,

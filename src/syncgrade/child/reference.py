@@ -12,12 +12,16 @@ arguments plain arrays, containers and built-in values, so a cache hit runs the 
 program only. Which callable: among the learner's recorded calls
 (``instrument.TIMED_CALLS``), those the list's contract says are timed (the callable the
 grader handed over, or the learner's own jit, by name when the contract names one) with
-the list's static values; of those, the one called most often (the timed loop).
+the list's static values; of those, one per argument signature (shapes and dtypes), the
+most called first, at most :data:`MAX_CANDIDATES`, each on the arguments of its latest
+call. The parent judges the list against the candidate whose calls its intervals hold
+(``ReferenceTiming.calls``), so an untimed call of the same callable on other inputs
+(a larger one after the samples) sets nothing.
 
-Each request gets ``{"samples": path, "seconds": [...], "starts": [...]}`` (each run's
-duration and start read; :data:`MIN_RUNS` runs, two when
-those took :data:`LONG_S`, more while they stay under :data:`BUDGET_S`, at most
-:data:`MAX_RUNS`), or ``{"samples":
+Each request gets one entry per candidate, ``{"samples": path, "seconds": [...],
+"starts": [...], "calls": [...]}`` (each run's duration and start read; :data:`MIN_RUNS`
+runs, two when those took :data:`LONG_S`, more while they stay under :data:`BUDGET_S`, at
+most :data:`MAX_RUNS`; the event numbers of the candidate's latest calls), or ``{"samples":
 path, "missing": reason}`` when there is nothing the grader can time itself.
 """
 
@@ -46,6 +50,8 @@ MAX_RUNS = 20
 """The most runs: cheap calls get more, so the spread sees the machine's load."""
 BUDGET_S = 0.005
 """Past :data:`MIN_RUNS`, more runs while the runs so far took less than this in all."""
+MAX_CANDIDATES = 3
+"""Argument signatures of the timed callable timed per list, most called first."""
 
 _CLOCK: Callable[[], float] = time.perf_counter  # before the timer hooks
 _REALTIME: Callable[[], float] = time.time
@@ -80,18 +86,28 @@ def clear() -> None:
 
 def reference_timings(requests: list[dict[str, Any]], designated: list[Any]
                       ) -> list[dict[str, Any]]:
-    """One entry per request (see the module docstring); ``designated``: the callables the
-    grader handed over in this call. Empties the recorded calls."""
+    """Entries for each request (see the module docstring), one per candidate call
+    (:func:`_candidates`), each with the event numbers of that call's latest runs
+    (``calls``): the parent times the list against the candidate its intervals hold.
+    ``designated``: the callables the grader handed over in this call. Empties the
+    recorded calls."""
     entries = list(_TIMED.values())
     _TIMED.clear()
     found = []
     for request in requests:
         path = list(request.get("samples", []))
-        try:
-            timed = _time_request(request, entries, designated)
-        except Exception as exc:  # a grader fault or a learner's object: no reference
-            timed = {"missing": f"{type(exc).__name__}"}
-        found.append({"samples": path, **timed, "runnable_per_cpu": runnable_per_cpu()})
+        candidates = _candidates(entries, request.get("fn"), request.get("static"),
+                                 designated)
+        if not candidates:
+            found.append({"samples": path, "missing": "no recorded call of the timed callable",
+                          "runnable_per_cpu": runnable_per_cpu()})
+        for entry in candidates:
+            try:
+                timed = _time_entry(entry, request)
+            except Exception as exc:  # a grader fault or a learner's object: no reference
+                timed = {"missing": f"{type(exc).__name__}"}
+            found.append({"samples": path, **timed, "calls": _numbers(entry),
+                          "runnable_per_cpu": runnable_per_cpu()})
     _TIMED.clear()
     return found
 
@@ -107,12 +123,8 @@ def runnable_per_cpu() -> float | None:
     return float(load) / max(1, cpus)
 
 
-def _time_request(request: dict[str, Any], entries: list[list[Any]],
-                  designated: list[Any]) -> dict[str, Any]:
-    entry = _timed_entry(entries, request.get("fn"), request.get("static"), designated)
-    if entry is None:
-        return {"missing": "no recorded call of the timed callable"}
-    _count, _callee, call, args, kwargs, _statics, donating = entry
+def _time_entry(entry: list[Any], request: dict[str, Any]) -> dict[str, Any]:
+    _count, _callee, call, args, kwargs, _statics, donating = entry[:7]
     if not _runs_compiled(call):
         return {"missing": "the timed callable is not a jax.jit function"}
     if not _plain_tree((args, kwargs)):
@@ -122,25 +134,41 @@ def _time_request(request: dict[str, Any], entries: list[list[Any]],
     return {"seconds": seconds, "starts": starts}
 
 
-def _timed_entry(entries: list[list[Any]], fn: Any, static: Any,
-                 designated: list[Any]) -> list[Any] | None:
-    """The most-called recorded call the contract's ``fn``/``static`` select (the latest
-    of equals)."""
-    best: list[Any] | None = None
-    for entry in entries:
+def _numbers(entry: list[Any]) -> list[int]:
+    """The event numbers of the entry's latest calls (exact ints only)."""
+    numbers = entry[7] if len(entry) > 7 else ()
+    return [n for n in numbers if type(n) is int]
+
+
+def _candidates(entries: list[list[Any]], fn: Any, static: Any,
+                designated: list[Any]) -> list[list[Any]]:
+    """The recorded calls the contract's ``fn``/``static`` select, one per argument
+    signature, most called first (the latest of equals), at most :data:`MAX_CANDIDATES`:
+    which of them the list's samples timed is the parent's to tell, from the calls inside
+    its intervals. One candidate in nearly every grade (one signature). Of the learner's
+    own jits only the most called one's signatures: timing another of the learner's
+    programs would run what it holds (a ``jax.debug.print`` in a check after the loop
+    printed once for each of the grader's runs); the grader's handed callables are all
+    candidates."""
+    chosen = []
+    for order, entry in enumerate(entries):
         callee, statics = entry[1], entry[5]
         grader_made = any(callee is d for d in designated)
         if fn is None:
-            chosen = grader_made
+            selected = grader_made
         else:
             name = callee.__dict__.get("__name__") if type(callee) is instrument.JitProxy \
                 else None
-            chosen = not grader_made and (fn == "" or (type(name) is str and name == fn))
+            selected = not grader_made and (fn == "" or (type(name) is str and name == fn))
         if static is not None and statics != static:
-            chosen = False
-        if chosen and (best is None or entry[0] >= best[0]):
-            best = entry
-    return best
+            selected = False
+        if selected:
+            chosen.append((entry[0], order, entry))
+    chosen.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    if fn is not None and chosen:  # the learner's own jits: the most called one only
+        callee = chosen[0][2][1]
+        chosen = [item for item in chosen if item[2][1] is callee]
+    return [entry for _count, _order, entry in chosen[:MAX_CANDIDATES]]
 
 
 def _runs_compiled(call: Any) -> bool:
