@@ -67,6 +67,33 @@ def test_times_each_designated_call_most_called_first_with_its_call_numbers() ->
     assert [found["calls"] for found in timed] == [[5], [4], [3]][:reference.MAX_CANDIDATES]
 
 
+def test_the_callable_with_calls_inside_the_innermost_timed_windows_is_timed_first(
+) -> None:
+    """A learner's check jit called more often than its timed loop, after it and outside
+    every sample, is not the learner's timed callable: the calls inside the learner's
+    innermost subtraction windows decide, not the count; a total around everything is
+    no innermost window."""
+    x = jnp.ones((8,))
+    timed = jax.jit(lambda a: a * 2)
+    check = jax.jit(lambda a: a * 5)
+    timed(x).block_until_ready()
+    check(x).block_until_ready()
+    samples = [(10, 13), (20, 23), (30, 33)]  # each holds one call of `timed`
+    total = (1, 90)  # the whole loop and the checks after it
+    entries = [_entry(timed, (x,), count=4, numbers=(5, 11, 21, 31)),
+               _entry(check, (x,), count=9, numbers=(40, 45, 50, 55, 60, 65, 70, 75, 80))]
+    reference.clear()
+    instrument._PAIRS[:] = [(a, b, 0.0, 1.0) for a, b in [*samples, total]]
+    try:
+        found = _timings(entries, [_request(fn="")], designated=[])
+    finally:
+        instrument._PAIRS.clear()
+    assert [entry["calls"] for entry in found] == [[5, 11, 21, 31]]
+    # No windows (samples not made by subtracting readings): the most called, as before.
+    [fallback] = _timings(entries, [_request(fn="")], designated=[])
+    assert len(fallback["calls"]) == 9
+
+
 def test_the_contract_selects_whose_callable_and_which_static_values() -> None:
     x = jnp.ones((8,))
     given = jax.jit(lambda a: a * 2)

@@ -28,6 +28,7 @@ path, "missing": reason}`` when there is nothing the grader can time itself.
 from __future__ import annotations
 
 import _thread
+import bisect
 import contextlib
 import functools
 import os
@@ -52,6 +53,9 @@ BUDGET_S = 0.005
 """Past :data:`MIN_RUNS`, more runs while the runs so far took less than this in all."""
 MAX_CANDIDATES = 3
 """Argument signatures of the timed callable timed per list, most called first."""
+MAX_WINDOWS = 20_000
+"""The learner's latest subtractions read for its timed windows (a busy-wait makes one
+per turn)."""
 
 _CLOCK: Callable[[], float] = time.perf_counter  # before the timer hooks
 _REALTIME: Callable[[], float] = time.time
@@ -70,6 +74,7 @@ _COMPILED_CALL: Any = stages.Compiled.__call__  # before the AOT hook
 _TREE_LEAVES: Callable[[Any], list[Any]] = jax.tree_util.tree_leaves
 _PARTIAL: Any = functools.partial
 _TIMED: dict[Any, list[Any]] = instrument.TIMED_CALLS
+_PAIRS: list[Any] = instrument._PAIRS  # the learner's subtractions, read only
 _PLAIN = (int, float, bool, str, type(None), complex)
 _NUMPY_SCALARS = frozenset(np.dtype(code).type for code in "?bhilqBHILQefdgFD")
 """NumPy's own scalar types (a static ``np.int64(384)``), not a learner's subclass."""
@@ -143,10 +148,12 @@ def _numbers(entry: list[Any]) -> list[int]:
 def _candidates(entries: list[list[Any]], fn: Any, static: Any,
                 designated: list[Any]) -> list[list[Any]]:
     """The recorded calls the contract's ``fn``/``static`` select, one per argument
-    signature, most called first (the latest of equals), at most :data:`MAX_CANDIDATES`:
+    signature, those with the most calls inside the learner's innermost timed windows
+    first (:func:`_innermost_windows`), then the most called (the latest of equals), at
+    most :data:`MAX_CANDIDATES`:
     which of them the list's samples timed is the parent's to tell, from the calls inside
     its intervals. One candidate in nearly every grade (one signature). Of the learner's
-    own jits only the most called one's signatures: timing another of the learner's
+    own jits only the first one's signatures: timing another of the learner's
     programs would run what it holds (a ``jax.debug.print`` in a check after the loop
     printed once for each of the grader's runs); the grader's handed callables are all
     candidates."""
@@ -164,11 +171,44 @@ def _candidates(entries: list[list[Any]], fn: Any, static: Any,
             selected = False
         if selected:
             chosen.append((entry[0], order, entry))
-    chosen.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    if fn is not None and chosen:  # the learner's own jits: the most called one only
-        callee = chosen[0][2][1]
-        chosen = [item for item in chosen if item[2][1] is callee]
-    return [entry for _count, _order, entry in chosen[:MAX_CANDIDATES]]
+    windows = _innermost_windows()
+    ranked = sorted(((_inside(_numbers(entry), windows), count, order, entry)
+                     for count, order, entry in chosen), key=lambda item: item[:3],
+                    reverse=True)
+    if fn is not None and ranked:  # the learner's own jits: the first one's only
+        callee = ranked[0][3][1]
+        ranked = [item for item in ranked if item[3][1] is callee]
+    return [item[3] for item in ranked[:MAX_CANDIDATES]]
+
+
+def _innermost_windows() -> list[tuple[int, int]]:
+    """The learner's innermost timed windows so far: the (start, stop) event numbers of
+    its clock-reading subtractions (``instrument._PAIRS``, the latest
+    :data:`MAX_WINDOWS`) that hold no other one, sorted. A sample's window is innermost;
+    a total around the whole loop and its checks is not, so calls outside every sample
+    cannot make their callable the one timed."""
+    windows = sorted({(entry[0], entry[1]) for entry in _PAIRS[-MAX_WINDOWS:]
+                      if type(entry) is tuple and len(entry) >= 2 and type(entry[0]) is int
+                      and type(entry[1]) is int and entry[0] < entry[1]})
+    innermost: list[tuple[int, int]] = []
+    least_stop = None  # the smallest stop of the windows starting at or after this one
+    for start, stop in reversed(windows):
+        if least_stop is None or stop < least_stop:
+            innermost.append((start, stop))
+            least_stop = stop
+    innermost.reverse()
+    return innermost
+
+
+def _inside(numbers: list[int], windows: list[tuple[int, int]]) -> int:
+    """How many of the event ``numbers`` lie strictly inside one of ``windows`` (sorted,
+    none holding another, so their starts and their stops both ascend)."""
+    starts = [start for start, _stop in windows]
+    count = 0
+    for number in numbers:
+        at = bisect.bisect_right(starts, number) - 1
+        count += at >= 0 and number < windows[at][1]
+    return count
 
 
 def _runs_compiled(call: Any) -> bool:
