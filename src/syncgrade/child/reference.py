@@ -149,8 +149,9 @@ def _candidates(entries: list[list[Any]], fn: Any, static: Any,
                 designated: list[Any]) -> list[list[Any]]:
     """The recorded calls the contract's ``fn``/``static`` select, one per argument
     signature, those with the most calls inside the learner's innermost timed windows
-    first (:func:`_innermost_windows`), then the most called (the latest of equals), at
-    most :data:`MAX_CANDIDATES`:
+    first (:func:`_innermost_windows`; where any has such calls, only those: a call
+    outside every sample, on a larger input, is never run again by the grader), then the
+    most called (the latest of equals), at most :data:`MAX_CANDIDATES`:
     which of them the list's samples timed is the parent's to tell, from the calls inside
     its intervals. One candidate in nearly every grade (one signature). Of the learner's
     own jits only the first one's signatures: timing another of the learner's
@@ -175,6 +176,8 @@ def _candidates(entries: list[list[Any]], fn: Any, static: Any,
     ranked = sorted(((_inside(_numbers(entry), windows), count, order, entry)
                      for count, order, entry in chosen), key=lambda item: item[:3],
                     reverse=True)
+    if ranked and ranked[0][0] > 0:  # some calls are inside timed windows: only those
+        ranked = [item for item in ranked if item[0] > 0]
     if fn is not None and ranked:  # the learner's own jits: the first one's only
         callee = ranked[0][3][1]
         ranked = [item for item in ranked if item[3][1] is callee]

@@ -8,7 +8,7 @@ import jax
 
 def synchronized_samples(fn, args, repeats):
     samples, out = [], None
-    with jax.default_device(jax.devices("cpu")[0]):
+    with jax.default_device(jax.devices()[0]):
         for _ in range(repeats):
             t0 = time.perf_counter()
             out = fn(*args)
