@@ -223,7 +223,7 @@ import time
 
 import jax
 
-PAIRS = jax.device_put.__globals__["_PAIRS"]
+PAIRS = jax.device_put.__globals__["PAIRS"]
 """
 
 

@@ -83,18 +83,18 @@ def test_the_callable_with_calls_inside_the_innermost_timed_windows_is_timed_fir
     entries = [_entry(timed, (x,), count=4, numbers=(5, 11, 21, 31)),
                _entry(check, (x,), count=9, numbers=(40, 45, 50, 55, 60, 65, 70, 75, 80))]
     reference.clear()
-    instrument._PAIRS[:] = [(a, b, 0.0, 1.0) for a, b in [*samples, total]]
+    instrument.PAIRS[:] = [(a, b, 0.0, 1.0) for a, b in [*samples, total]]
     try:
         found = _timings(entries, [_request(fn="")], designated=[])
     finally:
-        instrument._PAIRS.clear()
+        instrument.PAIRS.clear()
     assert [entry["calls"] for entry in found] == [[5, 11, 21, 31]]
     # The grader's own callables too: a call outside every sample is not run again.
-    instrument._PAIRS[:] = [(a, b, 0.0, 1.0) for a, b in [*samples, total]]
+    instrument.PAIRS[:] = [(a, b, 0.0, 1.0) for a, b in [*samples, total]]
     try:
         handed = _timings(entries, [_request()], designated=[timed, check])
     finally:
-        instrument._PAIRS.clear()
+        instrument.PAIRS.clear()
     assert [entry["calls"] for entry in handed] == [[5, 11, 21, 31]]
     # No windows (samples not made by subtracting readings): the most called, as before.
     [fallback] = _timings(entries, [_request(fn="")], designated=[])

@@ -177,8 +177,10 @@ class ReadingNs(int):
 # holds this list (Recorder.register) and takes its entries when it writes the call's
 # frame, checking each one: learner code can reach the list, but an entry is accepted only
 # for two reads the core made, value for value, which a learner holding those readings
-# could subtract anyway; removing entries only hides the learner's own intervals.
-_PAIRS: list[Any] = []
+# could subtract anyway; removing entries only hides the learner's own intervals. The
+# grader's own timing reads it too, before the core takes it (``reference``: the
+# learner's timed windows; a forged entry is tampering when the core checks it).
+PAIRS: list[Any] = []
 
 
 def _record_pair(start: Any, stop: Any) -> None:
@@ -186,7 +188,7 @@ def _record_pair(start: Any, stop: Any) -> None:
     if start_seq is not None:
         # The values let the recorder check that both operands are the reads they claim
         # to be (a hand-made ``Reading`` with a chosen ``seq`` is refused).
-        _PAIRS.append((start_seq, stop.seq, _plain(start), _plain(stop)))
+        PAIRS.append((start_seq, stop.seq, _plain(start), _plain(stop)))
 
 
 def _plain(reading: Any) -> Any:
@@ -310,7 +312,7 @@ def _record_datetime_pair(start: Any, stop: Any) -> None:
     except Exception:  # not two readings (or fields no clock read gave)
         return
     if a == start_ns and b == stop_ns:
-        _PAIRS.append((start_seq, stop_seq, a, b))
+        PAIRS.append((start_seq, stop_seq, a, b))
 
 
 def _datetime_reading(cls: Any, raw: Any, tz: Any, utc: bool) -> Any:
@@ -1386,10 +1388,10 @@ def install(recorder: Recorder) -> Installation:
     _install_threads(inst, recorder)
     # Before the caller's PROTECT, while no learner code exists: the core accepts the
     # table only then.
-    recorder.register(inst.senders, _PAIRS, CLOCK_READINGS, globals(), _MARKS, _THREADS)
+    recorder.register(inst.senders, PAIRS, CLOCK_READINGS, globals(), _MARKS, _THREADS)
     return inst
 
 
 # Module-level functions that send events themselves (the recorder checks their globals).
-# ``_record_pair`` sends nothing: it appends to ``_PAIRS``, whose entries the core checks.
+# ``_record_pair`` sends nothing: it appends to ``PAIRS``, whose entries the core checks.
 EMITTING_HELPERS = [_record_call, _record_eager, _record_host_callback]

@@ -608,7 +608,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
 
     def take_pairs() -> None:
         # The learner's subtractions of clock reads since the call began, from the list
-        # the hooks append to without a send (instrument._PAIRS). Learner code can reach
+        # the hooks append to without a send (instrument.PAIRS). Learner code can reach
         # that list: an entry is kept only if both operands are reads this core made,
         # value for value (a learner holding those readings could subtract them anyway),
         # and once per pair of reads (an interval is its two reads). Exact types only,

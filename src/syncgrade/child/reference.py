@@ -74,7 +74,7 @@ _COMPILED_CALL: Any = stages.Compiled.__call__  # before the AOT hook
 _TREE_LEAVES: Callable[[Any], list[Any]] = jax.tree_util.tree_leaves
 _PARTIAL: Any = functools.partial
 _TIMED: dict[Any, list[Any]] = instrument.TIMED_CALLS
-_PAIRS: list[Any] = instrument._PAIRS  # the learner's subtractions, read only
+_PAIRS: list[Any] = instrument.PAIRS  # the learner's subtractions, read only
 _PLAIN = (int, float, bool, str, type(None), complex)
 _NUMPY_SCALARS = frozenset(np.dtype(code).type for code in "?bhilqBHILQefdgFD")
 """NumPy's own scalar types (a static ``np.int64(384)``), not a learner's subclass."""
@@ -186,7 +186,7 @@ def _candidates(entries: list[list[Any]], fn: Any, static: Any,
 
 def _innermost_windows() -> list[tuple[int, int]]:
     """The learner's innermost timed windows so far: the (start, stop) event numbers of
-    its clock-reading subtractions (``instrument._PAIRS``, the latest
+    its clock-reading subtractions (``instrument.PAIRS``, the latest
     :data:`MAX_WINDOWS`) that hold no other one, sorted. A sample's window is innermost;
     a total around the whole loop and its checks is not, so calls outside every sample
     cannot make their callable the one timed."""
