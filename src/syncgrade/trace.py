@@ -218,6 +218,9 @@ class Compile(_Event):
     event: str
     fun: str = ""
     site: Site = None
+    seconds: float = 0.0
+    """How long this phase of the compilation took (jax's monitoring duration: tracing,
+    lowering or the backend's compile), as reported to the child's listener."""
 
 
 class Write(_Event):

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
 from builders import F, context, validated
 from corpus_support import corpus_dir, read_expectation
 
-from syncgrade.analysis import UNRECORDED_BLOCK_BOUND_NS
+from syncgrade.analysis import UNRECORDED_BLOCK_BOUND_NS, Interval
 from syncgrade.courses import builtin_course, get_exercise
 from syncgrade.rubric.base import Context, Outcome, Skip
 from syncgrade.rubric.checks import sample_count
@@ -38,6 +38,7 @@ from syncgrade.rubric.checks_intervals import (
     InterpreterHolds,
     blocking_allowance_ns,
     blocking_interval,
+    compile_seconds,
     cpu_work_interval,
     margins_bound,
     measured_bound,
@@ -45,7 +46,7 @@ from syncgrade.rubric.checks_intervals import (
     net_runs,
     time_lost_inside,
 )
-from syncgrade.trace import CallFrame, ReferenceTiming
+from syncgrade.trace import CallFrame, Compile, ReferenceTiming
 
 PROBE_S = 0.1  # the calibrated probe duration the grader reports (exercise-1 and -3)
 MAIN_WORK_S = 0.004  # the hidden workload's device time in this model
@@ -783,6 +784,21 @@ def test_the_reference_is_the_call_the_intervals_hold_not_the_most_called() -> N
     assert outcome.evidence.facts["call_ms"] == pytest.approx(4.1)
     # Against the larger call's runs the same samples would pass: the choice decides.
     assert _duration(samples, [0.4, 0.41, 0.42], own_cpu_s=idle).status == "passed"
+
+
+def test_the_first_compiling_sample_is_credited_its_compilations_not_left_out() -> None:
+    """A first-use compile in a sample is credited its phases' own durations (finite and
+    positive ones only, at most the sample): work beside it in that sample is judged."""
+    phases = [Compile(seq=1, kind="compile", event="jaxpr_trace_duration", seconds=0.02),
+              Compile(seq=2, kind="compile", event="backend_compile_duration", seconds=0.05),
+              Compile(seq=3, kind="compile", event="backend_compile_duration",
+                      seconds=float("nan")),
+              Compile(seq=4, kind="compile", event="backend_compile_duration", seconds=-9.0)]
+    interval = cast(Interval, SimpleNamespace(compiles=phases))
+    assert compile_seconds(interval, 0.9) == pytest.approx(0.07)
+    assert compile_seconds(interval, 0.03) == pytest.approx(0.03)  # never past the sample
+    forged = [Compile(seq=5, kind="compile", event="backend_compile_duration", seconds=1e9)]
+    assert compile_seconds(cast(Interval, SimpleNamespace(compiles=forged)), 0.9) == 0.9
 
 
 def test_one_inflated_sample_fails_the_list_and_says_by_how_much() -> None:

@@ -1345,9 +1345,13 @@ def _install_compile_listener(recorder: Recorder) -> Any:
 
     def on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
         if event in COMPILE_EVENTS:
+            # Its own duration too: sample-duration credits a sample's compilations
+            # (capped there: learner code can report a duration to jax's monitoring).
+            seconds = float(duration_secs) if type(duration_secs) in (int, float) else 0.0
             with lock:
                 send((_OP_COMPILE, {"event": event.rsplit("/", 1)[-1],
-                                    "fun": str(kwargs.get("fun_name", ""))},
+                                    "fun": str(kwargs.get("fun_name", "")),
+                                    "seconds": seconds},
                       recorder.learner_files))
 
     monitoring.register_event_duration_secs_listener(on_duration)

@@ -1163,8 +1163,9 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
     call's threads waited for a CPU inside it. Blind to what made a sample long:
     work in another thread, a wait the trace does not model, a heavy operation on the
     output. One inflated sample fails the list; the first sample whose interval compiles
-    something (an eager operation's first use in the wait, ``float(out.sum())``) is not
-    judged, nor one whose print, sleep or eager work ``interval-clean`` reports. Samples in
+    something (an eager operation's first use in the wait, ``float(out.sum())``) is
+    allowed its compilations' own durations besides, and one whose print, sleep or eager
+    work ``interval-clean`` reports is not judged. Samples in
     another unit are judged in seconds (the unit is ``sample-count``'s). Skipped when the
     samples are not finite positive numbers (``sample-count``) or the grader had nothing to
     time (no recorded call of the timed callable with plain arguments: ``times-the-call``
@@ -1328,29 +1329,39 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
     threads' waits for a CPU: the larger; on another clock than perf_counter's or the
     system clock, or with no interval: the longest single loss of the call), at most
     what the learner's threads did not spend on their own work (:func:`_off_cpu_at_most`);
-    ``None`` (not
-    judged) for the first sample whose interval compiles, and for one that holds a print,
+    the first sample whose interval compiles also its compilations' own durations
+    (:func:`compile_seconds`); ``None`` (not judged) for a sample that holds a print,
     a sleep or eager work on other arrays (``interval-clean`` names that work and fails
     the list for it)."""
     longest = max((amount for windows in lost for _start, _end, amount in windows),
                   default=0.0)
     allowed: list[float | None] = []
-    exempted = False
+    credited_compiles = False
     for index in range(len(values)):
         interval = intervals[index] if index < len(intervals) else None
-        if interval is not None and interval.compiles and not exempted:
-            exempted = True
-            allowed.append(None)
-            continue
+        compiling = 0.0
+        if interval is not None and interval.compiles and not credited_compiles:
+            credited_compiles = True
+            compiling = compile_seconds(interval, values[index])
         if interval is not None and interval.host_activity():
             allowed.append(None)
             continue
         window = _perf_window(interval, offset)
         credit = longest if window is None else max(
             (time_lost_inside(window, windows) for windows in lost), default=0.0)
-        allowed.append(bound + min(credit, _off_cpu_at_most(values[index], interval,
-                                                            clock_step_ns)))
+        allowed.append(bound + compiling + min(
+            credit, _off_cpu_at_most(values[index], interval, clock_step_ns)))
     return allowed
+
+
+def compile_seconds(interval: Interval, value: float) -> float:
+    """What the first compiling sample is credited for its compilations: their own
+    durations (tracing, lowering, the backend's compile: jax's monitoring figures), at
+    most the sample itself. Not the whole sample: work placed beside a first-use compile
+    (200 eager sums in the sample their first use compiles in) is still judged."""
+    total = sum(c.seconds for c in interval.compiles
+                if math.isfinite(c.seconds) and c.seconds > 0)
+    return min(total, value)
 
 
 def _off_cpu_at_most(value: float, interval: Interval | None, clock_step_ns: int) -> float:
