@@ -343,8 +343,9 @@ class ReferenceTiming(BaseModel):
     """The machine's one-minute load average per CPU when the grader timed the call."""
     calls: list[int] = []
     """The event numbers of the latest calls with the arguments the grader timed: a list
-    may have several entries, one per argument signature of the timed callable (most
-    called first); ``sample-duration`` uses the one its intervals' calls are among."""
+    may have several entries, one per argument signature of the timed callable (in the
+    child's order, ``reference._candidates``); ``sample-duration`` uses the one its
+    intervals' calls are among."""
 
 
 class CallFrame(BaseModel):

@@ -9,14 +9,14 @@ read. The clock is ``time.perf_counter`` as it was when this module was imported
 any hook or learner code), and nothing of the learner's runs between the two reads: the
 callable must be a jax ``PjitFunction`` (or a program compiled ahead of time from one), its
 arguments plain arrays, containers and built-in values, so a cache hit runs the compiled
-program only. Which callable: among the learner's recorded calls
-(``instrument.TIMED_CALLS``), those the list's contract says are timed (the callable the
-grader handed over, or the learner's own jit, by name when the contract names one) with
-the list's static values; of those, one per argument signature (shapes and dtypes), the
-most called first, at most :data:`MAX_CANDIDATES`, each on the arguments of its latest
-call. The parent judges the list against the candidate whose calls its intervals hold
-(``ReferenceTiming.calls``), so an untimed call of the same callable on other inputs
-(a larger one after the samples) sets nothing.
+program only. Which callable: among the learner's recorded calls (``instrument.TIMED_CALLS``),
+those the list's contract says are timed (the callable the grader handed over, or the learner's
+own jit, by name when the contract names one) with the list's static values; of those, one per
+argument signature (shapes and dtypes), those with calls inside the learner's innermost timed
+windows first, then the most called, at most :data:`MAX_CANDIDATES`, each on the arguments of
+its latest call. The parent judges the list against the candidate whose calls its intervals hold
+(``ReferenceTiming.calls``), so an untimed call of the same callable on other inputs (a larger
+one after the samples) sets nothing.
 
 Each request gets one entry per candidate, ``{"samples": path, "seconds": [...],
 "starts": [...], "calls": [...]}`` (each run's duration and start read; :data:`MIN_RUNS`
@@ -52,7 +52,7 @@ MAX_RUNS = 20
 BUDGET_S = 0.005
 """Past :data:`MIN_RUNS`, more runs while the runs so far took less than this in all."""
 MAX_CANDIDATES = 3
-"""Argument signatures of the timed callable timed per list, most called first."""
+"""Argument signatures of the timed callable timed per list (:func:`_candidates`)."""
 MAX_WINDOWS = 20_000
 """The learner's latest subtractions read for its timed windows (a busy-wait makes one
 per turn)."""
@@ -92,17 +92,19 @@ def clear() -> None:
 def reference_timings(requests: list[dict[str, Any]], designated: list[Any]
                       ) -> list[dict[str, Any]]:
     """Entries for each request (see the module docstring), one per candidate call
-    (:func:`_candidates`), each with the event numbers of that call's latest runs
-    (``calls``): the parent times the list against the candidate its intervals hold.
-    ``designated``: the callables the grader handed over in this call. Empties the
-    recorded calls."""
+    (:func:`_candidates`, ranked by the learner's timed windows as they are when its call
+    returned: :func:`_innermost_windows`), each with the event numbers of that call's latest
+    runs (``calls``): the parent times the list against the candidate its intervals hold.
+    ``designated``: the callables the grader handed over in this call. Empties the recorded
+    calls."""
     entries = list(_TIMED.values())
     _TIMED.clear()
+    windows = _innermost_windows()  # once: every request ranks by the same windows
     found = []
     for request in requests:
         path = list(request.get("samples", []))
         candidates = _candidates(entries, request.get("fn"), request.get("static"),
-                                 designated)
+                                 designated, windows)
         if not candidates:
             found.append({"samples": path, "missing": "no recorded call of the timed callable",
                           "runnable_per_cpu": runnable_per_cpu()})
@@ -145,8 +147,8 @@ def _numbers(entry: list[Any]) -> list[int]:
     return [n for n in numbers if type(n) is int]
 
 
-def _candidates(entries: list[list[Any]], fn: Any, static: Any,
-                designated: list[Any]) -> list[list[Any]]:
+def _candidates(entries: list[list[Any]], fn: Any, static: Any, designated: list[Any],
+                windows: list[tuple[int, int]]) -> list[list[Any]]:
     """The recorded calls the contract's ``fn``/``static`` select, one per argument
     signature, those with the most calls inside the learner's innermost timed windows
     first (:func:`_innermost_windows`; where any has such calls, only those: a call
@@ -172,8 +174,8 @@ def _candidates(entries: list[list[Any]], fn: Any, static: Any,
             selected = False
         if selected:
             chosen.append((entry[0], order, entry))
-    windows = _innermost_windows()
-    ranked = sorted(((_inside(_numbers(entry), windows), count, order, entry)
+    starts = [start for start, _stop in windows]
+    ranked = sorted(((_inside(_numbers(entry), windows, starts), count, order, entry)
                      for count, order, entry in chosen), key=lambda item: item[:3],
                     reverse=True)
     if ranked and ranked[0][0] > 0:  # some calls are inside timed windows: only those
@@ -203,10 +205,10 @@ def _innermost_windows() -> list[tuple[int, int]]:
     return innermost
 
 
-def _inside(numbers: list[int], windows: list[tuple[int, int]]) -> int:
+def _inside(numbers: list[int], windows: list[tuple[int, int]], starts: list[int]) -> int:
     """How many of the event ``numbers`` lie strictly inside one of ``windows`` (sorted,
-    none holding another, so their starts and their stops both ascend)."""
-    starts = [start for start, _stop in windows]
+    none holding another, so their starts and their stops both ascend; ``starts``: their
+    starts)."""
     count = 0
     for number in numbers:
         at = bisect.bisect_right(starts, number) - 1

@@ -1229,11 +1229,12 @@ def sample_duration(ctx: Context, call: str, samples: ValuePath,
 
 def timed_reference(references: list[ReferenceTiming], samples: ValuePath,
                     intervals: list[Interval | None]) -> ReferenceTiming | None:
-    """The grader's timing of the call the list's samples timed: of the list's entries
-    (one per argument signature of the timed callable, most called first), the one whose
-    calls are most often the calls inside the intervals; the first on a tie (none inside:
-    the most called). Never simply the most called or the latest: a call of the same
-    callable on a larger input outside every interval would set the bound."""
+    """The grader's timing of the call the list's samples timed: of the list's entries (one per
+    argument signature of the timed callable, in the child's order: calls inside the
+    learner's timed windows first, then the most called), the one whose calls are most often
+    the calls inside the intervals; the first on a tie. Never simply the most called or the
+    latest: a call of the same callable on a larger input outside every interval would set
+    the bound."""
     entries = [r for r in references if tuple(r.samples) == tuple(samples)]
     timed = {timed_call.call.seq for interval in intervals if interval is not None
              for timed_call in interval.calls}
