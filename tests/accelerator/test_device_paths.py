@@ -82,10 +82,18 @@ def test_a_runtime_that_cannot_start_is_the_graders_fault() -> None:
         ended = dataclasses.replace(out, termination=termination, protections=resident)
         with pytest.raises(RuntimeError, match="Unable to initialize backend tpu"):
             describe_termination(ended, Limits(), "submission.py")
-    # On the CPU (RLIMIT_AS) a --memory too small for jax stays the memory limit, as before.
-    what, _ = describe_termination(dataclasses.replace(out, termination="memory"), Limits(),
-                                   "submission.py")
-    assert what == "your code hit the memory limit (4.0 GiB)"
+    # On the CPU (RLIMIT_AS) too: a --memory too small for jax is never the learner's
+    # (their code has not run), and a silent SIGSEGV reads like the marked ending.
+    endings: list[tuple[sandbox.Termination, str | None]] = [("memory", None),
+                                                              ("signal", "SIGSEGV")]
+    for termination, name in endings:
+        ended = dataclasses.replace(out, termination=termination, signal_name=name)
+        with pytest.raises(RuntimeError, match=r"may not fit the 4\.0 GiB memory limit"):
+            describe_termination(ended, Limits(), "submission.py")
+    with pytest.raises(RuntimeError) as exited:
+        describe_termination(dataclasses.replace(out, termination="exited"), Limits(),
+                             "submission.py")
+    assert "memory" not in str(exited.value).split(":")[0]  # status 1: no guess
 
 
 def test_a_cold_grade_holds_the_lease_and_a_held_lease_is_a_clear_fault(

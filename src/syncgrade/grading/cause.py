@@ -239,14 +239,38 @@ def learner_line_from_stack(dump: str | None, display_name: str) -> int | None:
             return int(match["line"])
     return None
 
+def _stopped_before_loading(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits) -> str:
+    """The grader fault of a child that ended before its hello frame.
+
+    Only the grader's start-up and the runtime ran (no learner code), so the ending is
+    never the learner's, whatever it was: a runtime that cannot start (a device held
+    elsewhere), or one that does not fit the memory limit. Which of these an ending is
+    cannot be told from its signal alone: under ``RLIMIT_AS`` an allocation refused in a
+    thread that cannot report it is a silent SIGSEGV as often as a marked abort (at load,
+    which thread hits the limit first changes from run to run). So the message names the
+    memory limit as the likely cause whenever the ending looks like one, and the verdict
+    (a grader fault) is the same either way.
+    """
+    status = outcome.signal_name or f"status {outcome.returncode}"
+    memory_like = outcome.termination == "memory" or outcome.signal_name in _ALLOCATION_SIGNALS
+    likely = (f"; the runtime may not fit the {limits.memory_bytes / 2**30:.1f} GiB memory "
+              f"limit: raise --memory") if memory_like else ""
+    return (f"the grading child stopped before loading the submission ({status}{likely}): "
+            f"{outcome.stderr.text[-1500:]}")
+
+
+_ALLOCATION_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGABRT")
+"""Signals a runtime dies of when an allocation is refused without a message."""
+
+
 def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits,
                          display_name: str) -> tuple[str, str]:
     """(what happened, what to change) when the child did not finish on its own.
 
-    Raises ``RuntimeError`` (an internal error) when the child exited, died or overran
-    its start-up budget (``Limits.startup_s``) before its ``hello`` frame (before any
-    learner code ran), or the caller's deadline cut it short (``Limits.end_s``): the
-    grader's fault.
+    Raises ``RuntimeError`` (an internal error) when the child exited, died, ran out of
+    memory or overran its start-up budget (``Limits.startup_s``) before its ``hello``
+    frame (before any learner code ran), or the caller's deadline cut it short
+    (``Limits.end_s``): the grader's fault.
     """
     if outcome.frames_truncated:
         return (f"your code produced more data for the grader than it accepts "
@@ -260,18 +284,9 @@ def describe_termination(outcome: sandbox.SandboxOutcome, limits: sandbox.Limits
     if outcome.cut_short:
         raise OutOfTime(f"the grade's deadline stopped the submission after "
                         f"{outcome.clock_s:.1f} s of its {limits.wall_s:g} s: not charged")
-    resident = any(p.name == "resident-memory-limit" and p.applied
-                   for p in outcome.protections)
-    # Before the hello frame only the grader's code and the runtime ran: a runtime that
-    # cannot start (a device held elsewhere, an allocation refused on an accelerator) is
-    # a grader fault, reported in the runtime's own words (its stderr). Under RLIMIT_AS
-    # (the CPU) a memory ending there stays the memory limit: the caller's --memory is
-    # too small for jax, as it always said.
-    early = ("exited", "signal", "memory") if resident else ("exited", "signal")
-    if outcome.termination in early and not said_hello(outcome.frames):
-        status = outcome.signal_name or f"status {outcome.returncode}"
-        raise RuntimeError(f"the grading child stopped before loading the submission "
-                           f"({status}): {outcome.stderr.text[-1500:]}")
+    resident = outcome.applied("resident-memory-limit")
+    if outcome.termination in ("exited", "signal", "memory") and not said_hello(outcome.frames):
+        raise RuntimeError(_stopped_before_loading(outcome, limits))
     if outcome.termination == "timeout":
         line = learner_line_from_stack(outcome.stack_dump, display_name)
         where = f" while running line {line}" if line else ""
