@@ -75,7 +75,22 @@ def _trace_name(event: Call) -> str:
     return event.name
 
 
-def _entry(event: Event, interval: Interval, file: str,
+@dataclass(frozen=True)
+class _Marked:
+    """The sequence numbers of an interval's events that its timeline marks, found once
+    per interval (testing each event against the interval's lists again made drawing an
+    interval of a few thousand events take seconds)."""
+
+    waits_on_output: frozenset[int]
+    host_work: frozenset[int]
+
+    @classmethod
+    def of(cls, interval: Interval) -> _Marked:
+        return cls(frozenset(w.seq for w in interval.waits_on_timed_output()),
+                   frozenset(e.seq for e in interval.host_activity()))
+
+
+def _entry(event: Event, marked: _Marked, file: str,
            name: Namer = _trace_name) -> TimelineEntry | None:
     if isinstance(event, Call):
         what = "call" if not event.numpy_args else "call with NumPy arguments"
@@ -87,7 +102,7 @@ def _entry(event: Event, interval: Interval, file: str,
     if isinstance(event, Wait):
         if event.how == JAX_OWN_CONVERSION:
             return None  # explained CPU time, but no wait of the learner's to draw
-        on_output = event in interval.waits_on_timed_output()
+        on_output = event.seq in marked.waits_on_output
         return TimelineEntry(
             what="wait", detail=event.how, line=_line(event.site, file),
             note="waits for the timed output" if on_output
@@ -102,10 +117,10 @@ def _entry(event: Event, interval: Interval, file: str,
                              line=_line(event.site, file), note=COMPILES)
     if isinstance(event, TimerRead):
         return TimelineEntry(what="clock read", detail=event.clock, line=_line(event.site, file))
-    if isinstance(event, HostCallback) and event in interval.host_activity():
+    if isinstance(event, HostCallback) and event.seq in marked.host_work:
         return TimelineEntry(what="host callback", detail="Python on the host, inside the call",
                              line=event.line or _line(event.site, file), note=HOST_WORK)
-    if isinstance(event, (Write, Sleep, Eager)) and event in interval.host_activity():
+    if isinstance(event, (Write, Sleep, Eager)) and event.seq in marked.host_work:
         what, detail = (("print", f"writes to {event.stream}") if isinstance(event, Write)
                         else ("sleep", "time.sleep") if isinstance(event, Sleep)
                         else ("eager", f"{event.fun}, outside jit"))
@@ -208,6 +223,7 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
     inside: list[_Step] = []
     open_calls: dict[int, int] = {}  # a call's seq -> its step's index, until it returns
     in_callbacks = interval.inside_host_callbacks
+    marked = _Marked.of(interval)
     for event in interval.inside:
         if event.seq in in_callbacks:
             continue  # drawn as the host callback it is part of
@@ -218,7 +234,7 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
             if compiles_seen:
                 continue  # one compile line is enough; jax reports several stages
             compiles_seen = True
-        entry = _entry(event, interval, file, name)
+        entry = _entry(event, marked, file, name)
         if entry is None or (entry.what == "print" and inside
                              and inside[-1].entry.what == "print"
                              and inside[-1].entry.line == entry.line):
