@@ -448,7 +448,8 @@ def sync_before_stop(ctx: Context, call: str, samples: ValuePath | None = None) 
             reason = "the output was still being computed when the timer stopped"
         else:
             reason = "nothing waited on the timed output before the timer stopped"
-        other = [w for w in interval.waits if w not in waited]
+        waited_seqs = {w.seq for w in waited}
+        other = [w for w in interval.waits if w.seq not in waited_seqs]
         if not waited and other:
             reason += f" (the wait on line {line_of(other[0])} is on a different array)"
         # Where the interval must read the output back, that readback is the wait: the
