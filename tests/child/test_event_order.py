@@ -87,6 +87,13 @@ BUSY_WAIT = LOOP.replace("        start = time.perf_counter()\n", """\
         start = time.perf_counter()
 """)
 
+BUSY_PAD_INSIDE = LOOP.replace("        out.block_until_ready()\n", """\
+        out.block_until_ready()
+        padded = time.perf_counter()
+        while time.perf_counter() - padded < 0.005:  # PAD HERE
+            pass
+""")
+
 CHEAP_WARM_UP_AROUND = LOOP.replace("    # BEFORE\n", """\
     tiny = jax.jit(lambda a: a + 1.0)
 
@@ -169,6 +176,29 @@ def test_a_busy_wait_keeps_a_few_reads_and_every_interval_keeps_its_pair() -> No
     assert {(a.seq, b.seq) for a, b in zip(starts, stops, strict=True)} <= pairs
     kept = {r.seq for r in reads}
     assert all(a in kept and b in kept for a, b in pairs)  # no pair names a dropped read
+
+
+def test_a_busy_wait_inside_a_sample_keeps_the_samples_pair() -> None:
+    # The run of reads starts inside the sample and runs on into its stop read and the
+    # next sample's start read: the stop read is one of the dropped, and comes back
+    # because the learner's subtraction pairs it with the start read the log holds.
+    frame = _main_frame(BUSY_PAD_INSIDE)
+    pad_line = _line_of(BUSY_PAD_INSIDE, "PAD HERE")
+    start_line = _line_of(BUSY_PAD_INSIDE, "start = time.perf_counter()")
+    stop_line = _line_of(BUSY_PAD_INSIDE, "stop = time.perf_counter()")
+    reads = [e for e in frame.events if isinstance(e, TimerRead)]
+    starts = [r for r in reads if r.site and r.site[1] == start_line]
+    stops = [r for r in reads if r.site and r.site[1] == stop_line]
+    pads = [r for r in reads if r.site and r.site[1] == pad_line]
+    assert len(starts) == len(stops) > 1
+    pairs = {(e.start, e.stop) for e in frame.events if e.kind == "pair"}
+    assert {(a.seq, b.seq) for a, b in zip(starts, stops, strict=True)} <= pairs
+    # Still thinned: 5 ms of reads a sample, the run's head kept (the busy-wait's own
+    # subtractions, from a read inside the run, bring none of the rest back).
+    assert len(pads) <= len(starts) * (recorder.READ_RUN_KEPT + 1)
+    kept = {r.seq for r in reads}
+    assert all(a in kept and b in kept for a, b in pairs)
+    assert [e.seq for e in frame.events] == sorted(e.seq for e in frame.events)
 
 
 def test_a_long_log_is_thinned_keeping_every_interval_and_what_it_names() -> None:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import _json
 import _thread
+import bisect
 import builtins
 import itertools
 import operator
@@ -154,6 +155,16 @@ busy-wait that reads the clock a hundred thousand times between two samples is 1
 not a log the grader refuses as too much data (a correct exercise-1 file with a 50 ms
 busy-wait pause before each sample failed ``runs`` so). A handful of reads in a row
 (three clocks read at a start, a timer's overhead measured first) stays whole."""
+READ_RUN_TAIL = 4
+"""The dropped reads at the end of each run (before its latest) set aside while a call
+runs, each put back in the log if a learner's subtraction takes it from a read made
+before its run began. A busy-wait inside a sample, after its wait (``while
+perf_counter() - begun < 0.002: pass``), runs on into the stop read and the next
+sample's start read: the run's latest read is then the next start, and the stop read
+was one of the dropped, so the sample's own interval went missing and a padded sample
+read as no difference of clock readings (``samples-measured``, ``times-the-call``)
+instead of the host work it is (``interval-clean``). The busy-wait's own subtractions
+(from ``begun``, inside the run) bring nothing back, so it stays a few reads."""
 """Threads whose schedstat file a :func:`blocked_clock` keeps open, at most (one fd
 each); a thread beyond them gets no blocked stamp."""
 
@@ -298,6 +309,8 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     get_cell = operator.attrgetter("cell_contents")
     sizeof = dict.__sizeof__  # C, on an exact dict (a module's): no Python code runs
     itemgetter = operator.itemgetter
+    seq_of = itemgetter("seq")
+    bisect_right = bisect.bisect_right
     frames_sent = 0
     ended = False
     reads: dict[int, Any] = {}
@@ -310,8 +323,13 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
     # clock), how many reads, the latest read's number and where its events begin in the
     # log, and the number and log length right after them.
     run_key: Any = None
-    run_count = run_read = run_index = run_next = run_length = 0
+    run_count = run_read = run_index = run_next = run_length = run_first = 0
     dropped_reads: set[int] = set()
+    # The latest dropped reads of the current run (READ_RUN_TAIL of them, each with its
+    # events: the read and its readiness) and of the call's ended runs: put back by
+    # take_pairs when a subtraction pairs one with a read the log holds.
+    run_tail: list[Any] = []
+    set_aside: dict[int, Any] = {}
     core_made = frozenset({"timer", "ready", "pair", "call", "return", "gc"})
     # The learner's subtractions, appended by the hooks (Recorder.register; take_pairs).
     pair_log: list[Any] = []
@@ -615,6 +633,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
         # so no learner method runs here; slicing and clearing an exact list run none.
         entries = pair_log[:]
         pair_log.clear()
+        set_tail_aside()
         seen = set()
         for entry in entries:
             if type(entry) is not tuple_type or len(entry) != 4:
@@ -628,11 +647,35 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                     or reads[start] != a or reads[stop] != b):
                 tampered.append(NEVER_MADE)
                 return
-            if (start, stop) not in seen and start not in dropped_reads \
-                    and stop not in dropped_reads:
-                seen.add((start, stop))
-                events.append({"start": start, "stop": stop, "seq": next(seq),
-                               "kind": "pair"})
+            if (start, stop) in seen:
+                continue
+            if (start in dropped_reads or stop in dropped_reads) and not put_back(start, stop):
+                continue
+            seen.add((start, stop))
+            events.append({"start": start, "stop": stop, "seq": next(seq), "kind": "pair"})
+        set_aside.clear()
+
+    def set_tail_aside() -> None:
+        for number, first, dropped in run_tail:
+            set_aside[number] = (first, dropped)
+        run_tail.clear()
+
+    def put_back(start: int, stop: int) -> bool:
+        # A subtraction of a dropped read from a read made before that read's run began
+        # (a sample's start, before its call): put the dropped read back in the log, in
+        # its place by number, when it was set aside. Subtractions inside the run (a
+        # busy-wait's `perf_counter() - begun`) bring nothing back; a pair naming a read
+        # the log does not hold goes.
+        if start in dropped_reads or stop not in set_aside:
+            return False
+        first, dropped = set_aside[stop]
+        if start >= first:
+            return False
+        del set_aside[stop]
+        at = bisect_right(events, stop, key=seq_of)  # the log is in number order
+        events[at:at] = dropped
+        dropped_reads.discard(stop)
+        return True
 
     def thin_log() -> None:
         # A log over LOG_THIN_AT events keeps its head and tail whole and, between them,
@@ -987,10 +1030,14 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                         and len(events) == run_length):
                     run_count += 1
                     if run_count > READ_RUN_KEPT:  # the latest read is inside the run
+                        run_tail.append((run_read, run_first, events[run_index:]))
+                        if len(run_tail) > READ_RUN_TAIL:
+                            del run_tail[0]
                         del events[run_index:]
                         dropped_reads.add(run_read)
                 else:
-                    run_key, run_count = read_of, 1
+                    set_tail_aside()
+                    run_key, run_count, run_first = read_of, 1, number
                 run_read, run_index = number, len(events)
                 events.append(fields)
                 run_next, run_length = number + 1, len(events)
@@ -1173,6 +1220,7 @@ def _core(key: bytes, channel_fd: int, expected: tuple[str, ...], main_thread: i
                 latest_outputs = []
                 latest_call = None
                 run_count = 0
+                run_tail.clear()
             elif op == SEND:
                 on_send(message)
             elif op == PROTECT:

@@ -217,8 +217,8 @@ def _walk(interval: Interval, analysis: Analysis, file: str,
 def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
     """The steps between the reads, in causal order: a compilation inside a call (between
     the call and its return) is drawn before that call, which dispatches only once it is
-    compiled, so no step comes before its cause. The same wait, sleep or eager operation
-    on one line, again and again, is one step that says how many times."""
+    compiled, so no step comes before its cause. The same wait, sleep, eager operation or
+    clock read on one line, again and again, is one step that says how many times."""
     compiles_seen = False
     inside: list[_Step] = []
     open_calls: dict[int, int] = {}  # a call's seq -> its step's index, until it returns
@@ -239,8 +239,8 @@ def _inside(interval: Interval, file: str, name: Namer) -> list[_Step]:
                              and inside[-1].entry.what == "print"
                              and inside[-1].entry.line == entry.line):
             continue  # one print writes several times: drawn once
-        if (inside and isinstance(event, (Wait, Sleep, Eager)) and inside[-1].entry == entry
-                and entry.note != "waits for the timed output"):
+        if (inside and isinstance(event, (Wait, Sleep, Eager, TimerRead))
+                and inside[-1].entry == entry and entry.note != "waits for the timed output"):
             last = inside[-1]
             inside[-1] = _Step(last.entry, last.event, last.kind, repeats=last.repeats + 1)
             continue
