@@ -74,7 +74,8 @@ def test_samples_rounded_to_the_microsecond_still_match() -> None:
 def test_a_huge_interval_draws_a_bounded_timeline() -> None:
     from syncgrade.rubric.timeline import MAX_INSIDE, draw
 
-    inside = [read(float(i), line=3) for i in range(1, 500)]
+    # Each read on a line of its own (reads repeated on one line are one step: below).
+    inside = [read(float(i), line=100 + i) for i in range(1, 500)]
     analysis = analyse(trace(read(0.0), *inside, read(1000.0, line=9),
                              {"kind": "pair", "start": 1, "stop": 501}))
     interval = next(i for i in analysis.intervals if i.start.seq == 1 and i.stop.seq == 501)
@@ -86,14 +87,29 @@ def test_a_huge_interval_draws_a_bounded_timeline() -> None:
     assert gap.detail == f"{499 - MAX_INSIDE} more events"
 
 
+def test_clock_reads_repeated_on_one_line_are_one_step() -> None:
+    """A busy-wait inside an interval (its reads on one line) is drawn once, with how
+    many reads it stands for, as a repeated wait or sleep is."""
+    from syncgrade.rubric.timeline import draw
+
+    inside = [read(float(i), line=3) for i in range(1, 500)]
+    analysis = analyse(trace(read(0.0), *inside, read(1000.0, line=9),
+                             {"kind": "pair", "start": 1, "stop": 501}))
+    interval = next(i for i in analysis.intervals if i.start.seq == 1 and i.stop.seq == 501)
+    entries = draw(interval, analysis, "submission.py").entries
+    assert [(e.what, e.line) for e in entries] == [
+        ("timer start", 1), ("clock read", 3), ("timer stop", 9)]
+    assert entries[1].detail == "perf_counter (499 times)"
+
+
 def test_a_huge_interval_keeps_its_timed_call_and_wait_in_the_picture() -> None:
     """A learner thread reading the clock hundreds of times puts the timed call in the
     middle of a long interval: the shortened picture still draws the call and its wait,
     and the device work starts at that call, never at a left-out gap."""
     from syncgrade.rubric.timeline import MAX_INSIDE, draw, picture
 
-    before = [read(float(i), line=3) for i in range(1, 200)]  # seq 2..200
-    after = [read(float(i), line=3) for i in range(300, 500)]  # seq 204..403
+    before = [read(float(i), line=100 + i) for i in range(1, 200)]  # seq 2..200
+    after = [read(float(i), line=100 + i) for i in range(300, 500)]  # seq 204..403
     events = trace(read(0.0, line=2), *before, call([1], line=5), ret(201, [7]),
                    wait([7], line=6), *after, read(1000.0, line=9),
                    {"kind": "ready", "read": 404, "call": 201, "ready": True},
