@@ -722,13 +722,14 @@ def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
               own_cpu_s: list[float] | None = None,
               starts: list[float] | None = None,
               threads_cpu_s: list[float] | None = None,
-              untimed_runs: list[float] | None = None) -> Outcome:
+              untimed_runs: list[float] | None = None,
+              blocked_s: list[float] | None = None) -> Outcome:
     """``untimed_runs``: the grader's runs of a second candidate, listed first (the most
     called), whose calls are none of the intervals' (a call on other inputs outside them);
     ``runs`` is then the candidate whose calls the intervals hold."""
     sim, measured = _loop("method_wait")
     if own_cpu_s is not None:  # the reading thread's CPU time inside each interval
-        _stamp_reads(sim, samples, own_cpu_s, threads_cpu_s)
+        _stamp_reads(sim, samples, own_cpu_s, threads_cpu_s, blocked_s)
     timed_calls = [raw["seq"] for raw in sim.raw if raw["kind"] == "call"]
     references = [ReferenceTiming(samples=[1], seconds=runs, starts=starts or [],
                                   missing=missing, runnable_per_cpu=load, calls=timed_calls)]
@@ -745,17 +746,24 @@ def _duration(samples: list[float], runs: list[float], late: float | None = 0.0,
 
 
 def _stamp_reads(sim: Sim, samples: list[float], inside_s: list[float],
-                 threads_s: list[float] | None = None) -> None:
+                 threads_s: list[float] | None = None,
+                 blocked_s: list[float] | None = None) -> None:
     """Clock reads that measure ``samples`` (10 us apart between samples), with CPU
     stamps (nothing else carries one): the reading thread spends ``inside_s[i]`` seconds
     of CPU time between sample ``i``'s two reads, none of it in a recorded operation, and
-    with ``threads_s`` one thread the learner's code started spends ``threads_s[i]``."""
+    with ``threads_s`` one thread the learner's code started spends ``threads_s[i]``;
+    with ``blocked_s``, blocked-clock stamps too: ``blocked_s[i]`` seconds blocked
+    between the reads, outside every recorded operation (none carries a stamp)."""
     reads = [raw for raw in sim.raw if raw["kind"] == "timer"]
     assert len(reads) == 2 * len(samples) == 2 * len(inside_s)
     threads = threads_s or [0.0] * len(samples)
-    now, cpu, others = 1000.0, 1_000_000, 0
+    now, cpu, others, blocked = 1000.0, 1_000_000, 0, 5_000_000
     for index, (seconds, spent) in enumerate(zip(samples, inside_s, strict=True)):
         reads[2 * index].update(value=now, cpu=cpu)
+        if blocked_s is not None:
+            reads[2 * index].update(blk=blocked)
+            blocked += int(blocked_s[index] * 1e9)
+            reads[2 * index + 1].update(blk=blocked)
         now, cpu = now + seconds, cpu + int(spent * 1e9)
         if threads_s is not None:
             reads[2 * index].update(others=others, others_born=1, others_ended=0)
@@ -884,6 +892,28 @@ def test_no_credit_covers_the_reading_threads_own_work() -> None:
     lost: Lost = [(0.0, 1e9, 0.030)]
     assert _duration(short, runs, waits=lost, own_cpu_s=[0.0001, 0.005, *idle[2:]]
                      ).status == "passed"
+
+
+def test_no_credit_covers_a_pause_the_reading_thread_blocked_in() -> None:
+    """A pause of the learner's (``threading.Event().wait(1.0)``) is off a CPU and not
+    waiting for one: the watch's late wake-ups during it, under load, are no time the
+    sample lost (exercise-1's mutant ``event_wait_inside`` passed so in a CI run)."""
+    runs = [0.004, 0.0041, 0.0045]
+    samples = [0.004, 1.0, 0.0042, 0.0041, 0.0043, 0.0044]  # one 1 s sample
+    late_all_along: Lost = [(0.0, 1e9, 0.95)]  # the watch woke late again and again
+    idle = [0.0001] * 6
+    # Blocked for 0.99 s of it outside every recorded operation: no credit covers that.
+    paused = [0.0, 0.99, 0.0, 0.0, 0.0, 0.0]
+    for stalls, waits in ((late_all_along, MEASURED), (late_all_along, None)):
+        outcome = _duration(samples, runs, stalls=stalls, waits=waits, own_cpu_s=idle,
+                            blocked_s=paused)
+        assert outcome.status == "failed", (stalls, waits, outcome.message)
+        assert outcome.evidence.facts["sample"] == 2
+    # The same sample with its thread never blocked (it waited for a CPU, or a stall
+    # the watch saw held it): the stall is what made it long.
+    running = _duration(samples, runs, stalls=late_all_along, own_cpu_s=idle,
+                        blocked_s=[0.0] * 6)
+    assert running.status == "passed", running.message
 
 
 def test_no_credit_covers_the_work_of_the_learners_other_threads() -> None:
