@@ -134,6 +134,8 @@ CPU, is complete for a running thread (the kernel adds each wait when the thread
 switched in); the first is not (it lags a running thread by up to a tick), so the CPU
 time is read from the thread's CPU clock instead."""
 BLOCKED_THREADS_CAP = 256
+"""Threads whose schedstat file a :func:`blocked_clock` keeps open, at most (one fd
+each); a thread beyond them gets no blocked stamp."""
 LOG_THIN_AT = 20_000
 """A call's log longer than this many events is thinned before it is sent (``_core``,
 ``thin_log``): its first :data:`LOG_HEAD` and last :data:`LOG_TAIL` events are kept
@@ -165,8 +167,6 @@ was one of the dropped, so the sample's own interval went missing and a padded s
 read as no difference of clock readings (``samples-measured``, ``times-the-call``)
 instead of the host work it is (``interval-clean``). The busy-wait's own subtractions
 (from ``begun``, inside the run) bring nothing back, so it stays a few reads."""
-"""Threads whose schedstat file a :func:`blocked_clock` keeps open, at most (one fd
-each); a thread beyond them gets no blocked stamp."""
 
 
 def blocked_clock(path: str = SCHEDSTAT) -> Any:

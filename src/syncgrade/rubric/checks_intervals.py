@@ -1293,14 +1293,13 @@ def _sample_allowances(frame: CallFrame, reference: ReferenceTiming, values: lis
                             frame.latest_wake_s, reference.runnable_per_cpu,
                             waits_measured=frame.cpu_waits is not None)
     holds = InterpreterHolds(frame.holds, frame.realtime_offset)
-    allowed = _allowances(values, intervals, margins, stalls, frame.realtime_offset,
-                          clock_step_ns, holds)
+    allowed = _allowances(values, intervals, margins, stalls, holds, clock_step_ns)
     if frame.cpu_waits is None:
         return margins, allowed
     measured = measured_bound(net_runs(reference.seconds, reference.starts,
                                        (frame.stalls, frame.cpu_waits)))
     waited = _allowances(values, intervals, measured, (frame.stalls, frame.cpu_waits),
-                         frame.realtime_offset, clock_step_ns, holds)
+                         holds, clock_step_ns)
     return max(margins, measured), [
         None if a is None or b is None else max(a, b)
         for a, b in zip(allowed, waited, strict=True)]
@@ -1325,14 +1324,14 @@ def net_runs(seconds: list[float], starts: list[float],
 
 
 def _allowances(values: list[float], intervals: list[Interval | None], bound: float,
-                lost: tuple[list[tuple[float, float, float]], ...], offset: float | None,
-                clock_step_ns: int = 0, holds: InterpreterHolds | None = None
-                ) -> list[float | None]:
+                lost: tuple[list[tuple[float, float, float]], ...], holds: InterpreterHolds,
+                clock_step_ns: int = 0) -> list[float | None]:
     """Each sample's longest allowed duration: ``bound`` plus the time lost inside its
     interval (:func:`time_lost_inside` of each of ``lost``, the watch's stalls and its
     threads' waits for a CPU: the larger; on another clock than perf_counter's or the
     system clock, or with no interval: the longest single loss of the call), at most
-    what the learner's threads did not spend on their own work (:func:`_off_cpu_at_most`);
+    what the learner's threads did not spend on their own work or blocked in
+    (:func:`_off_cpu_at_most`; ``holds``: the watch's holds and the system clock's offset);
     the first sample whose interval compiles also its compilations' own durations
     (:func:`compile_seconds`); ``None`` (not judged) for a sample that holds a print,
     a sleep or eager work on other arrays (``interval-clean`` names that work and fails
@@ -1350,7 +1349,7 @@ def _allowances(values: list[float], intervals: list[Interval | None], bound: fl
         if interval is not None and interval.host_activity():
             allowed.append(None)
             continue
-        window = _perf_window(interval, offset)
+        window = _perf_window(interval, holds.realtime_offset)
         credit = longest if window is None else max(
             (time_lost_inside(window, windows) for windows in lost), default=0.0)
         allowed.append(bound + compiling + min(
@@ -1369,7 +1368,7 @@ def compile_seconds(interval: Interval, value: float) -> float:
 
 
 def _off_cpu_at_most(value: float, interval: Interval | None, clock_step_ns: int,
-                     holds: InterpreterHolds | None = None) -> float:
+                     holds: InterpreterHolds) -> float:
     """The most of a ``value``-second sample that time lost (a stall, a wait for a CPU)
     can explain: the sample less the CPU time the learner's threads spent inside on work
     no recorded operation explains (:attr:`Interval.unexplained_cpu_ns`: the reading
@@ -1403,7 +1402,7 @@ def _off_cpu_at_most(value: float, interval: Interval | None, clock_step_ns: int
     if interval.unexplained_cpu_ns is not None:
         own = interval.unexplained_cpu_ns - clock_step_ns * interval.cpu_clocks
         left = max(0.0, value - max(0, own) / 1e9)
-    blocked = (holds or NO_HOLDS).blocked_ns(interval)
+    blocked = holds.blocked_ns(interval)
     if blocked is not None:
         left = max(0.0, left - max(0, blocked) / 1e9)
     return left
