@@ -53,9 +53,15 @@ DEFAULT_LEASE_WAIT_S = 300.0
 """How long a grading child waits for the device before its grade is a grader fault:
 several grades queued behind exercise-4 (about a minute on a TPU) still get their turn."""
 
-JAX_PLATFORMS = {"cpu": "cpu", "tpu": "tpu", "gpu": "cuda"}
-"""``JAX_PLATFORMS`` for each explicit choice. ``gpu`` means CUDA (ROCm: ``auto`` with
-``JAX_PLATFORMS=rocm`` in the grader's environment)."""
+JAX_PLATFORMS = {"cpu": "cpu", "tpu": "tpu,cpu", "gpu": "cuda,cpu"}
+"""``JAX_PLATFORMS`` for each explicit choice: the accelerator first (JAX's default
+device, and one that fails to start is an error, not a fall-back to the CPU), then the
+host's CPU backend, which JAX's host callbacks need on an accelerator
+(``jax.debug.print``, ``jax.debug.callback`` and ``pure_callback`` place their operands
+on a local CPU device: with ``JAX_PLATFORMS=tpu`` alone every one raised "failed to find
+a local CPU device" on the chip, 2026-12-07, and a correct submission failed ``runs``).
+``gpu`` means CUDA (ROCm: ``auto`` with ``JAX_PLATFORMS=rocm`` in the grader's
+environment)."""
 
 RUNTIME_VARIABLES: dict[str, str] = {
     "JAX_PLATFORMS": "which JAX backends may start (the grader's, under --device auto)",

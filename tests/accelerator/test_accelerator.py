@@ -45,11 +45,12 @@ def test_the_gpu_runtime_variables_travel_and_no_secret_does() -> None:
     assert env == {"CUDA_VISIBLE_DEVICES": "1", "NVIDIA_VISIBLE_DEVICES": "all",
                    "NVIDIA_DRIVER_CAPABILITIES": "compute,utility",
                    "XLA_FLAGS": "--xla_gpu_x", "XLA_PYTHON_CLIENT_MEM_FRACTION": ".5",
-                   "NCCL_DEBUG": "WARN", "JAX_PLATFORMS": "cuda"}
+                   "NCCL_DEBUG": "WARN", "JAX_PLATFORMS": "cuda,cpu"}
 
 
 @pytest.mark.parametrize(("device", "platforms"),
-                         [("cpu", "cpu"), ("tpu", "tpu"), ("gpu", "cuda"), ("auto", "rocm")])
+                         [("cpu", "cpu"), ("tpu", "tpu,cpu"), ("gpu", "cuda,cpu"),
+                          ("auto", "rocm")])
 def test_an_explicit_device_sets_jax_platforms_and_auto_keeps_the_graders(
         device: accelerator.Device, platforms: str) -> None:
     env = accelerator.runtime_environment(device, {"JAX_PLATFORMS": "rocm"})
@@ -160,3 +161,12 @@ def test_the_lease_holds_across_processes_and_ends_with_its_holder(tmp_path: Pat
         holder.wait()
     with DeviceLease(path, wait_s=5) as lease:  # the kernel dropped the dead holder's lock
         assert lease.held
+
+
+def test_an_accelerator_choice_keeps_the_host_cpu_backend_for_host_callbacks() -> None:
+    # jax.debug.print and pure_callback place their operands on a local CPU device: with
+    # the accelerator alone in JAX_PLATFORMS they raise inside a correct submission.
+    for device in ("tpu", "gpu"):
+        platforms = accelerator.runtime_environment(device, {})["JAX_PLATFORMS"].split(",")
+        assert platforms[0] == accelerator.JAX_PLATFORMS[device].split(",")[0] != "cpu"
+        assert platforms[-1] == "cpu"
