@@ -122,12 +122,27 @@ def runtime_environment(device: Device, environ: Mapping[str, str] | None = None
                         ) -> dict[str, str]:
     """What the child's scrubbed environment gets for ``device``: the allowlisted
     variables of ``environ`` (default: the grader's), and ``JAX_PLATFORMS`` for an
-    explicit choice (replacing the grader's). Nothing else of ``environ``."""
+    explicit choice (replacing the grader's). Nothing else of ``environ``. Under
+    ``auto``, a grader's ``JAX_PLATFORMS`` that names platforms but not the CPU gets it
+    appended (:func:`with_host_cpu`)."""
     env = os.environ if environ is None else environ
     kept = {name: value for name, value in env.items() if travels(name)}
     if device != "auto":
         kept["JAX_PLATFORMS"] = JAX_PLATFORMS[device]
+    elif "JAX_PLATFORMS" in kept:
+        kept["JAX_PLATFORMS"] = with_host_cpu(kept["JAX_PLATFORMS"])
     return kept
+
+
+def with_host_cpu(platforms: str) -> str:
+    """``platforms`` (a ``JAX_PLATFORMS`` value) with ``cpu`` last when it names platforms
+    but not the CPU: JAX's host callbacks need the host's CPU backend whatever device runs
+    the program (:data:`JAX_PLATFORMS`), and the first platform stays JAX's default. An
+    empty value (JAX chooses) is left as it is."""
+    names = [name.strip() for name in platforms.split(",") if name.strip()]
+    if not names or "cpu" in (name.lower() for name in names):
+        return platforms
+    return ",".join([*names, "cpu"])
 
 
 def import_paths(modules: tuple[str, ...] = RUNTIME_MODULES) -> list[str]:

@@ -50,7 +50,7 @@ def test_the_gpu_runtime_variables_travel_and_no_secret_does() -> None:
 
 @pytest.mark.parametrize(("device", "platforms"),
                          [("cpu", "cpu"), ("tpu", "tpu,cpu"), ("gpu", "cuda,cpu"),
-                          ("auto", "rocm")])
+                          ("auto", "rocm,cpu")])
 def test_an_explicit_device_sets_jax_platforms_and_auto_keeps_the_graders(
         device: accelerator.Device, platforms: str) -> None:
     env = accelerator.runtime_environment(device, {"JAX_PLATFORMS": "rocm"})
@@ -170,3 +170,11 @@ def test_an_accelerator_choice_keeps_the_host_cpu_backend_for_host_callbacks() -
         platforms = accelerator.runtime_environment(device, {})["JAX_PLATFORMS"].split(",")
         assert platforms[0] == accelerator.JAX_PLATFORMS[device].split(",")[0] != "cpu"
         assert platforms[-1] == "cpu"
+
+
+@pytest.mark.parametrize(("given", "sent"), [
+    ("tpu", "tpu,cpu"), ("cuda", "cuda,cpu"), ("cpu", "cpu"), ("cuda,cpu", "cuda,cpu"),
+    ("tpu, CPU", "tpu, CPU"), ("", "")])
+def test_auto_adds_the_host_cpu_to_the_graders_platforms(given: str, sent: str) -> None:
+    env = accelerator.runtime_environment("auto", {"JAX_PLATFORMS": given})
+    assert env["JAX_PLATFORMS"] == sent
