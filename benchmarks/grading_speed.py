@@ -79,13 +79,19 @@ if size == 0:  # calibrate: the smallest power-of-two-ish size whose median is >
         size = int(size * 1.25)
 print("MEDIAN", size, _kernel_median(size))
 '''
-GRADED = KERNEL + '''
+
+
+def printed_on_first_call(expression: str) -> str:
+    """An exercise-1 submission's ``synchronized_samples`` (the lesson's loop) that first
+    prints ``expression`` (source text, evaluated in the graded child) on its first call:
+    how a snippet runs inside a graded, instrumented child."""
+    return f'''
 _done = []
 
 def synchronized_samples(fn, args, repeats):
     if not _done:
         _done.append(1)
-        print("MEDIAN", SIZE, _kernel_median(SIZE))
+        print({expression})
     samples, out = [], None
     for _ in range(repeats):
         start = time.perf_counter()
@@ -94,6 +100,28 @@ def synchronized_samples(fn, args, repeats):
         samples.append(time.perf_counter() - start)
     return out, samples
 '''
+
+
+GRADED = KERNEL + printed_on_first_call('"MEDIAN", SIZE, _kernel_median(SIZE)')
+
+
+def plain_stdout(source: str, *args: str) -> str:
+    """What ``source`` prints run as a plain script with ``args`` in the sandbox (no
+    instrumentation)."""
+    from syncgrade.sandbox import run_sandboxed
+
+    return run_sandboxed([sys.executable, "bench.py", *args],
+                         files={"bench.py": source.encode()}).stdout.text
+
+
+def graded_stdout(source: str) -> str:
+    """What ``source``, an exercise-1 submission, prints graded (instrumented)."""
+    from syncgrade import grading
+
+    report = grading.grade("exercise-1", source=source, display_name="bench.py")
+    if report.cause != "graded":
+        raise SystemExit(f"the instrumented snippet did not run: {report.summary}")
+    return report.stdout.text
 
 
 def _timed(argv: Sequence[str], env: dict[str, str] | None = None) -> float:
@@ -230,21 +258,11 @@ def _median_line(text: str) -> tuple[int, float]:
 
 
 def _plain(size: int) -> tuple[int, float]:
-    from syncgrade.sandbox import run_sandboxed
-
-    out = run_sandboxed([sys.executable, "bench.py", str(size)],
-                        files={"bench.py": PLAIN.encode()})
-    return _median_line(out.stdout.text)
+    return _median_line(plain_stdout(PLAIN, str(size)))
 
 
 def _instrumented(size: int) -> float:
-    from syncgrade import grading
-
-    report = grading.grade("exercise-1", source=GRADED.replace("SIZE", str(size)),
-                          display_name="bench.py")
-    if report.cause != "graded":
-        raise SystemExit(f"the instrumented kernel did not run: {report.summary}")
-    return _median_line(report.stdout.text)[1]
+    return _median_line(graded_stdout(GRADED.replace("SIZE", str(size))))[1]
 
 
 def instrumentation_overhead(rounds: int) -> tuple[int, list[float], list[float]]:

@@ -25,10 +25,8 @@ import argparse
 import ast
 import statistics
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+from grading_speed import graded_stdout, plain_stdout, printed_on_first_call
 
 SNIPPET = '''
 import time
@@ -62,22 +60,7 @@ def hook_costs():
     }
 '''
 PLAIN = SNIPPET + "\nprint('COSTS', hook_costs())\n"
-GRADED = SNIPPET + '''
-_done = []
-
-
-def synchronized_samples(fn, args, repeats):
-    if not _done:
-        _done.append(1)
-        print("COSTS", hook_costs())
-    samples, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn(*args)
-        out.block_until_ready()
-        samples.append(time.perf_counter() - start)
-    return out, samples
-'''
+GRADED = SNIPPET + printed_on_first_call('"COSTS", hook_costs()')
 OPERATIONS = ("pair", "clock", "wait_ready", "call", "call_wait")
 
 
@@ -90,19 +73,11 @@ def _costs(text: str) -> dict[str, float]:
 
 
 def plain() -> dict[str, float]:
-    from syncgrade.sandbox import run_sandboxed
-
-    out = run_sandboxed([sys.executable, "costs.py"], files={"costs.py": PLAIN.encode()})
-    return _costs(out.stdout.text)
+    return _costs(plain_stdout(PLAIN))
 
 
 def graded() -> dict[str, float]:
-    from syncgrade import grading
-
-    report = grading.grade("exercise-1", source=GRADED, display_name="costs.py")
-    if report.cause != "graded":
-        raise SystemExit(f"the instrumented snippet did not run: {report.summary}")
-    return _costs(report.stdout.text)
+    return _costs(graded_stdout(GRADED))
 
 
 def main() -> None:

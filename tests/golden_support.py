@@ -65,6 +65,7 @@ from typing import Any
 
 from corpus_support import CorpusCase
 
+from syncgrade.child import recorder
 from syncgrade.models import GradeReport
 
 UPDATE_ENV = "SYNCGRADE_UPDATE_GOLDEN"
@@ -200,10 +201,12 @@ def masked_words(text: str, amount: str = MASK) -> str:
     return text
 
 
+_CLOCK_NAMES = (*(name for name, _read in recorder.CLOCKS),
+                *(name for name, _read, _id in recorder.ID_CLOCKS), *recorder.DATETIME_CLOCKS)
 _MEASURED_REPEATS = re.compile(
-    r"^(time\.sleep|(?:perf_counter|monotonic|time|process_time|thread_time)(?:_ns)?"
-    r"|clock_gettime(?:_ns)?\(\w+\)|datetime\.\w+) \(\d+ times\)$")
-"""A timeline step of repeated sleeps or clock reads (see :func:`_masked`)."""
+    rf"^(time\.sleep|{'|'.join(map(re.escape, _CLOCK_NAMES))}) \(\d+ times\)$")
+"""A timeline step of repeated sleeps or reads of any clock the recorder hooks (see
+:func:`_masked`)."""
 
 LEARNER_STREAMS = frozenset({"stdout", "stderr"})
 """The report's excerpts of the learner's own output: every digit in them is masked, since

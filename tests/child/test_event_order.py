@@ -22,6 +22,8 @@ that the event log still says what happened, in the order it happened:
 
 from __future__ import annotations
 
+from typing import Any
+
 from trace_support import trace
 
 from syncgrade.child import recorder
@@ -159,46 +161,42 @@ def test_each_subtracted_pair_of_reads_is_one_pair_event() -> None:
     assert sorted(pairs) == [(reads[i], reads[i + 1]) for i in range(0, len(reads), 2)]
 
 
-def test_a_busy_wait_keeps_a_few_reads_and_every_interval_keeps_its_pair() -> None:
-    frame = _main_frame(BUSY_WAIT)
-    busy_line = _line_of(BUSY_WAIT, "BUSY HERE")
-    start_line = _line_of(BUSY_WAIT, "start = time.perf_counter()")
-    stop_line = _line_of(BUSY_WAIT, "stop = time.perf_counter()")
-    reads = [e for e in frame.events if isinstance(e, TimerRead)]
-    busy = [r for r in reads if r.site and r.site[1] == busy_line]
-    starts = [r for r in reads if r.site and r.site[1] == start_line]
-    stops = [r for r in reads if r.site and r.site[1] == stop_line]
-    # 20 ms of reads (thousands) before each sample: each run is its first
-    # READ_RUN_KEPT reads and its latest, not thousands.
+def _thinned_busy_wait(source: str, marker: str) -> list[Any]:
+    """The main call's events for ``source``, whose busy-wait (its reads on the line
+    marked ``marker``) reads the clock thousands of times, after asserting what thinning
+    keeps: every sample's start and stop reads, paired as the learner subtracted them;
+    of the busy-wait's reads only each run's first READ_RUN_KEPT and its latest; and no
+    pair naming a read the log dropped."""
+    events = _main_frame(source).events
+    reads = [e for e in events if isinstance(e, TimerRead)]
+
+    def on(marked: str) -> list[TimerRead]:
+        line = _line_of(source, marked)
+        return [r for r in reads if r.site and r.site[1] == line]
+
+    starts, stops = on("start = time.perf_counter()"), on("stop = time.perf_counter()")
     assert len(starts) == len(stops) > 1
-    assert len(busy) <= len(starts) * (recorder.READ_RUN_KEPT + 1)
-    pairs = {(e.start, e.stop) for e in frame.events if e.kind == "pair"}
+    assert len(on(marker)) <= len(starts) * (recorder.READ_RUN_KEPT + 1)
+    pairs = {(e.start, e.stop) for e in events if e.kind == "pair"}
     assert {(a.seq, b.seq) for a, b in zip(starts, stops, strict=True)} <= pairs
     kept = {r.seq for r in reads}
-    assert all(a in kept and b in kept for a, b in pairs)  # no pair names a dropped read
+    assert all(a in kept and b in kept for a, b in pairs)
+    return events
+
+
+def test_a_busy_wait_keeps_a_few_reads_and_every_interval_keeps_its_pair() -> None:
+    # 20 ms of reads (thousands) before each sample.
+    _thinned_busy_wait(BUSY_WAIT, "BUSY HERE")
 
 
 def test_a_busy_wait_inside_a_sample_keeps_the_samples_pair() -> None:
     # The run of reads starts inside the sample and runs on into its stop read and the
     # next sample's start read: the stop read is one of the dropped, and comes back
-    # because the learner's subtraction pairs it with the start read the log holds.
-    frame = _main_frame(BUSY_PAD_INSIDE)
-    pad_line = _line_of(BUSY_PAD_INSIDE, "PAD HERE")
-    start_line = _line_of(BUSY_PAD_INSIDE, "start = time.perf_counter()")
-    stop_line = _line_of(BUSY_PAD_INSIDE, "stop = time.perf_counter()")
-    reads = [e for e in frame.events if isinstance(e, TimerRead)]
-    starts = [r for r in reads if r.site and r.site[1] == start_line]
-    stops = [r for r in reads if r.site and r.site[1] == stop_line]
-    pads = [r for r in reads if r.site and r.site[1] == pad_line]
-    assert len(starts) == len(stops) > 1
-    pairs = {(e.start, e.stop) for e in frame.events if e.kind == "pair"}
-    assert {(a.seq, b.seq) for a, b in zip(starts, stops, strict=True)} <= pairs
-    # Still thinned: 5 ms of reads a sample, the run's head kept (the busy-wait's own
-    # subtractions, from a read inside the run, bring none of the rest back).
-    assert len(pads) <= len(starts) * (recorder.READ_RUN_KEPT + 1)
-    kept = {r.seq for r in reads}
-    assert all(a in kept and b in kept for a, b in pairs)
-    assert [e.seq for e in frame.events] == sorted(e.seq for e in frame.events)
+    # because the learner's subtraction pairs it with the start read the log holds (the
+    # busy-wait's own subtractions, from a read inside the run, bring none of the rest
+    # back: still thinned), in its place by number.
+    events = _thinned_busy_wait(BUSY_PAD_INSIDE, "PAD HERE")
+    assert [e.seq for e in events] == sorted(e.seq for e in events)
 
 
 def test_a_long_log_is_thinned_keeping_every_interval_and_what_it_names() -> None:
