@@ -58,6 +58,9 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
             )
         if err.type == "MemoryError":
             return _out_of_memory("Importing your file", err.line)
+        if _MAIN_THREAD_ONLY.search(err.message):
+            return _needs_the_main_thread("Importing your file", err.type, err.line,
+                                          _first_line(err.message), None)
         return Outcome.fail(
             f"Importing your file raised {err.type}{on_line(err.line)}: {_first_line(err.message)}",
             "Keep top-level code to imports and definitions; put experiments under "
@@ -100,6 +103,9 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
                     Evidence(facts={"line": err.line, "error": err.type, "call": call_id,
                                     "donated": True}),
                 )
+            if _MAIN_THREAD_ONLY.search(err.message):
+                return _needs_the_main_thread(f"`{fn}`", err.type, err.line,
+                                              _first_line(err.message), call_id)
             return Outcome.fail(
                 f"`{fn}` raised {err.type}{on_line(err.line)}: {_first_line(err.message)}",
                 "Run `python submission.py` to reproduce it; the grader calls your function "
@@ -107,6 +113,32 @@ def runs(ctx: Context, calls: tuple[str, ...]) -> Outcome:
                 Evidence(facts={"line": err.line, "error": err.type, "call": call_id}),
             )
     return Outcome.ok("Your file loads and every call returned.")
+
+
+_MAIN_THREAD_ONLY = re.compile(r"\bmain thread\b", re.IGNORECASE)
+"""An error that says it needs Python's main thread, whatever raised it
+(``signal.signal``: "signal only works in main thread of the main interpreter",
+``signal.set_wakeup_fd``, an event loop's signal handlers, a GUI toolkit): learner code
+runs on a worker thread of the grading child (docs/security.md, "Learner code in the same
+process"), so such code fails only while grading, and "run it yourself to reproduce it"
+would send the learner after an error their machine does not show."""
+
+
+def _needs_the_main_thread(what: str, error_type: str, line: int | None, words: str,
+                           call_id: str | None) -> Outcome:
+    """``runs`` fails for code that works only on Python's main thread: say so, and
+    that the grader needs no timeout of the learner's."""
+    facts: dict[str, Any] = {"line": line, "error": error_type, "main_thread": True}
+    if call_id is not None:
+        facts["call"] = call_id
+    return Outcome.fail(
+        f"{what} raised {error_type}{on_line(line)}: {words.rstrip('.')}. The grader runs "
+        "your code on a thread other than Python's main one, where signal handlers "
+        "(`signal.signal`, `signal.alarm` timeouts) cannot be installed.",
+        "Remove the signal handling: the grader already stops a run that takes too long, "
+        "so your benchmark needs no timeout of its own.",
+        Evidence(facts=facts),
+    )
 
 
 _DELETED = re.compile(r"(Array|[Bb]uffer) has been deleted|donated")
