@@ -145,3 +145,23 @@ def test_lists_of_equal_samples_each_keep_their_own_intervals() -> None:
     second = analysis.match([0.5, 0.5], exclude=taken)
     assert [iv.start.seq for iv in first.matched] == [1, 6]
     assert [iv.start.seq for iv in second.matched] == [11, 16]
+
+
+def test_rounded_samples_that_match_each_others_intervals_keep_the_order_taken() -> None:
+    """Two samples a fraction of a microsecond apart, each rounded to the microsecond
+    (exercise-7's correct `rounded_warm_first`), equal both intervals: the matching keeps
+    them in the order they were taken whichever interval is nearer to each rounded value
+    (a fresh-clone CI run failed that file's `times-the-call`, "sample 5 was measured
+    before sample 4", 2026-12-07). A list really reported in another order still reads so."""
+    first, second = 0.0012347, 0.0012352  # both round(., 6) to 0.001235, nearer `second`
+    events = trace(read(0.0), read(first), read(1.0), read(1.0 + second),
+                   read(2.0), read(2.0 + 0.005),
+                   {"kind": "pair", "start": 1, "stop": 2},
+                   {"kind": "pair", "start": 3, "stop": 4},
+                   {"kind": "pair", "start": 5, "stop": 6})
+    analysis = analyse(events)
+    match = analysis.match([round(first, 6), round(second, 6), 0.005])
+    assert match.complete
+    assert [iv.start.seq for iv in match.intervals if iv] == [1, 3, 5]
+    reported_sorted = analysis.match([0.005, first, second])
+    assert [iv.start.seq for iv in reported_sorted.intervals if iv] == [5, 1, 3]
