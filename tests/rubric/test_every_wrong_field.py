@@ -84,3 +84,24 @@ def test_phases_are_words_not_set_notation() -> None:
         "compilation, dispatch and output wait")
     assert rc.phase_words({"dispatch"}) == "dispatch"
     assert rc.phase_words(set()) == "no phases"
+
+
+def test_medians_rounded_to_the_microsecond_agree_and_two_microseconds_off_do_not() -> None:
+    """A report's medians rounded for display (``round(median, 6)``) are the medians, as a
+    sample rounded so is its interval (the matching's tolerance); the difference of two
+    rounded medians, rounded again, too. Two microseconds off is another number."""
+    samples = {"first_call_s": [0.2123456, 0.2111114, 0.2133337],
+               "warm_s": [0.0012347, 0.0012352, 0.0012349]}
+    params: dict[str, Any] = {
+        "medians": {"first_call_median_s": "first_call_s", "warm_median_s": "warm_s"},
+        "differences": {"compile_estimate_s": ("first_call_median_s", "warm_median_s")}}
+    first, warm = round(0.2123456, 6), round(0.0012349, 6)
+    rounded = _report_ctx({**samples, "first_call_median_s": first, "warm_median_s": warm,
+                           "compile_estimate_s": round(first - warm, 6)})
+    assert rc.summary_stats(rounded, call="main", report=(), **params).status == "passed"
+    off = _report_ctx({**samples, "first_call_median_s": 0.2123456,
+                       "warm_median_s": 0.0012349 + 2e-6,
+                       "compile_estimate_s": 0.2123456 - 0.0012349})
+    outcome = rc.summary_stats(off, call="main", report=(), **params)
+    assert outcome.status == "failed"
+    assert outcome.evidence.facts["fields"] == "warm_median_s"

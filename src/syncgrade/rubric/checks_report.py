@@ -25,7 +25,13 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from syncgrade.analysis import MAX_MATCHED_SAMPLES, PHASES, Interval, SampleMatch
+from syncgrade.analysis import (
+    HALF_MICROSECOND,
+    MAX_MATCHED_SAMPLES,
+    PHASES,
+    Interval,
+    SampleMatch,
+)
 from syncgrade.models import Evidence
 from syncgrade.rubric import intervals as iv
 from syncgrade.rubric.base import Context, Outcome, Skip, ValuePath
@@ -187,7 +193,10 @@ def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[s
                   differences: Mapping[str, tuple[str, str]], rtol: float = 1e-6) -> Outcome:
     """Each ``medians`` field is the median of its samples field; each ``differences``
     field is the first field minus the second (recomputed from the samples). A failure
-    names every wrong field."""
+    names every wrong field. Up to float noise (``rtol``) or rounding to the microsecond,
+    as a sample may be (:data:`~syncgrade.analysis.HALF_MICROSECOND`, the matching's
+    tolerance): a median rounded for the report (``round(median, 6)``) is that median, and
+    a difference of two such medians, itself rounded, is off by up to three roundings."""
     recomputed: dict[str, float] = {}
     reported_samples = _sample_lists(ctx, call, report, medians.values())
     wrong: list[tuple[str, str, str]] = []  # (field, what is wrong, what to change)
@@ -195,7 +204,8 @@ def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[s
         samples = _numbers(ctx, call, (*report, samples_field))
         recomputed[field] = statistics.median(samples)
         reported = _number(ctx, call, (*report, field))
-        if not math.isclose(reported, recomputed[field], rel_tol=rtol, abs_tol=1e-12):
+        if not math.isclose(reported, recomputed[field], rel_tol=rtol,
+                            abs_tol=HALF_MICROSECOND):
             wrong.append((field, f"`{field}` is {reported:.6g}, but the median of your "
                                  f"`{samples_field}` is {recomputed[field]:.6g}",
                           f"`{field}` = `statistics.median({samples_field})`"))
@@ -203,7 +213,7 @@ def summary_stats(ctx: Context, call: str, report: ValuePath, medians: Mapping[s
         expected = recomputed[left] - recomputed[right]
         reported = _number(ctx, call, (*report, field))
         scale = max(abs(recomputed[left]), abs(recomputed[right]))
-        tolerance = rtol * scale + 1e-12
+        tolerance = rtol * scale + 3 * HALF_MICROSECOND
         own = _number(ctx, call, (*report, left)) - _number(ctx, call, (*report, right))
         if any(f in (left, right) for f, _, _ in wrong) and math.isclose(
                 reported, own, rel_tol=0.0, abs_tol=tolerance):
