@@ -1035,7 +1035,7 @@ def _in_taken_order(values: list[float], factor: float,
                     chosen: list[Interval | None]) -> None:
     """Among matchings that differ only by interchangeable intervals, the one in the
     order the samples were taken, in place. Two samples equal within :func:`close`'s
-    tolerance (a learner's ``round(s, 6)`` of two samples a microsecond apart) each match
+    tolerance (a learner's ``round(s, 6)`` of two samples under a microsecond apart) match
     both intervals, and the matching's "nearest first" then chose by the rounding's
     digits: sample 5 could get sample 4's interval and the order rule (``times-the-call``,
     exercise-7's ``samples-in-order``) failed a correct list in one grade of many. Each

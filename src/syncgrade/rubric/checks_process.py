@@ -133,10 +133,10 @@ def _needs_the_main_thread(what: str, error_type: str, line: int | None, words: 
         facts["call"] = call_id
     return Outcome.fail(
         f"{what} raised {error_type}{on_line(line)}: {words.rstrip('.')}. The grader runs "
-        "your code on a thread other than Python's main one, where signal handlers "
-        "(`signal.signal`, `signal.alarm` timeouts) cannot be installed.",
-        "Remove the signal handling: the grader already stops a run that takes too long, "
-        "so your benchmark needs no timeout of its own.",
+        "your code on a thread other than Python's main one, where code that needs the "
+        "main thread cannot run (signal handlers: `signal.signal`, an alarm timeout).",
+        "Remove what needs the main thread: the grader already stops a run that takes too "
+        "long, so your benchmark needs no timeout of its own.",
         Evidence(facts=facts),
     )
 
