@@ -845,15 +845,6 @@ def _families(reads: Iterable[TimerRead]) -> list[_Family]:
     return families
 
 
-def close(sample: float, duration: float, factor: float = 1.0) -> bool:
-    """``sample`` equals ``duration`` (seconds) in unit ``factor``: up to float noise, or
-    up to rounding to the microsecond (a learner's ``round(s, 6)`` or ``round(ms, 3)``
-    still names its interval)."""
-    scaled = duration * factor
-    return abs(sample - scaled) <= max(1e-6 * max(abs(sample), abs(scaled), 1e-12),
-                                       HALF_MICROSECOND * factor)
-
-
 HALF_MICROSECOND = 0.5e-6 * (1 + 1e-6)
 """The most a rounding to the microsecond moves a sample, in seconds, and a millionth of
 it more: a nanosecond clock's duration that lies exactly halfway (``k`` ns with ``k %
@@ -864,10 +855,19 @@ and in floats it came out a rounding error above 0.5e-6 in 65 % of such duration
 in 250 grades."""
 
 
+def close(sample: float, duration: float, factor: float = 1.0) -> bool:
+    """``sample`` equals ``duration`` (seconds) in unit ``factor``: up to float noise, or
+    up to rounding to the microsecond (a learner's ``round(s, 6)`` or ``round(ms, 3)``
+    still names its interval)."""
+    scaled = duration * factor
+    return abs(sample - scaled) <= max(1e-6 * max(abs(sample), abs(scaled), 1e-12),
+                                       HALF_MICROSECOND * factor)
+
+
 def _window(target: float) -> float:
     """Half-width (seconds) of the search around ``target`` seconds; a superset of
     :func:`close`'s tolerance, which then decides."""
-    return max(1.01e-6 * target, 0.5e-6) * 1.01
+    return max(1.01e-6 * target, HALF_MICROSECOND) * 1.01
 
 
 @dataclass(frozen=True)

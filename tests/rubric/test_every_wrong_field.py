@@ -7,12 +7,13 @@ import dataclasses
 from typing import Any
 
 import numpy as np
+import pytest
 from builders import context
 
 from syncgrade.rubric import checks as c
 from syncgrade.rubric import checks_report as rc
 from syncgrade.rubric.base import Context
-from syncgrade.trace import Hello, Load, NameProblem
+from syncgrade.trace import CallFrame, Hello, LearnerError, Load, NameProblem
 
 INPUTS = {"x": np.zeros((6, 4), np.float32), "w": np.zeros((4, 3), np.float32)}
 HELLO = Hello(type="hello", jax_version="0.4.30", jaxlib_version="0.4.30",
@@ -105,3 +106,31 @@ def test_medians_rounded_to_the_microsecond_agree_and_two_microseconds_off_do_no
     outcome = rc.summary_stats(off, call="main", report=(), **params)
     assert outcome.status == "failed"
     assert outcome.evidence.facts["fields"] == "warm_median_s"
+
+
+MAIN_THREAD = LearnerError(type="ValueError", line=8, message=(
+    "signal only works in main thread of the main interpreter"))
+
+
+@pytest.mark.parametrize("where", ["load", "call"])
+def test_code_that_needs_the_main_thread_is_told_where_it_runs(where: str) -> None:
+    """An error that needs Python's main thread (``signal.signal``), at import or in a
+    call, says the grader runs the code on another thread and names the line, instead of
+    "run it to reproduce it" (which would not reproduce it); any other error keeps that
+    hint."""
+    ctx = context("exercise-1", [])
+    if where == "load":
+        ctx = dataclasses.replace(ctx, load=Load(type="load", ok=False, error=MAIN_THREAD))
+    else:
+        ctx = dataclasses.replace(ctx, frames={"main": CallFrame(
+            type="call", id="main", ok=False, error=MAIN_THREAD)})
+    outcome = c.runs(ctx, calls=("main",))
+    assert outcome.status == "failed"
+    assert "on line 8" in outcome.message
+    assert "a thread other than Python's main one" in outcome.message
+    assert "reproduce" not in outcome.hint and "timeout" in outcome.hint
+    assert outcome.evidence.facts["main_thread"] is True
+    other = LearnerError(type="ValueError", line=8, message="shapes do not match")
+    ctx = dataclasses.replace(ctx, frames={"main": CallFrame(
+        type="call", id="main", ok=False, error=other)}, load=Load(type="load", ok=True))
+    assert "reproduce" in c.runs(ctx, calls=("main",)).hint
